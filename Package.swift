@@ -1,0 +1,75 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// One set of compiler settings for every target (see STYLE.md): Swift 6 language mode, explicit existentials,
+/// imports that are internal unless a declaration says `public import`, and member visibility tied to imports.
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "FleetAuth",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
+    products: [
+        .library(name: "FleetAuthCore", targets: ["FleetAuthCore"]),
+        .library(name: "FleetAuthJWT", targets: ["FleetAuthJWT"]),
+        .library(name: "FleetAuthTesting", targets: ["FleetAuthTesting"]),
+        .executable(name: "fleetauth", targets: ["fleetauth"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+    ],
+    targets: [
+        .target(
+            name: "FleetAuthCore",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FleetAuthJWT",
+            dependencies: [
+                "FleetAuthCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FleetAuthTesting",
+            dependencies: ["FleetAuthCore"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "fleetauth",
+            dependencies: [
+                "FleetAuthCore",
+                "FleetAuthJWT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FleetAuthCoreTests",
+            dependencies: ["FleetAuthCore", "FleetAuthTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FleetAuthJWTTests",
+            dependencies: [
+                "FleetAuthCore", "FleetAuthJWT", "FleetAuthTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FleetAuthCLITests",
+            dependencies: ["fleetauth", "FleetAuthCore", "FleetAuthJWT"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,62 @@
+import Foundation
+
+/// The rules Fleet Engine applies to vehicle, trip, task and tracking IDs, shared by every module.
+///
+/// From the `maps.fleetengine.v1` protos: an ID is valid Unicode, at most 64 characters, NFC-normalized, and has
+/// none of `/ : ? , #`. FleetAuth also refuses control, format (zero-width) and whitespace characters
+/// (`reference/jwt-security.md` J7, A6): IDs feed lookups and are compared exactly, never normalized first.
+public enum FleetEngineID {
+    /// The longest ID, in Unicode scalars.
+    public static let maximumLength = 64
+
+    /// The wildcard claim value: every resource of the claim's kind.
+    public static let wildcard = "*"
+
+    /// Checks `id` and throws an error naming `field` and the rule it breaks.
+    public static func validate(_ id: String, field: String) throws(FleetEngineIDError) {
+        if let problem = problem(with: id) {
+            throw FleetEngineIDError(field: field, problem: problem)
+        }
+    }
+
+    /// Whether `id` follows the ID rules.
+    public static func isValid(_ id: String) -> Bool { problem(with: id) == nil }
+
+    static func problem(with id: String) -> String? {
+        if id.isEmpty { return "must not be empty" }
+        var count = 0
+        var asciiOnly = true
+        for scalar in id.unicodeScalars {
+            count += 1
+            switch scalar {
+            case "/", ":", "?", ",", "#":
+                return "must not contain '\(scalar)'"
+            default:
+                break
+            }
+            if !scalar.isASCII { asciiOnly = false }
+            switch scalar.properties.generalCategory {
+            case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .surrogate,
+                .unassigned, .privateUse:
+                return "must not contain control, format, whitespace or unassigned characters"
+            default:
+                break
+            }
+        }
+        if count > maximumLength { return "must be at most \(maximumLength) characters" }
+        if !asciiOnly && id.precomposedStringWithCanonicalMapping != id {
+            return "must be NFC-normalized Unicode"
+        }
+        return nil
+    }
+}
+
+/// An ID that breaks the Fleet Engine ID rules.
+public struct FleetEngineIDError: Error, Hashable, CustomStringConvertible {
+    /// The field or claim that holds the ID, such as `vehicleId` or `vehicleid`.
+    public let field: String
+    /// The rule the ID breaks.
+    public let problem: String
+
+    public var description: String { "\(field) \(problem)" }
+}

@@ -1,0 +1,99 @@
+/// Canonical base64url (RFC 4648 §5) without padding, as JWS requires (RFC 7515 §2).
+///
+/// The decoder is strict: it accepts exactly the strings the encoder can produce.
+/// - only `A–Z a–z 0–9 - _`; no `=`, `+`, `/`, whitespace or line breaks;
+/// - a length that is not `1 (mod 4)`;
+/// - zero unused bits in the last character, so `QUJDRA` decodes but `QUJDRB` does not.
+///
+/// The last rule matters for tokens: without it sixteen different strings decode to the same RS256 signature,
+/// which defeats caches and deny-lists keyed by the token string.
+public enum Base64URL {
+    /// Encodes bytes as unpadded base64url.
+    public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+        var output = [UInt8]()
+        output.reserveCapacity(bytes.underestimatedCount * 4 / 3 + 4)
+        var buffer: UInt32 = 0
+        var bits = 0
+        for byte in bytes {
+            buffer = (buffer << 8) | UInt32(byte)
+            bits += 8
+            while bits >= 6 {
+                bits -= 6
+                output.append(alphabet[Int((buffer >> UInt32(bits)) & 0x3F)])
+            }
+        }
+        if bits > 0 {
+            output.append(alphabet[Int((buffer << UInt32(6 - bits)) & 0x3F)])
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Decodes canonical unpadded base64url; `nil` for anything else.
+    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
+        if let result = text.utf8.withContiguousStorageIfAvailable({ decode(bytes: $0) }) {
+            return result
+        }
+        return Array(text.utf8).withUnsafeBufferPointer { decode(bytes: $0) }
+    }
+
+    /// Decodes canonical unpadded base64url from UTF-8 bytes; `nil` for anything else.
+    public static func decode(bytes input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let count = input.count
+        let remainder = count & 3
+        if remainder == 1 { return nil }
+        var output = [UInt8](repeating: 0, count: count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1))
+        let ok = output.withUnsafeMutableBufferPointer { out -> Bool in
+            var o = 0
+            var i = 0
+            let whole = count - remainder
+            while i < whole {
+                let a = decodeTable[Int(input[i])]
+                let b = decodeTable[Int(input[i + 1])]
+                let c = decodeTable[Int(input[i + 2])]
+                let d = decodeTable[Int(input[i + 3])]
+                if (a | b | c | d) & 0x40 != 0 { return false }
+                let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                out[o] = UInt8(truncatingIfNeeded: v >> 16)
+                out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
+                out[o + 2] = UInt8(truncatingIfNeeded: v)
+                o += 3
+                i += 4
+            }
+            switch remainder {
+            case 2:
+                let a = decodeTable[Int(input[i])]
+                let b = decodeTable[Int(input[i + 1])]
+                if (a | b) & 0x40 != 0 || b & 0x0F != 0 { return false }
+                out[o] = a << 2 | b >> 4
+            case 3:
+                let a = decodeTable[Int(input[i])]
+                let b = decodeTable[Int(input[i + 1])]
+                let c = decodeTable[Int(input[i + 2])]
+                if (a | b | c) & 0x40 != 0 || c & 0x03 != 0 { return false }
+                out[o] = a << 2 | b >> 4
+                out[o + 1] = (b & 0x0F) << 4 | c >> 2
+            default:
+                break
+            }
+            return true
+        }
+        return ok ? output : nil
+    }
+
+    /// Whether `byte` belongs to the base64url alphabet.
+    @inline(__always)
+    public static func isAlphabet(_ byte: UInt8) -> Bool {
+        decodeTable[Int(byte)] & 0x40 == 0
+    }
+
+    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// 6-bit values for the alphabet; `0x40` marks every other byte.
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0x40, count: 256)
+        for (index, byte) in alphabet.enumerated() {
+            table[Int(byte)] = UInt8(index)
+        }
+        return table
+    }()
+}

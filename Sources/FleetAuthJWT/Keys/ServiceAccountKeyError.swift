@@ -1,0 +1,77 @@
+/// A problem with a service-account key file. The message names the file and the problem, never key material.
+///
+/// Equality compares the code only.
+public struct ServiceAccountKeyError: Error, Hashable, CustomStringConvertible {
+    private enum Code: String {
+        case fileNotFound = "file_not_found"
+        case unreadable
+        case notJSON = "not_json"
+        case notServiceAccount = "not_service_account"
+        case missingField = "missing_field"
+        case invalidPrivateKey = "invalid_private_key"
+        case keyTooSmall = "key_too_small"
+        case noCredentials = "no_credentials"
+        case invalidIdentifier = "invalid_identifier"
+        case generationFailed = "generation_failed"
+        case fileExists = "file_exists"
+        case writeFailed = "write_failed"
+    }
+
+    private let code: Code
+    /// A human-readable explanation that names the file.
+    public let message: String
+
+    private init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// A stable short code.
+    public var shortDescription: String { code.rawValue }
+    public var description: String { message }
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+
+    public static let fileNotFound = Self(.fileNotFound, "key file not found")
+    public static let unreadable = Self(.unreadable, "key file cannot be read")
+    public static let notJSON = Self(.notJSON, "key file is not JSON")
+    public static let notServiceAccount = Self(.notServiceAccount, "not a service-account key file")
+    public static let missingField = Self(.missingField, "key file lacks a field")
+    public static let invalidPrivateKey = Self(.invalidPrivateKey, "private_key does not parse")
+    public static let keyTooSmall = Self(.keyTooSmall, "the private key is smaller than 2048 bits")
+    public static let noCredentials = Self(
+        .noCredentials,
+        "no service-account key found: set GOOGLE_APPLICATION_CREDENTIALS to the path of a key file"
+    )
+    public static let invalidIdentifier = Self(.invalidIdentifier, "invalid project ID or service-account name")
+    public static let generationFailed = Self(.generationFailed, "RSA key generation failed")
+    public static let fileExists = Self(.fileExists, "the file exists already")
+    public static let writeFailed = Self(.writeFailed, "the key file could not be written")
+
+    static func fileNotFound(_ path: String) -> Self { Self(.fileNotFound, "\(path): no such key file") }
+    static func unreadable(_ path: String) -> Self { Self(.unreadable, "\(path): the key file cannot be read") }
+    static func notJSON(_ path: String) -> Self {
+        Self(.notJSON, "\(path): not a service-account key file (the file is not a strict JSON object)")
+    }
+    static func notServiceAccount(_ path: String, type: String?) -> Self {
+        if let type {
+            return Self(
+                .notServiceAccount,
+                "\(path): not a service-account key file (its type is \"\(type.prefix(40))\", not \"service_account\")"
+            )
+        }
+        return Self(.notServiceAccount, "\(path): not a service-account key file (it has no \"type\": \"service_account\")")
+    }
+    static func missingField(_ path: String, _ field: String) -> Self {
+        Self(.missingField, "\(path): the service-account key file has no \"\(field)\" string")
+    }
+    static func invalidPrivateKey(_ path: String) -> Self {
+        Self(.invalidPrivateKey, "\(path): private_key is not a PEM-encoded RSA private key (PKCS#8 or PKCS#1)")
+    }
+    static func keyTooSmall(_ path: String, bits: Int) -> Self {
+        Self(.keyTooSmall, "\(path): the RSA key has \(bits) bits; at least 2048 are required")
+    }
+    static func invalidIdentifier(_ message: String) -> Self { Self(.invalidIdentifier, message) }
+    static func fileExists(_ path: String) -> Self { Self(.fileExists, "\(path): the file exists already; not overwriting it") }
+    static func writeFailed(_ path: String, _ reason: String) -> Self { Self(.writeFailed, "\(path): cannot write: \(reason)") }
+}

@@ -1,0 +1,23 @@
+import CryptoExtras
+
+/// Signs with the private key of a service-account key file; the header's `kid` is the key's `private_key_id`.
+public struct LocalKeySigner: TokenSigner {
+    /// The key that signs.
+    public let key: ServiceAccountKey
+
+    public init(key: ServiceAccountKey) {
+        self.key = key
+    }
+
+    public var serviceAccountEmail: String { key.clientEmail }
+    public var keyID: String? { key.privateKeyID }
+
+    public func sign(_ signingInput: [UInt8]) async throws -> [UInt8] {
+        try signSynchronously(signingInput)
+    }
+
+    /// The signature, computed on the calling thread.
+    public func signSynchronously(_ signingInput: [UInt8]) throws -> [UInt8] {
+        Array(try key.privateKey.signature(for: signingInput, padding: .insecurePKCS1v1_5).rawRepresentation)
+    }
+}

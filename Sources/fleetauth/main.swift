@@ -1,0 +1,4 @@
+import ArgumentParser
+import Crypto
+import CryptoExtras
+@main struct M { static func main() {} }
