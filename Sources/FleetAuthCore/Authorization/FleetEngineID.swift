@@ -44,7 +44,8 @@ public enum FleetEngineID {
             }
         }
         if count > maximumLength { return "must be at most \(maximumLength) characters" }
-        if !asciiOnly && id.precomposedStringWithCanonicalMapping != id {
+        // Swift's `==` treats canonically equivalent strings as equal, so compare the bytes.
+        if !asciiOnly && !id.precomposedStringWithCanonicalMapping.utf8.elementsEqual(id.utf8) {
             return "must be NFC-normalized Unicode"
         }
         return nil

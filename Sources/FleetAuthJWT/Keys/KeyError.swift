@@ -7,6 +7,7 @@ public struct KeyError: Error, Hashable, CustomStringConvertible {
         case invalidPublicKey = "invalid_public_key"
         case invalidJWK = "invalid_jwk"
         case invalidJWKSet = "invalid_jwk_set"
+        case weakKey = "weak_key"
     }
 
     private let code: Code
@@ -28,6 +29,7 @@ public struct KeyError: Error, Hashable, CustomStringConvertible {
     public static let invalidPublicKey = Self(.invalidPublicKey, "not a usable RSA public key")
     public static let invalidJWK = Self(.invalidJWK, "not a usable RS256 JWK")
     public static let invalidJWKSet = Self(.invalidJWKSet, "not a usable JWK set")
+    public static let weakKey = Self(.weakKey, "the RSA key is known to be weak")
 
     static func keyTooSmall(bits: Int) -> Self {
         Self(.keyTooSmall, "the RSA key has \(bits) bits; at least 2048 are required")
@@ -37,4 +39,5 @@ public struct KeyError: Error, Hashable, CustomStringConvertible {
         Self(.invalidJWK, "JWK \(kid.map { "\"\($0.prefix(64))\"" } ?? "without kid") \(problem)")
     }
     static func invalidJWKSet(_ problem: String) -> Self { Self(.invalidJWKSet, "JWK set \(problem)") }
+    static func weakKey(_ problem: String) -> Self { Self(.weakKey, "the RSA key \(problem)") }
 }

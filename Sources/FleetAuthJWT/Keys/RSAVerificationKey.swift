@@ -4,7 +4,8 @@ import FleetAuthCore
 
 /// An RSA public key that verifies RS256 (RSASSA-PKCS1-v1_5 with SHA-256) signatures, with its key ID.
 ///
-/// Keys under 2048 bits are refused (RFC 7518 §3.3), and so are exponents BoringSSL will not use (1, even).
+/// Keys under 2048 bits are refused (RFC 7518 §3.3), and so are exponents BoringSSL will not use (1, even) and
+/// moduli with the ROCA fingerprint (CVE-2017-15361), as `reference/jwt-security.md` S3 requires.
 public struct RSAVerificationKey: Sendable {
     /// The key ID: a service account's `private_key_id`, or a JWK's `kid`.
     public let keyID: String?
@@ -14,6 +15,9 @@ public struct RSAVerificationKey: Sendable {
 
     init(key: _RSA.Signing.PublicKey, keyID: String?) throws(KeyError) {
         guard key.keySizeInBits >= 2048 else { throw .keyTooSmall(bits: key.keySizeInBits) }
+        if let modulus = try? key.getKeyPrimitives().modulus, RSAKeyChecks.hasROCAFingerprint(modulus: modulus) {
+            throw .weakKey("has the ROCA fingerprint (CVE-2017-15361) and must be replaced")
+        }
         self.key = key
         self.keyID = keyID
         self.modulusByteCount = (key.keySizeInBits + 7) / 8

@@ -153,7 +153,8 @@ public struct ServiceAccountKey: Sendable {
         object["type"] = "service_account"
         object["project_id"] = .string(projectID)
         object["private_key_id"] = .string(privateKeyID)
-        object["private_key"] = .string(privateKey.pkcs8PEMRepresentation + "\n")
+        let pem = privateKey.pkcs8PEMRepresentation
+        object["private_key"] = .string(pem.hasSuffix("\n") ? pem : pem + "\n")
         object["client_email"] = .string(clientEmail)
         if let clientID { object["client_id"] = .string(clientID) }
         object["auth_uri"] = "https://accounts.google.com/o/oauth2/auth"

@@ -106,7 +106,8 @@ public struct FleetEngineTokenVerifier: Sendable {
         guard case .string(let subject)? = payload["sub"] else {
             throw .subjectMismatch("sub must be a string equal to iss")
         }
-        guard subject == issuer else { throw .subjectMismatch("sub differs from iss") }
+        // Byte equality: Swift's `==` would accept canonically equivalent spellings.
+        guard subject.utf8.elementsEqual(issuer.utf8) else { throw .subjectMismatch("sub differs from iss") }
         guard let candidates = trustStore.keys(forIssuer: issuer) else { throw .unknownIssuer(issuer) }
         if let keyID, !candidates.contains(where: { $0.keyID == keyID }) { throw .unknownKeyID(keyID) }
 
@@ -115,7 +116,7 @@ public struct FleetEngineTokenVerifier: Sendable {
         guard case .string(let audience) = audienceValue else {
             throw .invalidAudience("aud must be the string \"\(policy.audience)\", not a \(audienceValue.typeName)")
         }
-        guard audience == policy.audience else {
+        guard audience.utf8.elementsEqual(policy.audience.utf8) else {
             throw .invalidAudience("aud \(TokenVerificationError.quoted(audience)) is not \"\(policy.audience)\"")
         }
 

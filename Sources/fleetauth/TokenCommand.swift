@@ -1,0 +1,283 @@
+import ArgumentParser
+import FleetAuthCore
+import FleetAuthJWT
+import Foundation
+
+struct TokenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "token",
+        abstract: "Mint, inspect and verify Fleet Engine JWTs.",
+        subcommands: [Mint.self, Inspect.self, Verify.self]
+    )
+
+    static let typeNames = [
+        "server", "driver", "consumer", "delivery_server", "delivery_consumer", "untrusted_delivery_driver",
+        "trusted_delivery_driver", "delivery_fleet_reader", "fleet_reader", "custom",
+    ]
+
+    struct Mint: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Mint a Fleet Engine JWT signed with a service-account key.",
+            discussion: """
+                Token types and the IDs they take:
+                  server, delivery_server, delivery_fleet_reader, fleet_reader   (no IDs; wildcard claims)
+                  driver --vehicle V              consumer --trip T
+                  delivery_consumer --task T | --tracking T
+                  untrusted_delivery_driver --delivery-vehicle D
+                  trusted_delivery_driver --delivery-vehicle D [--task T]
+                  custom  any of --vehicle --trip --delivery-vehicle --task --task-ids --tracking
+                """
+        )
+
+        @Option(help: "Service-account key file. Default: $GOOGLE_APPLICATION_CREDENTIALS.")
+        var key: String?
+
+        @Option(name: .customLong("type"), help: "Token type: \(TokenCommand.typeNames.joined(separator: ", ")).")
+        var tokenType: String
+
+        @Option(help: "Vehicle ID (vehicleid claim).") var vehicle: String?
+        @Option(help: "Trip ID (tripid claim).") var trip: String?
+        @Option(name: .customLong("delivery-vehicle"), help: "Delivery vehicle ID (deliveryvehicleid claim).")
+        var deliveryVehicle: String?
+        @Option(help: "Task ID (taskid claim).") var task: String?
+        @Option(name: .customLong("task-ids"), help: "Comma-separated task IDs (taskids claim; custom only).")
+        var taskIDs: String?
+        @Option(help: "Tracking ID (trackingid claim).") var tracking: String?
+
+        @Option(help: "Lifetime in seconds, exp − iat (1–3600).") var lifetime: Int64 = 3600
+        @Option(help: "Seconds to backdate iat by (0–600).") var backdate: Int64 = 0
+        @Option(help: "The aud claim.") var audience: String = FleetEngineClaims.fleetEngineAudience
+        @Option(help: "Mint as of this time, in seconds since the Unix epoch. Default: now.") var now: Int64?
+        @Flag(help: "Print the token endpoint's JSON instead of the bare JWT.") var json = false
+
+        func validate() throws {
+            _ = try tokenTypeFromOptions()
+        }
+
+        func run() async throws {
+            let type = try tokenTypeFromOptions()
+            let serviceAccount = try loadKey(key)
+            let minter: FleetEngineTokenMinter
+            do {
+                minter = try FleetEngineTokenMinter(
+                    signer: LocalKeySigner(key: serviceAccount),
+                    configuration: .init(audience: audience, lifetime: lifetime, backdate: backdate)
+                )
+            } catch {
+                throw CLIError(error.message)
+            }
+            let date = now.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
+            let token = try await minter.mint(type, now: date)
+            if json {
+                let response = token.endpointResponse(now: Int64(date.timeIntervalSince1970.rounded(.down)))
+                print(JSONValue.object(response.jsonObject).prettyText())
+            } else {
+                print(token.jwt)
+            }
+        }
+
+        func tokenTypeFromOptions() throws -> FleetEngineTokenType {
+            let name = tokenType.replacingOccurrences(of: "-", with: "_").lowercased()
+            let given: [(String, String?)] = [
+                ("--vehicle", vehicle), ("--trip", trip), ("--delivery-vehicle", deliveryVehicle), ("--task", task),
+                ("--task-ids", taskIDs), ("--tracking", tracking),
+            ]
+            func only(_ allowed: Set<String>) throws {
+                for (flag, value) in given where value != nil && !allowed.contains(flag) {
+                    throw ValidationError("\(flag) does not apply to --type \(name).")
+                }
+            }
+            func require(_ value: String?, _ flag: String) throws -> String {
+                guard let value else { throw ValidationError("--type \(name) needs \(flag).") }
+                return value
+            }
+            do {
+                switch name {
+                case "server": try only([]); return .server
+                case "delivery_server": try only([]); return .deliveryServer
+                case "delivery_fleet_reader": try only([]); return .deliveryFleetReader
+                case "fleet_reader": try only([]); return .fleetReader
+                case "driver":
+                    try only(["--vehicle"])
+                    return try .driver(vehicleID: require(vehicle, "--vehicle"))
+                case "consumer":
+                    try only(["--trip"])
+                    return try .consumer(tripID: require(trip, "--trip"))
+                case "delivery_consumer":
+                    try only(["--task", "--tracking"])
+                    switch (task, tracking) {
+                    case (let task?, nil): return try .deliveryConsumer(taskID: task)
+                    case (nil, let tracking?): return try .deliveryConsumer(trackingID: tracking)
+                    default: throw ValidationError("--type delivery_consumer needs exactly one of --task and --tracking.")
+                    }
+                case "untrusted_delivery_driver":
+                    try only(["--delivery-vehicle"])
+                    return try .untrustedDeliveryDriver(deliveryVehicleID: require(deliveryVehicle, "--delivery-vehicle"))
+                case "trusted_delivery_driver":
+                    try only(["--delivery-vehicle", "--task"])
+                    return try .trustedDeliveryDriver(
+                        deliveryVehicleID: require(deliveryVehicle, "--delivery-vehicle"),
+                        taskID: task
+                    )
+                case "custom":
+                    let claims = AuthorizationClaims(
+                        vehicleID: vehicle, tripID: trip, deliveryVehicleID: deliveryVehicle, taskID: task,
+                        taskIDs: taskIDs.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) },
+                        trackingID: tracking
+                    )
+                    if claims.isEmpty {
+                        throw ValidationError(
+                            "--type custom needs at least one of --vehicle --trip --delivery-vehicle --task --task-ids --tracking."
+                        )
+                    }
+                    return try .custom(claims)
+                default:
+                    throw ValidationError(
+                        "Unknown token type \"\(tokenType)\"; use one of \(TokenCommand.typeNames.joined(separator: ", "))."
+                    )
+                }
+            } catch let error as FleetEngineIDError {
+                throw ValidationError("Invalid ID: \(error).")
+            } catch let error as AuthorizationClaimsError {
+                throw ValidationError(error.message)
+            }
+        }
+    }
+
+    struct Inspect: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a JWT's header, claims and time to expiry, without verifying it."
+        )
+
+        @Argument(help: "The JWT. Default: read from standard input.") var jwt: String?
+        @Option(help: "Take this as the current time, in seconds since the Unix epoch.") var now: Int64?
+        @Flag(help: "Print one JSON object instead of text.") var json = false
+
+        func run() async throws {
+            let text = try jwt ?? readToken()
+            let jws: CompactJWS
+            do {
+                jws = try CompactJWS(text)
+            } catch {
+                throw CLIError("not a compact JWS: \(error.message)")
+            }
+            let payload: JSONValue
+            do {
+                payload = .object(try jws.payloadObject())
+            } catch {
+                throw CLIError("the payload is not a strict JSON object: \(error.message)")
+            }
+            let current = now ?? Int64(Date().timeIntervalSince1970.rounded(.down))
+            let claims = payload.objectValue!
+            if json {
+                var object = JSONObject()
+                object["header"] = .object(jws.header)
+                object["claims"] = payload
+                if let exp = claims["exp"]?.integerValue { object["expiresInSeconds"] = .integer(exp - current) }
+                object["verified"] = false
+                print(JSONValue.object(object).prettyText())
+                return
+            }
+            print("header:")
+            print(JSONValue.object(jws.header).prettyText())
+            print("claims:")
+            print(payload.prettyText())
+            if let iat = claims["iat"]?.integerValue {
+                print("issued:    \(iso8601(iat)) (iat \(iat), \(describe(current - iat)) ago)")
+            }
+            if let exp = claims["exp"]?.integerValue {
+                let remaining = exp - current
+                let state = remaining > 0 ? "expires in \(describe(remaining))" : "expired \(describe(-remaining)) ago"
+                print("expires:   \(iso8601(exp)) (exp \(exp), \(state))")
+            }
+            print("signature: \(jws.signature.count) bytes, NOT verified (use `fleetauth token verify`)")
+        }
+    }
+
+    struct Verify: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Verify JWTs as Fleet Engine does; print VALID <claims json> or INVALID <reason-code>.",
+            discussion: """
+                Trust comes from service-account key files (--key: the key's email is the only issuer it \
+                verifies) or JWK sets (--jwks: bound to --issuer when given, otherwise to any issuer). The exit \
+                status is 0 whenever verification ran, whatever the verdicts; reason codes are listed in the \
+                FleetAuthJWT documentation of TokenVerificationError.
+                """
+        )
+
+        @Option(name: .customLong("key"), help: "Trust this service-account key file (repeatable).")
+        var keys: [String] = []
+        @Option(name: .customLong("jwks"), help: "Trust the keys of this JWK set file (repeatable).")
+        var jwksFiles: [String] = []
+        @Option(help: "Bind the --jwks keys to this service-account email.") var issuer: String?
+        @Option(help: "Verify as of this time, in seconds since the Unix epoch. Default: now.") var now: Int64?
+        @Option(help: "The expected aud.") var audience: String = FleetEngineClaims.fleetEngineAudience
+        @Flag(help: "Read one token per line from standard input; print one verdict per line.") var batch = false
+        @Argument(help: "The JWT. Default: read from standard input.") var jwt: String?
+
+        func validate() throws {
+            if keys.isEmpty && jwksFiles.isEmpty { throw ValidationError("Name a --key or a --jwks file to trust.") }
+            if batch && jwt != nil { throw ValidationError("--batch reads tokens from standard input; give no JWT argument.") }
+        }
+
+        func run() async throws {
+            var store = TrustStore()
+            for path in keys {
+                let key = try loadKey(path)
+                store.add(key.verificationKey, issuer: key.clientEmail)
+            }
+            for path in jwksFiles {
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    throw CLIError("\(path): no such JWK set file, or it cannot be read")
+                }
+                let keys: [RSAVerificationKey]
+                do {
+                    keys = try JSONWebKeySet(json: Array(data)).verificationKeys()
+                } catch {
+                    throw CLIError("\(path): \(error.message)")
+                }
+                if let issuer { store.add(keys, issuer: issuer) } else { store.addForAnyIssuer(keys) }
+            }
+            let verifier = FleetEngineTokenVerifier(trustStore: store, policy: .init(audience: audience))
+            func verdict(_ token: Substring) -> String {
+                let current = now ?? Int64(Date().timeIntervalSince1970.rounded(.down))
+                do {
+                    let verified = try verifier.verify(token, nowSeconds: current)
+                    return "VALID \(verified.claimsObject.jsonText)"
+                } catch {
+                    return "INVALID \(error.reason)"
+                }
+            }
+            if batch {
+                while let line = readLine(strippingNewline: true) {
+                    print(verdict(line.hasSuffix("\r") ? line.dropLast() : Substring(line)))
+                }
+            } else {
+                print(verdict(Substring(try jwt ?? readToken())))
+            }
+        }
+    }
+}
+
+/// Reads one token from standard input, trimming surrounding whitespace.
+func readToken() throws -> String {
+    var text = ""
+    while let line = readLine(strippingNewline: false) {
+        text += line
+    }
+    let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    if token.isEmpty { throw CLIError("no token given: pass it as an argument or on standard input") }
+    return token
+}
+
+func iso8601(_ seconds: Int64) -> String {
+    let formatter = ISO8601DateFormatter()
+    return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+}
+
+func describe(_ seconds: Int64) -> String {
+    let value = abs(seconds)
+    if value < 60 { return "\(value) s" }
+    if value < 3600 { return "\(value / 60) min \(value % 60) s" }
+    return "\(value / 3600) h \(value % 3600 / 60) min"
+}

@@ -1,4 +1,0 @@
-import ArgumentParser
-import Crypto
-import CryptoExtras
-@main struct M { static func main() {} }
