@@ -100,6 +100,15 @@ public struct AuthorizationClaims: Sendable, Hashable {
         try validate()
     }
 
+    private static func check(_ value: String?, _ key: String) throws(AuthorizationClaimsError) {
+        guard let value, value != FleetEngineID.wildcard else { return }
+        do {
+            try FleetEngineID.validate(value, field: key)
+        } catch {
+            throw .invalidID(error)
+        }
+    }
+
     private static func string(_ member: JSONObject.Member) throws(AuthorizationClaimsError) -> String {
         guard case .string(let value) = member.value else {
             throw .wrongType(key: member.key, expected: "a string", found: member.value.typeName)
@@ -109,17 +118,11 @@ public struct AuthorizationClaims: Sendable, Hashable {
 
     /// Checks every value against the ID rules and the `taskids` rules.
     public func validate() throws(AuthorizationClaimsError) {
-        for (key, value) in [
-            (Key.vehicleID, vehicleID), (Key.tripID, tripID), (Key.deliveryVehicleID, deliveryVehicleID),
-            (Key.taskID, taskID), (Key.trackingID, trackingID),
-        ] {
-            guard let value, value != FleetEngineID.wildcard else { continue }
-            do {
-                try FleetEngineID.validate(value, field: key)
-            } catch {
-                throw .invalidID(error)
-            }
-        }
+        try Self.check(vehicleID, Key.vehicleID)
+        try Self.check(tripID, Key.tripID)
+        try Self.check(deliveryVehicleID, Key.deliveryVehicleID)
+        try Self.check(taskID, Key.taskID)
+        try Self.check(trackingID, Key.trackingID)
         if let taskIDs {
             if taskIDs.isEmpty { throw .invalidTaskIDs("must list at least one task ID") }
             if taskIDs.contains(FleetEngineID.wildcard) && taskIDs.count > 1 {

@@ -28,13 +28,19 @@ public enum FleetEngineID {
         var asciiOnly = true
         for scalar in id.unicodeScalars {
             count += 1
-            switch scalar {
-            case "/", ":", "?", ",", "#":
-                return "must not contain '\(scalar)'"
-            default:
-                break
+            if scalar.isASCII {
+                // Printable ASCII is always allowed except the five separators; the rest of ASCII is control
+                // characters and space.
+                switch scalar {
+                case "/", ":", "?", ",", "#":
+                    return "must not contain '\(scalar)'"
+                case " ", "\u{7F}", "\u{0}"..."\u{1F}":
+                    return "must not contain control, format, whitespace or unassigned characters"
+                default:
+                    continue
+                }
             }
-            if !scalar.isASCII { asciiOnly = false }
+            asciiOnly = false
             switch scalar.properties.generalCategory {
             case .control, .format, .spaceSeparator, .lineSeparator, .paragraphSeparator, .surrogate,
                 .unassigned, .privateUse:
@@ -45,7 +51,7 @@ public enum FleetEngineID {
         }
         if count > maximumLength { return "must be at most \(maximumLength) characters" }
         // Swift's `==` treats canonically equivalent strings as equal, so compare the bytes.
-        if !asciiOnly && !id.precomposedStringWithCanonicalMapping.utf8.elementsEqual(id.utf8) {
+        if !asciiOnly && !id.precomposedStringWithCanonicalMapping.hasSameBytes(as: id) {
             return "must be NFC-normalized Unicode"
         }
         return nil

@@ -18,6 +18,28 @@ public struct StrictJSONParser: Sendable {
     }
 
     /// Parses one JSON value that fills `bytes` (whitespace around it allowed).
+    public func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+        var failure: JSONParseError?
+        let value: JSONValue? = bytes.withUnsafeBufferPointer { buffer in
+            do throws(JSONParseError) {
+                return try parse(buffer: buffer)
+            } catch {
+                failure = error
+                return nil
+            }
+        }
+        guard let value else { throw failure! }
+        return value
+    }
+
+    /// Parses a document that must be a JSON object.
+    public func parseObject(_ bytes: [UInt8]) throws(JSONParseError) -> JSONObject {
+        let value = try parse(bytes)
+        guard case .object(let object) = value else { throw .notAnObject(value) }
+        return object
+    }
+
+    /// Parses one JSON value that fills `bytes` (whitespace around it allowed).
     public func parse(_ bytes: some Collection<UInt8>) throws(JSONParseError) -> JSONValue {
         let result: Result<JSONValue, JSONParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
             Result { () throws(JSONParseError) in try parse(buffer: buffer) }
@@ -128,6 +150,7 @@ private struct Cursor {
         if depth > maximumDepth { throw .nestingTooDeep(limit: maximumDepth) }
         index += 1  // {
         var members: [JSONObject.Member] = []
+        members.reserveCapacity(8)
         var seen: Set<String>? = nil
         skipWhitespace()
         if try peek() == ASCII.closeBrace {
@@ -193,12 +216,15 @@ private struct Cursor {
     mutating func parseString() throws(JSONParseError) -> String {
         index += 1  // opening quote
         let start = index
+        var nonASCII: UInt8 = 0
         // Fast path: no escapes.
         while index < bytes.count {
             let byte = bytes[index]
+            nonASCII |= byte
             if byte == ASCII.quote {
                 let slice = UnsafeBufferPointer(rebasing: bytes[start..<index])
                 index += 1
+                if nonASCII & 0x80 == 0 { return String(decoding: slice, as: UTF8.self) }
                 return try makeString(slice, offset: start)
             }
             if byte == ASCII.backslash { break }
@@ -229,6 +255,8 @@ private struct Cursor {
     }
 
     func makeString(_ slice: UnsafeBufferPointer<UInt8>, offset: Int) throws(JSONParseError) -> String {
+        // Strict validation first (String(decoding:) would repair), then the specialized decoding path;
+        // String(validating:as:) is generic over the encoding and measured slower here.
         if let bad = UTF8Validation.firstInvalidOffset(in: slice) {
             throw .invalidUTF8(at: offset + bad)
         }

@@ -42,7 +42,7 @@ public enum Base64URL {
         let remainder = count & 3
         if remainder == 1 { return nil }
         var output = [UInt8](repeating: 0, count: count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1))
-        let ok = output.withUnsafeMutableBufferPointer { out -> Bool in
+        let ok = withDecodeTable { decodeTable in output.withUnsafeMutableBufferPointer { out -> Bool in
             var o = 0
             var i = 0
             let whole = count - remainder
@@ -76,8 +76,14 @@ public enum Base64URL {
                 break
             }
             return true
-        }
+        } }
         return ok ? output : nil
+    }
+
+    /// Calls `body` with the 256-entry decode table (6-bit values; `0x40` marks bytes outside the alphabet), so
+    /// a loop pays for the table's lazy initialization check once, not once per byte.
+    static func withDecodeTable<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try decodeTable.withUnsafeBufferPointer(body)
     }
 
     /// Whether `byte` belongs to the base64url alphabet.

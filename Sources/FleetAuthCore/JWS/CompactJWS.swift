@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JWS in compact serialization (`header.payload.signature`), decoded strictly and **not verified**.
 ///
 /// Use it to read a token (for display, or to route it to the right verifier); trust nothing in it until a
@@ -29,14 +31,21 @@ public struct CompactJWS: Sendable {
 
     /// Decodes `token`; see the type's documentation for what is refused.
     public init(
-        _ token: some StringProtocol,
+        _ token: String,
         maximumLength: Int = CompactJWS.defaultMaximumLength,
         parser: StrictJSONParser = StrictJSONParser()
     ) throws(JWSDecodingError) {
-        var compact = String(token)
-        let parts = try compact.withUTF8 { bytes in
-            Result { () throws(JWSDecodingError) in try Self.split(bytes, maximumLength: maximumLength) }
-        }.get()
+        var compact = token
+        var failure: JWSDecodingError?
+        let parts: Parts? = compact.withUTF8 { bytes in
+            do throws(JWSDecodingError) {
+                return try Self.split(bytes, maximumLength: maximumLength)
+            } catch {
+                failure = error
+                return nil
+            }
+        }
+        guard let parts else { throw failure! }
         self.compact = compact
         self.headerBytes = parts.header
         self.payload = parts.payload
@@ -47,6 +56,16 @@ public struct CompactJWS: Sendable {
         } catch {
             throw .invalidHeader(error)
         }
+    }
+
+    /// Decodes a token held in a substring (a line of a file, a header value).
+    public init(
+        _ token: Substring,
+        maximumLength: Int = CompactJWS.defaultMaximumLength,
+        parser: StrictJSONParser = StrictJSONParser()
+    ) throws(JWSDecodingError) {
+        guard token.utf8.count <= maximumLength else { throw .tooLarge(token.utf8.count, limit: maximumLength) }
+        try self.init(String(token), maximumLength: maximumLength, parser: parser)
     }
 
     /// The ASCII text the signature covers.
@@ -80,33 +99,50 @@ public struct CompactJWS: Sendable {
     }
 
     private static func split(_ bytes: UnsafeBufferPointer<UInt8>, maximumLength: Int) throws(JWSDecodingError) -> Parts {
-        guard !bytes.isEmpty else { throw .empty }
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { throw .empty }
         guard bytes.count <= maximumLength else { throw .tooLarge(bytes.count, limit: maximumLength) }
-        var dots: (Int, Int) = (-1, -1)
-        var dotCount = 0
-        for index in 0..<bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: ".") {
-                switch dotCount {
-                case 0: dots.0 = index
-                case 1: dots.1 = index
-                default: break
-                }
-                dotCount += 1
-            } else if !Base64URL.isAlphabet(byte) {
-                throw .invalidCharacter(at: index)
+        // Find the separators with memchr; the base64url decoder checks every other byte.
+        func dot(after start: Int) -> Int? {
+            guard start < bytes.count, let found = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start) else {
+                return nil
             }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
-        guard dotCount == 2 else { throw .wrongSegmentCount(dotCount + 1) }
-        let header = UnsafeBufferPointer(rebasing: bytes[0..<dots.0])
-        let payload = UnsafeBufferPointer(rebasing: bytes[(dots.0 + 1)..<dots.1])
-        let signature = UnsafeBufferPointer(rebasing: bytes[(dots.1 + 1)...])
-        if header.isEmpty { throw .emptySegment("header") }
-        if payload.isEmpty { throw .emptySegment("payload") }
-        if signature.isEmpty { throw .emptySegment("signature") }
-        guard let headerBytes = Base64URL.decode(bytes: header) else { throw .invalidBase64URL("header") }
-        guard let payloadBytes = Base64URL.decode(bytes: payload) else { throw .invalidBase64URL("payload") }
-        guard let signatureBytes = Base64URL.decode(bytes: signature) else { throw .invalidBase64URL("signature") }
-        return Parts(header: headerBytes, payload: payloadBytes, signature: signatureBytes, signingInputLength: dots.1)
+        let first = dot(after: 0)
+        let second = first.flatMap { dot(after: $0 + 1) }
+        guard let first, let second, dot(after: second + 1) == nil else {
+            if let bad = firstInvalidCharacter(bytes, from: 0, to: bytes.count) { throw .invalidCharacter(at: bad) }
+            throw .wrongSegmentCount(bytes.reduce(1) { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) })
+        }
+        func segment(_ start: Int, _ end: Int, _ name: String) throws(JWSDecodingError) -> [UInt8] {
+            guard start < end else {
+                if let bad = firstInvalidCharacter(bytes, from: 0, to: bytes.count) { throw .invalidCharacter(at: bad) }
+                throw .emptySegment(name)
+            }
+            guard let decoded = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[start..<end])) else {
+                if let bad = firstInvalidCharacter(bytes, from: 0, to: bytes.count) { throw .invalidCharacter(at: bad) }
+                throw .invalidBase64URL(name)
+            }
+            return decoded
+        }
+        if first == 0 || second == first + 1 || second + 1 == bytes.count {
+            _ = try segment(0, first, "header")
+            _ = try segment(first + 1, second, "payload")
+            _ = try segment(second + 1, bytes.count, "signature")
+        }
+        return Parts(
+            header: try segment(0, first, "header"),
+            payload: try segment(first + 1, second, "payload"),
+            signature: try segment(second + 1, bytes.count, "signature"),
+            signingInputLength: second
+        )
+    }
+
+    /// The offset of the first byte outside `A–Z a–z 0–9 - _ .` (error path only).
+    private static func firstInvalidCharacter(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int? {
+        for index in start..<end where bytes[index] != UInt8(ascii: ".") && !Base64URL.isAlphabet(bytes[index]) {
+            return index
+        }
+        return nil
     }
 }

@@ -81,12 +81,20 @@ public struct FleetEngineTokenVerifier: Sendable {
     }
 
     /// Verifies `token` at time `now`.
-    public func verify(_ token: some StringProtocol, now: Date) throws(TokenVerificationError) -> VerifiedToken {
+    public func verify(_ token: String, now: Date) throws(TokenVerificationError) -> VerifiedToken {
         try verify(token, nowSeconds: Int64(now.timeIntervalSince1970.rounded(.down)))
     }
 
+    /// Verifies a token held in a substring (such as the rest of an `Authorization` header) at `nowSeconds`.
+    public func verify(_ token: Substring, nowSeconds now: Int64) throws(TokenVerificationError) -> VerifiedToken {
+        guard token.utf8.count <= policy.maximumTokenLength else {
+            throw .tokenTooLarge(token.utf8.count, limit: policy.maximumTokenLength)
+        }
+        return try verify(String(token), nowSeconds: now)
+    }
+
     /// Verifies `token` at `nowSeconds` seconds since the Unix epoch.
-    public func verify(_ token: some StringProtocol, nowSeconds now: Int64) throws(TokenVerificationError) -> VerifiedToken {
+    public func verify(_ token: String, nowSeconds now: Int64) throws(TokenVerificationError) -> VerifiedToken {
         let jws = try JWSHeaderPolicy.decode(token, maximumLength: policy.maximumTokenLength)
         let keyID = try JWSHeaderPolicy.check(jws.header)
         let payload: JSONObject
@@ -107,7 +115,7 @@ public struct FleetEngineTokenVerifier: Sendable {
             throw .subjectMismatch("sub must be a string equal to iss")
         }
         // Byte equality: Swift's `==` would accept canonically equivalent spellings.
-        guard subject.utf8.elementsEqual(issuer.utf8) else { throw .subjectMismatch("sub differs from iss") }
+        guard subject.hasSameBytes(as: issuer) else { throw .subjectMismatch("sub differs from iss") }
         guard let candidates = trustStore.keys(forIssuer: issuer) else { throw .unknownIssuer(issuer) }
         if let keyID, !candidates.contains(where: { $0.keyID == keyID }) { throw .unknownKeyID(keyID) }
 
@@ -116,7 +124,7 @@ public struct FleetEngineTokenVerifier: Sendable {
         guard case .string(let audience) = audienceValue else {
             throw .invalidAudience("aud must be the string \"\(policy.audience)\", not a \(audienceValue.typeName)")
         }
-        guard audience.utf8.elementsEqual(policy.audience.utf8) else {
+        guard audience.hasSameBytes(as: policy.audience) else {
             throw .invalidAudience("aud \(TokenVerificationError.quoted(audience)) is not \"\(policy.audience)\"")
         }
 
@@ -208,13 +216,15 @@ public struct FleetEngineTokenVerifier: Sendable {
     /// A service-account email: 3–320 characters, one `@` with text on both sides, and no whitespace or
     /// control characters (`reference/jwt-security.md` C8, J7).
     static func isPlausibleIssuer(_ issuer: String) -> Bool {
-        let bytes = issuer.utf8
-        guard bytes.count >= 3, bytes.count <= 320 else { return false }
-        var ats = 0
-        for byte in bytes {
-            if byte <= 0x20 || byte == 0x7F || byte >= 0x80 { return false }
-            if byte == UInt8(ascii: "@") { ats += 1 }
+        var issuer = issuer
+        return issuer.withUTF8 { bytes in
+            guard bytes.count >= 3, bytes.count <= 320 else { return false }
+            var ats = 0
+            for byte in bytes {
+                if byte <= 0x20 || byte >= 0x7F { return false }
+                if byte == UInt8(ascii: "@") { ats += 1 }
+            }
+            return ats == 1 && bytes.first != UInt8(ascii: "@") && bytes.last != UInt8(ascii: "@")
         }
-        return ats == 1 && bytes.first != UInt8(ascii: "@") && bytes.last != UInt8(ascii: "@")
     }
 }

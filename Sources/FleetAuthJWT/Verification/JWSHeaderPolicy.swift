@@ -33,7 +33,7 @@ enum JWSHeaderPolicy {
                 sawAlgorithm = true
             case "typ":
                 guard case .string(let type) = member.value else { throw .invalidType("a \(member.value.typeName)") }
-                guard type.utf8.count == 3, type.lowercased() == "jwt" else {
+                guard type == "JWT" || (type.utf8.count == 3 && type.lowercased() == "jwt") else {
                     throw .invalidType(TokenVerificationError.quoted(type))
                 }
             case "kid":
@@ -43,7 +43,8 @@ enum JWSHeaderPolicy {
                 guard !kid.isEmpty, kid.utf8.count <= maximumKeyIDLength else {
                     throw .invalidKeyID("must have 1 to \(maximumKeyIDLength) characters")
                 }
-                guard kid.utf8.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }) else {
+                var bytes = kid
+                guard bytes.withUTF8({ $0.allSatisfy { $0 >= 0x21 && $0 <= 0x7E } }) else {
                     throw .invalidKeyID("must be printable ASCII without spaces")
                 }
                 keyID = kid
@@ -62,7 +63,7 @@ enum JWSHeaderPolicy {
     }
 
     /// Decodes `token` strictly and maps decoding problems to reason codes.
-    static func decode(_ token: some StringProtocol, maximumLength: Int) throws(TokenVerificationError) -> CompactJWS {
+    static func decode(_ token: String, maximumLength: Int) throws(TokenVerificationError) -> CompactJWS {
         do {
             return try CompactJWS(token, maximumLength: maximumLength)
         } catch {

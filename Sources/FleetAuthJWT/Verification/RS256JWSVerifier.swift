@@ -17,7 +17,7 @@ public struct RS256JWSVerifier: Sendable {
     }
 
     /// The decoded JWS if its signature verifies; throws the reason otherwise.
-    public func verify(_ token: some StringProtocol) throws(TokenVerificationError) -> CompactJWS {
+    public func verify(_ token: String) throws(TokenVerificationError) -> CompactJWS {
         let jws = try JWSHeaderPolicy.decode(token, maximumLength: maximumTokenLength)
         let keyID = try JWSHeaderPolicy.check(jws.header)
         _ = try JWSHeaderPolicy.verifySignature(of: jws, keyID: keyID, candidates: keys)
