@@ -41,44 +41,56 @@ public enum Base64URL {
         let count = input.count
         let remainder = count & 3
         if remainder == 1 { return nil }
-        var output = [UInt8](repeating: 0, count: count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1))
-        let ok = withDecodeTable { decodeTable in output.withUnsafeMutableBufferPointer { out -> Bool in
-            var o = 0
-            var i = 0
-            let whole = count - remainder
-            while i < whole {
-                let a = decodeTable[Int(input[i])]
-                let b = decodeTable[Int(input[i + 1])]
-                let c = decodeTable[Int(input[i + 2])]
-                let d = decodeTable[Int(input[i + 3])]
-                if (a | b | c | d) & 0x40 != 0 { return false }
-                let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                out[o] = UInt8(truncatingIfNeeded: v >> 16)
-                out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
-                out[o + 2] = UInt8(truncatingIfNeeded: v)
-                o += 3
-                i += 4
+        let outputCount = count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+        var valid = true
+        let output = [UInt8](unsafeUninitializedCapacity: outputCount) { out, initialized in
+            shiftedTables.withUnsafeBufferPointer { tables in
+                let t0 = tables.baseAddress!, t1 = t0 + 256, t2 = t0 + 512, t3 = t0 + 768
+                var o = 0
+                var i = 0
+                let whole = count - remainder
+                var invalid: UInt32 = 0
+                while i < whole {
+                    // Each table holds the 6-bit value pre-shifted into place; 0x8000_0000 marks a foreign byte.
+                    let v = t0[Int(input[i])] | t1[Int(input[i + 1])] | t2[Int(input[i + 2])] | t3[Int(input[i + 3])]
+                    invalid |= v
+                    out[o] = UInt8(truncatingIfNeeded: v >> 16)
+                    out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
+                    out[o + 2] = UInt8(truncatingIfNeeded: v)
+                    o += 3
+                    i += 4
+                }
+                switch remainder {
+                case 2:
+                    let v = t0[Int(input[i])] | t1[Int(input[i + 1])]
+                    invalid |= v | (v & 0x0000_F000 == 0 ? 0 : 0x8000_0000)
+                    out[o] = UInt8(truncatingIfNeeded: v >> 16)
+                case 3:
+                    let v = t0[Int(input[i])] | t1[Int(input[i + 1])] | t2[Int(input[i + 2])]
+                    invalid |= v | (v & 0x0000_00C0 == 0 ? 0 : 0x8000_0000)
+                    out[o] = UInt8(truncatingIfNeeded: v >> 16)
+                    out[o + 1] = UInt8(truncatingIfNeeded: v >> 8)
+                default:
+                    break
+                }
+                valid = invalid & 0x8000_0000 == 0
             }
-            switch remainder {
-            case 2:
-                let a = decodeTable[Int(input[i])]
-                let b = decodeTable[Int(input[i + 1])]
-                if (a | b) & 0x40 != 0 || b & 0x0F != 0 { return false }
-                out[o] = a << 2 | b >> 4
-            case 3:
-                let a = decodeTable[Int(input[i])]
-                let b = decodeTable[Int(input[i + 1])]
-                let c = decodeTable[Int(input[i + 2])]
-                if (a | b | c) & 0x40 != 0 || c & 0x03 != 0 { return false }
-                out[o] = a << 2 | b >> 4
-                out[o + 1] = (b & 0x0F) << 4 | c >> 2
-            default:
-                break
-            }
-            return true
-        } }
-        return ok ? output : nil
+            initialized = outputCount
+        }
+        return valid ? output : nil
     }
+
+    /// Four 256-entry tables: the 6-bit value of each alphabet byte shifted to its place in a 24-bit group
+    /// (18, 12, 6, 0 bits), and 0x8000_0000 for every other byte.
+    private static let shiftedTables: [UInt32] = {
+        var tables = [UInt32](repeating: 0x8000_0000, count: 1024)
+        for (index, byte) in alphabet.enumerated() {
+            for position in 0..<4 {
+                tables[position * 256 + Int(byte)] = UInt32(index) << UInt32(18 - 6 * position)
+            }
+        }
+        return tables
+    }()
 
     /// Calls `body` with the 256-entry decode table (6-bit values; `0x40` marks bytes outside the alphabet), so
     /// a loop pays for the table's lazy initialization check once, not once per byte.
