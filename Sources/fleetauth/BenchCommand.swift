@@ -77,13 +77,36 @@ struct BenchCommand: AsyncParsableCommand {
             let setup = try await Setup()
             switch loop {
             case "mint":
-                let value = try await rate(seconds: seconds) { _ = try await setup.minter.mint(setup.type, now: setup.now) }
+                let value = try await rate(seconds: seconds) {
+                    _ = try await setup.minter.mint(setup.type, now: setup.now)
+                }
                 say(String(format: "mint: %.0f/s", value))
             case "verify":
                 let value = try await rate(seconds: seconds) {
                     _ = try setup.verifier.verify(setup.token, nowSeconds: setup.nowSeconds)
                 }
                 say(String(format: "verify: %.0f/s", value))
+            case "wrapper":
+                let key = setup.verifier.trustStore.keys(
+                    forIssuer: try CompactJWS(setup.token).payloadObject()["iss"]!.stringValue!)![0]
+                let signature = Array(setup.signature.rawRepresentation)
+                let value = try await rate(seconds: seconds) {
+                    guard setup.signingInput.withUnsafeBytes({ key.isValidRS256Signature(signature, for: $0) }) else {
+                        throw CLIError("wrapper verification failed")
+                    }
+                }
+                say(String(format: "wrapper: %.0f/s", value))
+            case "raw":
+                let publicKey = setup.privateKey.publicKey
+                let value = try await rate(seconds: seconds) {
+                    guard
+                        publicKey.isValidSignature(
+                            setup.signature, for: SHA256.hash(data: setup.signingInput), padding: .insecurePKCS1v1_5)
+                    else {
+                        throw CLIError("raw verification failed")
+                    }
+                }
+                say(String(format: "raw+hash: %.0f/s", value))
             case "parse":
                 let value = try await rate(seconds: seconds) { _ = try CompactJWS(setup.token).payloadObject() }
                 say(String(format: "parse: %.0f/s", value))
@@ -94,7 +117,7 @@ struct BenchCommand: AsyncParsableCommand {
 
         static func measure(seconds: Double, rounds: Int, openssl: Bool) async throws {
             #if DEBUG
-            say("warning: this is a debug build; run `swift run -c release fleetauth bench jwt` for real figures\n")
+                say("warning: this is a debug build; run `swift run -c release fleetauth bench jwt` for real figures\n")
             #endif
             let setup = try await Setup()
             let publicKey = setup.privateKey.publicKey
@@ -105,25 +128,41 @@ struct BenchCommand: AsyncParsableCommand {
             )
             var best = (mint: 0.0, rawSign: 0.0, verify: 0.0, rawVerify: 0.0)
             for _ in 0..<rounds {
-                best.verify = max(best.verify, try await rate(seconds: seconds) {
-                    _ = try setup.verifier.verify(setup.token, nowSeconds: setup.nowSeconds)
-                })
-                best.rawVerify = max(best.rawVerify, try await rate(seconds: seconds) {
-                    guard publicKey.isValidSignature(setup.signature, for: digest, padding: .insecurePKCS1v1_5) else {
-                        throw CLIError("raw verification failed")
-                    }
-                })
-                best.mint = max(best.mint, try await rate(seconds: seconds) {
-                    _ = try await setup.minter.mint(setup.type, now: setup.now)
-                })
-                best.rawSign = max(best.rawSign, try await rate(seconds: seconds) {
-                    _ = try setup.privateKey.signature(for: SHA256.hash(data: setup.signingInput), padding: .insecurePKCS1v1_5)
-                })
+                best.verify = max(
+                    best.verify,
+                    try await rate(seconds: seconds) {
+                        _ = try setup.verifier.verify(setup.token, nowSeconds: setup.nowSeconds)
+                    })
+                best.rawVerify = max(
+                    best.rawVerify,
+                    try await rate(seconds: seconds) {
+                        guard publicKey.isValidSignature(setup.signature, for: digest, padding: .insecurePKCS1v1_5)
+                        else {
+                            throw CLIError("raw verification failed")
+                        }
+                    })
+                best.mint = max(
+                    best.mint,
+                    try await rate(seconds: seconds) {
+                        _ = try await setup.minter.mint(setup.type, now: setup.now)
+                    })
+                best.rawSign = max(
+                    best.rawSign,
+                    try await rate(seconds: seconds) {
+                        _ = try setup.privateKey.signature(
+                            for: SHA256.hash(data: setup.signingInput), padding: .insecurePKCS1v1_5)
+                    })
             }
             var rows: [(String, Double, String)] = [
-                ("FleetAuth mint (claims + JSON + base64url + sign)", best.mint, ratio(best.mint, best.rawSign, "raw swift-crypto sign")),
+                (
+                    "FleetAuth mint (claims + JSON + base64url + sign)", best.mint,
+                    ratio(best.mint, best.rawSign, "raw swift-crypto sign")
+                ),
                 ("raw swift-crypto RSA-2048 PKCS#1 v1.5 sign", best.rawSign, ""),
-                ("FleetAuth full verify (parse + policy + signature)", best.verify, ratio(best.verify, best.rawVerify, "raw swift-crypto verify")),
+                (
+                    "FleetAuth full verify (parse + policy + signature)", best.verify,
+                    ratio(best.verify, best.rawVerify, "raw swift-crypto verify")
+                ),
                 ("raw swift-crypto RSA-2048 PKCS#1 v1.5 verify", best.rawVerify, ""),
             ]
             if openssl {
@@ -153,7 +192,8 @@ struct BenchCommand: AsyncParsableCommand {
             }
             say("operation".padding(toLength: 52, withPad: " ", startingAt: 0) + "    ops/s     µs/op  ratio")
             for (name, value, note) in rows {
-                let line = name.padding(toLength: 52, withPad: " ", startingAt: 0)
+                let line =
+                    name.padding(toLength: 52, withPad: " ", startingAt: 0)
                     + String(format: "%9.0f %9.1f  ", value, 1_000_000 / value) + note
                 say(line)
             }
@@ -186,7 +226,8 @@ struct BenchCommand: AsyncParsableCommand {
             if maskIFMA { environment["OPENSSL_ia32cap"] = ":~0x200000" }
             let result: (status: Int32, output: String)
             do {
-                result = try runCapturingOutput(["openssl", "speed", "-seconds", String(seconds), "rsa2048"], environment: environment)
+                result = try runCapturingOutput(
+                    ["openssl", "speed", "-seconds", String(seconds), "rsa2048"], environment: environment)
             } catch {
                 say("openssl not found; skipping the openssl reference")
                 return nil

@@ -108,11 +108,13 @@ struct TokenCommand: AsyncParsableCommand {
                     switch (task, tracking) {
                     case (let task?, nil): return try .deliveryConsumer(taskID: task)
                     case (nil, let tracking?): return try .deliveryConsumer(trackingID: tracking)
-                    default: throw ValidationError("--type delivery_consumer needs exactly one of --task and --tracking.")
+                    default:
+                        throw ValidationError("--type delivery_consumer needs exactly one of --task and --tracking.")
                     }
                 case "untrusted_delivery_driver":
                     try only(["--delivery-vehicle"])
-                    return try .untrustedDeliveryDriver(deliveryVehicleID: require(deliveryVehicle, "--delivery-vehicle"))
+                    return try .untrustedDeliveryDriver(
+                        deliveryVehicleID: require(deliveryVehicle, "--delivery-vehicle"))
                 case "trusted_delivery_driver":
                     try only(["--delivery-vehicle", "--task"])
                     return try .trustedDeliveryDriver(
@@ -122,7 +124,9 @@ struct TokenCommand: AsyncParsableCommand {
                 case "custom":
                     let claims = AuthorizationClaims(
                         vehicleID: vehicle, tripID: trip, deliveryVehicleID: deliveryVehicle, taskID: task,
-                        taskIDs: taskIDs.map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) },
+                        taskIDs: taskIDs.map {
+                            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+                        },
                         trackingID: tracking
                     )
                     if claims.isEmpty {
@@ -217,7 +221,9 @@ struct TokenCommand: AsyncParsableCommand {
 
         func validate() throws {
             if keys.isEmpty && jwksFiles.isEmpty { throw ValidationError("Name a --key or a --jwks file to trust.") }
-            if batch && jwt != nil { throw ValidationError("--batch reads tokens from standard input; give no JWT argument.") }
+            if batch && jwt != nil {
+                throw ValidationError("--batch reads tokens from standard input; give no JWT argument.")
+            }
         }
 
         func run() async throws {

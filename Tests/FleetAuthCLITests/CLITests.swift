@@ -7,7 +7,8 @@ import Testing
 struct CLI {
     static let executable: URL = {
         if let path = ProcessInfo.processInfo.environment["FLEETAUTH_BIN"] { return URL(fileURLWithPath: path) }
-        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("fleetauth")
+        return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+            "fleetauth")
     }()
 
     struct Output {
@@ -16,7 +17,9 @@ struct CLI {
         let stderr: String
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil, in directory: String? = nil, environment: [String: String] = [:]) throws -> Output {
+    static func run(
+        _ arguments: [String], stdin: String? = nil, in directory: String? = nil, environment: [String: String] = [:]
+    ) throws -> Output {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -58,7 +61,8 @@ struct CLITests {
     init() throws {
         directory = try CLI.temporaryDirectory()
         keyPath = directory + "/fleet-driver.json"
-        let created = try CLI.run(["keys", "create", "--project", "demo-project", "--name", "fleet-driver"], in: directory)
+        let created = try CLI.run(
+            ["keys", "create", "--project", "demo-project", "--name", "fleet-driver"], in: directory)
         #expect(created.status == 0, "\(created.stderr)")
     }
 
@@ -69,10 +73,13 @@ struct CLITests {
         #expect(key.projectID == "demo-project")
         let mode = try FileManager.default.attributesOfItem(atPath: keyPath)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)
-        let again = try CLI.run(["keys", "create", "--project", "demo-project", "--name", "fleet-driver"], in: directory)
+        let again = try CLI.run(
+            ["keys", "create", "--project", "demo-project", "--name", "fleet-driver"], in: directory)
         #expect(again.status == 1)
         #expect(again.stderr.contains("fleet-driver.json: the file exists already"))
-        let out = try CLI.run(["keys", "create", "--project", "demo-project", "--name", "other", "--out", directory + "/custom.json"])
+        let out = try CLI.run([
+            "keys", "create", "--project", "demo-project", "--name", "other", "--out", directory + "/custom.json",
+        ])
         #expect(out.status == 0)
         #expect(FileManager.default.fileExists(atPath: directory + "/custom.json"))
     }
@@ -95,9 +102,15 @@ struct CLITests {
         (["--type", "delivery_consumer", "--tracking", "x1"], ["trackingid": "x1"]),
         (["--type", "delivery_consumer", "--task", "k1"], ["taskid": "k1"]),
         (["--type", "untrusted_delivery_driver", "--delivery-vehicle", "d1"], ["deliveryvehicleid": "d1"]),
-        (["--type", "trusted_delivery_driver", "--delivery-vehicle", "d1", "--task", "k1"], ["deliveryvehicleid": "d1", "taskid": "k1"]),
+        (
+            ["--type", "trusted_delivery_driver", "--delivery-vehicle", "d1", "--task", "k1"],
+            ["deliveryvehicleid": "d1", "taskid": "k1"]
+        ),
         (["--type", "delivery_fleet_reader"], ["deliveryvehicleid": "*", "taskid": "*", "trackingid": "*"]),
-        (["--type", "fleet_reader"], ["tripid": "*", "vehicleid": "*", "deliveryvehicleid": "*", "taskid": "*", "trackingid": "*"]),
+        (
+            ["--type", "fleet_reader"],
+            ["tripid": "*", "vehicleid": "*", "deliveryvehicleid": "*", "taskid": "*", "trackingid": "*"]
+        ),
         (["--type", "custom", "--task-ids", "a,b"], ["taskids": ["a", "b"]]),
     ]
 
@@ -109,7 +122,8 @@ struct CLITests {
         let verify = try CLI.run(["token", "verify", "--key", keyPath, jwt])
         #expect(verify.status == 0)
         #expect(verify.stdout.hasPrefix("VALID {"))
-        let claims = try StrictJSONParser().parseObject(String(verify.stdout.dropFirst(6)).trimmingCharacters(in: .whitespacesAndNewlines))
+        let claims = try StrictJSONParser().parseObject(
+            String(verify.stdout.dropFirst(6)).trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(claims["authorization"] == authorization)
         #expect(claims["iss"] == .string(email) && claims["sub"] == .string(email))
         #expect(claims["aud"] == "https://fleetengine.googleapis.com/")
@@ -119,7 +133,10 @@ struct CLITests {
 
     @Test("token mint --json prints the token endpoint's JSON with epoch milliseconds")
     func mintJSON() throws {
-        let out = try CLI.run(["token", "mint", "--key", keyPath, "--type", "driver", "--vehicle", "v1", "--json", "--now", "1800000000", "--lifetime", "1800"])
+        let out = try CLI.run([
+            "token", "mint", "--key", keyPath, "--type", "driver", "--vehicle", "v1", "--json", "--now", "1800000000",
+            "--lifetime", "1800",
+        ])
         #expect(out.status == 0)
         let object = try StrictJSONParser().parseObject(out.stdout)
         #expect(object.keys == ["jwt", "token", "creationTimestamp", "expirationTimestamp", "expiresInSeconds"])
@@ -133,7 +150,9 @@ struct CLITests {
     func mintErrors() throws {
         let missing = try CLI.run(["token", "mint", "--key", keyPath, "--type", "driver"])
         #expect(missing.status != 0 && missing.stderr.contains("--type driver needs --vehicle"))
-        let stray = try CLI.run(["token", "mint", "--key", keyPath, "--type", "consumer", "--trip", "t", "--vehicle", "v"])
+        let stray = try CLI.run([
+            "token", "mint", "--key", keyPath, "--type", "consumer", "--trip", "t", "--vehicle", "v",
+        ])
         #expect(stray.status != 0 && stray.stderr.contains("--vehicle does not apply to --type consumer"))
         let invalid = try CLI.run(["token", "mint", "--key", keyPath, "--type", "driver", "--vehicle", "a/b"])
         #expect(invalid.status != 0 && invalid.stderr.contains("must not contain '/'"))
@@ -145,14 +164,17 @@ struct CLITests {
         #expect(noKey.status == 1 && noKey.stderr.contains("missing.json: no such key file"))
         let noADC = try CLI.run(["token", "mint", "--type", "server"], environment: ["HOME": directory])
         #expect(noADC.status == 1 && noADC.stderr.contains("GOOGLE_APPLICATION_CREDENTIALS"))
-        let adc = try CLI.run(["token", "mint", "--type", "server"], environment: ["GOOGLE_APPLICATION_CREDENTIALS": keyPath])
+        let adc = try CLI.run(
+            ["token", "mint", "--type", "server"], environment: ["GOOGLE_APPLICATION_CREDENTIALS": keyPath])
         #expect(adc.status == 0 && adc.stdout.hasPrefix("eyJ"))
     }
 
     @Test("a file that is not a key is named in the error, with no key material")
     func notAKey() throws {
         let path = directory + "/user.json"
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(#"{"type":"authorized_user","refresh_token":"secret-refresh"}"#.utf8)))
+        #expect(
+            FileManager.default.createFile(
+                atPath: path, contents: Data(#"{"type":"authorized_user","refresh_token":"secret-refresh"}"#.utf8)))
         let out = try CLI.run(["token", "mint", "--key", path, "--type", "server"])
         #expect(out.status == 1)
         #expect(out.stderr.contains("user.json: not a service-account key file"))
@@ -161,7 +183,9 @@ struct CLITests {
 
     @Test("token inspect shows header, claims and time to expiry without verifying")
     func inspect() throws {
-        let jwt = try CLI.run(["token", "mint", "--key", keyPath, "--type", "driver", "--vehicle", "v9", "--now", "1800000000"]).stdout
+        let jwt = try CLI.run([
+            "token", "mint", "--key", keyPath, "--type", "driver", "--vehicle", "v9", "--now", "1800000000",
+        ]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let out = try CLI.run(["token", "inspect", "--now", "1800000600", jwt])
         #expect(out.status == 0)
@@ -180,7 +204,8 @@ struct CLITests {
     @Test("token verify prints INVALID <reason> with exit status 0, and --batch gives one verdict per line")
     func verify() throws {
         let mint = { (now: String) in
-            try CLI.run(["token", "mint", "--key", self.keyPath, "--type", "driver", "--vehicle", "v1", "--now", now]).stdout
+            try CLI.run(["token", "mint", "--key", self.keyPath, "--type", "driver", "--vehicle", "v1", "--now", now])
+                .stdout
                 .trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let token = try mint("1800000000")
@@ -188,17 +213,23 @@ struct CLITests {
         #expect(expired.status == 0 && expired.stdout == "INVALID expired\n")
         let valid = try CLI.run(["token", "verify", "--key", keyPath, "--now", "1800003599", token])
         #expect(valid.stdout.hasPrefix("VALID "))
-        let audience = try CLI.run(["token", "verify", "--key", keyPath, "--now", "1800000000", "--audience", "https://other/", token])
+        let audience = try CLI.run([
+            "token", "verify", "--key", keyPath, "--now", "1800000000", "--audience", "https://other/", token,
+        ])
         #expect(audience.stdout == "INVALID invalid_audience\n")
 
         let tampered = String(token.dropLast(2)) + (token.hasSuffix("AA") ? "BA" : "AA")
         let batchInput = [token, "garbage", "", tampered, try mint("1800000300")].joined(separator: "\n") + "\n"
-        let batch = try CLI.run(["token", "verify", "--key", keyPath, "--now", "1800000400", "--batch"], stdin: batchInput)
+        let batch = try CLI.run(
+            ["token", "verify", "--key", keyPath, "--now", "1800000400", "--batch"], stdin: batchInput)
         #expect(batch.status == 0)
         let verdicts = batch.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map {
             $0.split(separator: " ").first.map(String.init) == "VALID" ? "VALID" : String($0)
         }
-        #expect(verdicts == ["VALID", "INVALID malformed_token", "INVALID malformed_token", "INVALID invalid_signature", "VALID"])
+        #expect(
+            verdicts == [
+                "VALID", "INVALID malformed_token", "INVALID malformed_token", "INVALID invalid_signature", "VALID",
+            ])
     }
 
     @Test("token verify --jwks trusts a JWK set, bound to --issuer when given")
@@ -206,14 +237,19 @@ struct CLITests {
         let jwks = directory + "/keys.json"
         let set = try CLI.run(["keys", "jwks", keyPath]).stdout
         #expect(FileManager.default.createFile(atPath: jwks, contents: Data(set.utf8)))
-        let token = try CLI.run(["token", "mint", "--key", keyPath, "--type", "server"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try CLI.run(["token", "mint", "--key", keyPath, "--type", "server"]).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(try CLI.run(["token", "verify", "--jwks", jwks, token]).stdout.hasPrefix("VALID "))
         #expect(try CLI.run(["token", "verify", "--jwks", jwks, "--issuer", email, token]).stdout.hasPrefix("VALID "))
-        #expect(try CLI.run(["token", "verify", "--jwks", jwks, "--issuer", "x@y.iam.gserviceaccount.com", token]).stdout == "INVALID unknown_issuer\n")
+        #expect(
+            try CLI.run(["token", "verify", "--jwks", jwks, "--issuer", "x@y.iam.gserviceaccount.com", token]).stdout
+                == "INVALID unknown_issuer\n")
         let noTrust = try CLI.run(["token", "verify", token])
         #expect(noTrust.status != 0 && noTrust.stderr.contains("--key or a --jwks"))
         let badSet = directory + "/bad.json"
-        #expect(FileManager.default.createFile(atPath: badSet, contents: Data(#"{"keys":[{"kty":"RSA","use":"enc","n":"AQAB","e":"AQAB"}]}"#.utf8)))
+        #expect(
+            FileManager.default.createFile(
+                atPath: badSet, contents: Data(#"{"keys":[{"kty":"RSA","use":"enc","n":"AQAB","e":"AQAB"}]}"#.utf8)))
         let refused = try CLI.run(["token", "verify", "--jwks", badSet, token])
         #expect(refused.status == 1 && refused.stderr.contains("bad.json"))
     }

@@ -31,12 +31,18 @@ struct AuthorizationTests {
     func invalidIDs() {
         #expect(throws: FleetEngineIDError.self) { try FleetEngineTokenType.driver(vehicleID: "") }
         #expect(throws: FleetEngineIDError.self) { try FleetEngineTokenType.consumer(tripID: "") }
-        #expect(throws: FleetEngineIDError.self) { try FleetEngineTokenType.untrustedDeliveryDriver(deliveryVehicleID: "") }
+        #expect(throws: FleetEngineIDError.self) {
+            try FleetEngineTokenType.untrustedDeliveryDriver(deliveryVehicleID: "")
+        }
         #expect(throws: FleetEngineIDError.self) { try FleetEngineTokenType.deliveryConsumer(trackingID: "*") }
-        #expect(throws: FleetEngineIDError.self) { try FleetEngineTokenType.trustedDeliveryDriver(deliveryVehicleID: "d", taskID: "") }
+        #expect(throws: FleetEngineIDError.self) {
+            try FleetEngineTokenType.trustedDeliveryDriver(deliveryVehicleID: "d", taskID: "")
+        }
         #expect(throws: AuthorizationClaimsError.noClaims) { try FleetEngineTokenType.custom(.init()) }
         #expect(throws: AuthorizationClaimsError.invalidTaskIDs) { try FleetEngineTokenType.custom(.init(taskIDs: [])) }
-        #expect(throws: AuthorizationClaimsError.invalidTaskIDs) { try FleetEngineTokenType.custom(.init(taskIDs: ["*", "a"])) }
+        #expect(throws: AuthorizationClaimsError.invalidTaskIDs) {
+            try FleetEngineTokenType.custom(.init(taskIDs: ["*", "a"]))
+        }
         #expect(throws: AuthorizationClaimsError.invalidTaskIDs) {
             try FleetEngineTokenType.custom(.init(deliveryVehicleID: "d", taskIDs: ["a"]))
         }
@@ -86,12 +92,21 @@ struct AuthorizationTests {
         #expect(FleetEngineRole.driverSdkUser.grants(.vehiclesUpdateLocation))
         #expect(!FleetEngineRole.driverSdkUser.grants(.vehiclesUpdate))
         #expect(!FleetEngineRole.driverSdkUser.grants(.vehiclesCreate))
-        #expect(FleetEngineRole.consumerSdkUser.permissions == [.tripsGet, .vehiclesGet, .vehiclesSearch, .vehiclesSearchFuzzed])
+        #expect(
+            FleetEngineRole.consumerSdkUser.permissions == [
+                .tripsGet, .vehiclesGet, .vehiclesSearch, .vehiclesSearchFuzzed,
+            ])
         #expect(!FleetEngineRole.consumerSdkUser.grants(.tripsCreate))
         #expect(FleetEngineRole.serviceSuperUser.grants(.tripsUpdateState))
         #expect(FleetEngineRole.ondemandAdmin.grants(.vehiclesAllowAllActions))
-        #expect(FleetEngineRole.deliveryUntrustedDriver.permissions == [.deliveryVehiclesGet, .deliveryVehiclesUpdateLocation])
-        #expect(FleetEngineRole.viewer.permissions.allSatisfy { $0.name.hasSuffix(".get") || $0.name.hasSuffix(".list") || $0.name.contains("search") })
+        #expect(
+            FleetEngineRole.deliveryUntrustedDriver.permissions == [
+                .deliveryVehiclesGet, .deliveryVehiclesUpdateLocation,
+            ])
+        #expect(
+            FleetEngineRole.viewer.permissions.allSatisfy {
+                $0.name.hasSuffix(".get") || $0.name.hasSuffix(".list") || $0.name.contains("search")
+            })
     }
 
     @Test("the token endpoint JSON has both key styles' fields in epoch milliseconds")

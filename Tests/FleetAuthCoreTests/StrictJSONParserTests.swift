@@ -54,11 +54,21 @@ struct StrictJSONParserTests {
 
     @Test("refuses invalid UTF-8, byte order marks and other encodings (J3)")
     func encodings() {
-        #expect(throws: JSONParseError.invalidUTF8) { try parse(bytes: Array(#"{"a":""#.utf8) + [0xC2] + Array(#""}"#.utf8)) }
-        #expect(throws: JSONParseError.invalidUTF8) { try parse(bytes: Array(#"{"a":""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8)) }
-        #expect(throws: JSONParseError.invalidUTF8) { try parse(bytes: Array(#"{"a":""#.utf8) + [0xED, 0xA0, 0x80] + Array(#""}"#.utf8)) }
-        #expect(throws: JSONParseError.invalidUTF8) { try parse(bytes: Array(#"{"a":""#.utf8) + [0xF4, 0x90, 0x80, 0x80] + Array(#""}"#.utf8)) }
-        #expect(throws: JSONParseError.byteOrderMark) { try parse(bytes: [0xEF, 0xBB, 0xBF] + Array(#"{"a":1}"#.utf8)) }
+        #expect(throws: JSONParseError.invalidUTF8) {
+            try parse(bytes: Array(#"{"a":""#.utf8) + [0xC2] + Array(#""}"#.utf8))
+        }
+        #expect(throws: JSONParseError.invalidUTF8) {
+            try parse(bytes: Array(#"{"a":""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8))
+        }
+        #expect(throws: JSONParseError.invalidUTF8) {
+            try parse(bytes: Array(#"{"a":""#.utf8) + [0xED, 0xA0, 0x80] + Array(#""}"#.utf8))
+        }
+        #expect(throws: JSONParseError.invalidUTF8) {
+            try parse(bytes: Array(#"{"a":""#.utf8) + [0xF4, 0x90, 0x80, 0x80] + Array(#""}"#.utf8))
+        }
+        #expect(throws: JSONParseError.byteOrderMark) {
+            try parse(bytes: [0xEF, 0xBB, 0xBF] + Array(#"{"a":1}"#.utf8))
+        }
         let utf16: [UInt8] = [0xFF, 0xFE] + Array(#"{"a":1}"#.utf8).flatMap { [$0, 0] }
         #expect(throws: JSONParseError.self) { try parse(bytes: utf16) }
         let utf32: [UInt8] = [0xFF, 0xFE, 0, 0] + Array(#"{"a":1}"#.utf8).flatMap { [$0, 0, 0, 0] }

@@ -54,7 +54,9 @@ enum Fixtures {
     static func b64(_ text: String) -> String { Base64URL.encode(Array(text.utf8)) }
 
     /// A token with this exact header and payload text, correctly RS256-signed by `key`.
-    static func forge(header: String = header(), payload: String = claims(), key: ServiceAccountKey = driverKey) -> String {
+    static func forge(header: String = header(), payload: String = claims(), key: ServiceAccountKey = driverKey)
+        -> String
+    {
         forge(rawHeader: Array(header.utf8), rawPayload: Array(payload.utf8), key: key)
     }
 

@@ -8,7 +8,8 @@ struct MintingTests {
     static let types: [FleetEngineTokenType] = [
         .server, try! .driver(vehicleID: "vehicle-1"), try! .driver(vehicleID: "*"), try! .consumer(tripID: "trip-1"),
         .deliveryServer, try! .deliveryConsumer(taskID: "task-1"), try! .deliveryConsumer(trackingID: "track-1"),
-        try! .untrustedDeliveryDriver(deliveryVehicleID: "dv-1"), try! .trustedDeliveryDriver(deliveryVehicleID: "dv-1"),
+        try! .untrustedDeliveryDriver(deliveryVehicleID: "dv-1"),
+        try! .trustedDeliveryDriver(deliveryVehicleID: "dv-1"),
         try! .trustedDeliveryDriver(deliveryVehicleID: "dv-1", taskID: "task-1"), .deliveryFleetReader, .fleetReader,
         try! .custom(.init(taskIDs: ["a", "b"])), try! .custom(.init(vehicleID: "v", tripID: "t")),
     ]
@@ -53,13 +54,21 @@ struct MintingTests {
         #expect(token.claims.audience == "https://example.test/")
         #expect(token.endpointResponse(now: 1_000_000).expiresInSeconds == 1500)
 
-        #expect(throws: MintingError.invalidLifetime) { try FleetEngineTokenMinter(signer: signer, configuration: .init(lifetime: 3601)) }
-        #expect(throws: MintingError.invalidLifetime) { try FleetEngineTokenMinter(signer: signer, configuration: .init(lifetime: 0)) }
-        #expect(throws: MintingError.invalidBackdate) { try FleetEngineTokenMinter(signer: signer, configuration: .init(backdate: 601)) }
+        #expect(throws: MintingError.invalidLifetime) {
+            try FleetEngineTokenMinter(signer: signer, configuration: .init(lifetime: 3601))
+        }
+        #expect(throws: MintingError.invalidLifetime) {
+            try FleetEngineTokenMinter(signer: signer, configuration: .init(lifetime: 0))
+        }
+        #expect(throws: MintingError.invalidBackdate) {
+            try FleetEngineTokenMinter(signer: signer, configuration: .init(backdate: 601))
+        }
         #expect(throws: MintingError.backdateExceedsLifetime) {
             try FleetEngineTokenMinter(signer: signer, configuration: .init(lifetime: 100, backdate: 100))
         }
-        #expect(throws: MintingError.emptyAudience) { try FleetEngineTokenMinter(signer: signer, configuration: .init(audience: "")) }
+        #expect(throws: MintingError.emptyAudience) {
+            try FleetEngineTokenMinter(signer: signer, configuration: .init(audience: ""))
+        }
     }
 
     struct KeylessSigner: TokenSigner {
@@ -76,7 +85,9 @@ struct MintingTests {
         let minter = try FleetEngineTokenMinter(signer: KeylessSigner(key: Fixtures.rotatedDriverKey))
         let now = Date(timeIntervalSince1970: TimeInterval(Fixtures.now))
         let token = try await minter.mint(.server, now: now)
-        #expect(String(decoding: Base64URL.decode(token.jwt.split(separator: ".")[0])!, as: UTF8.self) == #"{"alg":"RS256","typ":"JWT"}"#)
+        #expect(
+            String(decoding: Base64URL.decode(token.jwt.split(separator: ".")[0])!, as: UTF8.self)
+                == #"{"alg":"RS256","typ":"JWT"}"#)
         var store = TrustStore(serviceAccountKeys: [Fixtures.driverKey])
         #expect(throws: TokenVerificationError.invalidSignature) {
             try FleetEngineTokenVerifier(trustStore: store).verify(token.jwt, now: now)

@@ -47,7 +47,9 @@ struct ServiceAccountKeyTests {
 
     @Test("project IDs and names that cannot form an email are refused")
     func identifiers() {
-        for (project, name) in [("Demo", "a"), ("demo", "A"), ("demo", "a b"), ("-demo", "a"), ("demo", "a@b"), ("", "a"), ("demo", "a-")] {
+        for (project, name) in [
+            ("Demo", "a"), ("demo", "A"), ("demo", "a b"), ("-demo", "a"), ("demo", "a@b"), ("", "a"), ("demo", "a-"),
+        ] {
             #expect(throws: ServiceAccountKeyError.invalidIdentifier) {
                 try ServiceAccountKey.generate(projectID: project, name: name)
             }
@@ -74,8 +76,14 @@ struct ServiceAccountKeyTests {
             (keyFile { $0["client_email"] = nil }, .missingField, "client_email"),
             (keyFile { $0["private_key_id"] = .integer(5) }, .missingField, "private_key_id"),
             (keyFile { $0["project_id"] = "" }, .missingField, "project_id"),
-            (keyFile { $0["private_key"] = "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n" }, .invalidPrivateKey, "not a PEM-encoded RSA private key"),
-            (keyFile { $0["private_key"] = .string(ecKeyPEM) }, .invalidPrivateKey, "not a PEM-encoded RSA private key"),
+            (
+                keyFile { $0["private_key"] = "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n" },
+                .invalidPrivateKey, "not a PEM-encoded RSA private key"
+            ),
+            (
+                keyFile { $0["private_key"] = .string(ecKeyPEM) }, .invalidPrivateKey,
+                "not a PEM-encoded RSA private key"
+            ),
             (keyFile { $0["private_key"] = .string(smallKeyPEM) }, .keyTooSmall, "1024 bits"),
         ]
     )
@@ -110,14 +118,18 @@ struct ServiceAccountKeyTests {
         #expect(key.clientEmail == Fixtures.consumerKey.clientEmail)
 
         #expect(throws: ServiceAccountKeyError.fileNotFound) {
-            try ServiceAccountKey.applicationDefault(environment: ["GOOGLE_APPLICATION_CREDENTIALS": directory + "/none.json"])
+            try ServiceAccountKey.applicationDefault(environment: [
+                "GOOGLE_APPLICATION_CREDENTIALS": directory + "/none.json"
+            ])
         }
         #expect(throws: ServiceAccountKeyError.noCredentials) {
             try ServiceAccountKey.applicationDefault(environment: ["HOME": directory])
         }
-        try FileManager.default.createDirectory(atPath: directory + "/.config/gcloud", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: directory + "/.config/gcloud", withIntermediateDirectories: true)
         try Fixtures.driverKey.write(to: directory + "/.config/gcloud/application_default_credentials.json")
-        #expect(try ServiceAccountKey.applicationDefault(environment: ["HOME": directory]).clientEmail == Fixtures.issuer)
+        #expect(
+            try ServiceAccountKey.applicationDefault(environment: ["HOME": directory]).clientEmail == Fixtures.issuer)
     }
 }
 
@@ -173,6 +185,8 @@ struct JSONWebKeySetTests {
     @Test("public keys under 2048 bits are refused")
     func smallPublicKey() throws {
         let small = try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: 1024)).publicKey
-        #expect(throws: KeyError.keyTooSmall) { try RSAVerificationKey(pemRepresentation: small.pemRepresentation, keyID: "k") }
+        #expect(throws: KeyError.keyTooSmall) {
+            try RSAVerificationKey(pemRepresentation: small.pemRepresentation, keyID: "k")
+        }
     }
 }

@@ -35,7 +35,9 @@ struct WycheproofTests {
                 let message = Self.hex(test["msg"] as! String)
                 let signature = Self.hex(test["sig"] as! String)
                 let expected = (test["result"] as! String) == "valid"
-                #expect(key.isValidRS256Signature(signature, for: message) == expected, "tcId \(id): \(test["comment"] ?? "")")
+                #expect(
+                    key.isValidRS256Signature(signature, for: message) == expected,
+                    "tcId \(id): \(test["comment"] ?? "")")
                 if expected { counts.valid += 1 } else { counts.invalid += 1 }
             }
         }
@@ -45,7 +47,7 @@ struct WycheproofTests {
 
     /// Cases labelled valid that FleetAuth's policy refuses, each for a documented rule.
     static let policyOverrides: [Int: String] = [
-        259: "empty payload segment (jwt-security.md F2)",
+        259: "empty payload segment (jwt-security.md F2)"
     ]
 
     @Test("json_web_signature_test.json under the RS256-only policy")
@@ -70,10 +72,13 @@ struct WycheproofTests {
                     token = String(decoding: try JSONSerialization.data(withJSONObject: test["jws"]!), as: UTF8.self)
                 }
                 let headerAlg = (try? CompactJWS(token))?.algorithm
-                let expected = test["result"] as? String == "valid" && headerAlg == "RS256" && Self.policyOverrides[id] == nil
+                let expected =
+                    test["result"] as? String == "valid" && headerAlg == "RS256" && Self.policyOverrides[id] == nil
                 let result = Result { try verifier.verify(token) }
                 if case .success = result { accepted.append(id) }
-                #expect((try? result.get()) != nil ? expected : !expected, "tcId \(id) \(test["comment"] ?? ""): expected \(expected ? "valid" : "invalid")")
+                #expect(
+                    (try? result.get()) != nil ? expected : !expected,
+                    "tcId \(id) \(test["comment"] ?? ""): expected \(expected ? "valid" : "invalid")")
             }
         }
         #expect(total == file["numberOfTests"] as? Int)

@@ -175,11 +175,16 @@ public struct AuthorizationClaimsError: Error, Hashable, CustomStringConvertible
     public static let noClaims = Self(.noClaims, "a token needs at least one authorization claim")
 
     static func unknownKey(_ key: String) -> Self {
-        Self(.unknownKey, "unknown authorization claim \"\(key.prefix(64))\" (claim names are lowercase: vehicleid, tripid, deliveryvehicleid, taskid, taskids, trackingid)")
+        Self(
+            .unknownKey,
+            "unknown authorization claim \"\(key.prefix(64))\" (claim names are lowercase: vehicleid, tripid, deliveryvehicleid, taskid, taskids, trackingid)"
+        )
     }
     static func wrongType(key: String, expected: String, found: String) -> Self {
         Self(.wrongType, "authorization claim \(key) must be \(expected), not \(found)")
     }
     static func invalidID(_ error: FleetEngineIDError) -> Self { Self(.invalidID, "authorization claim \(error)") }
-    static func invalidTaskIDs(_ problem: String) -> Self { Self(.invalidTaskIDs, "authorization claim taskids \(problem)") }
+    static func invalidTaskIDs(_ problem: String) -> Self {
+        Self(.invalidTaskIDs, "authorization claim taskids \(problem)")
+    }
 }

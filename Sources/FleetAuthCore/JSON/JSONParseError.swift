@@ -59,14 +59,18 @@ public struct JSONParseError: Error, Hashable, CustomStringConvertible {
     static func numberOutOfRange(at offset: Int) -> Self {
         Self(.numberOutOfRange, "the number at byte \(offset) is out of range")
     }
-    static func invalidEscape(at offset: Int) -> Self { Self(.invalidEscape, "invalid escape sequence at byte \(offset)") }
+    static func invalidEscape(at offset: Int) -> Self {
+        Self(.invalidEscape, "invalid escape sequence at byte \(offset)")
+    }
     static func loneSurrogate(at offset: Int) -> Self {
         Self(.loneSurrogate, "unpaired UTF-16 surrogate escape at byte \(offset)")
     }
     static func controlCharacter(at offset: Int) -> Self {
         Self(.controlCharacter, "unescaped control character in a string at byte \(offset)")
     }
-    static func trailingData(at offset: Int) -> Self { Self(.trailingData, "data after the JSON value at byte \(offset)") }
+    static func trailingData(at offset: Int) -> Self {
+        Self(.trailingData, "data after the JSON value at byte \(offset)")
+    }
     static func notAnObject(_ value: JSONValue) -> Self {
         Self(.notAnObject, "expected a JSON object, found \(value.typeName == "object" ? "an" : "a") \(value.typeName)")
     }

@@ -104,7 +104,8 @@ public enum Base64URL {
         decodeTable[Int(byte)] & 0x40 == 0
     }
 
-    private static let alphabet: [UInt8] = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+    private static let alphabet: [UInt8] = Array(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     /// 6-bit values for the alphabet; `0x40` marks every other byte.
     private static let decodeTable: [UInt8] = {

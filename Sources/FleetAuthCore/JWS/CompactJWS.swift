@@ -98,12 +98,14 @@ public struct CompactJWS: Sendable {
         var signingInputLength: Int
     }
 
-    private static func split(_ bytes: UnsafeBufferPointer<UInt8>, maximumLength: Int) throws(JWSDecodingError) -> Parts {
+    private static func split(_ bytes: UnsafeBufferPointer<UInt8>, maximumLength: Int) throws(JWSDecodingError) -> Parts
+    {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { throw .empty }
         guard bytes.count <= maximumLength else { throw .tooLarge(bytes.count, limit: maximumLength) }
         // Find the separators with memchr; the base64url decoder checks every other byte.
         func dot(after start: Int) -> Int? {
-            guard start < bytes.count, let found = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start) else {
+            guard start < bytes.count, let found = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start)
+            else {
                 return nil
             }
             return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
@@ -139,7 +141,8 @@ public struct CompactJWS: Sendable {
     }
 
     /// The offset of the first byte outside `A–Z a–z 0–9 - _ .` (error path only).
-    private static func firstInvalidCharacter(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int? {
+    private static func firstInvalidCharacter(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int?
+    {
         for index in start..<end where bytes[index] != UInt8(ascii: ".") && !Base64URL.isAlphabet(bytes[index]) {
             return index
         }

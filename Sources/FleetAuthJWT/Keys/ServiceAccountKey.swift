@@ -3,11 +3,11 @@ public import FleetAuthCore
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A Google service-account key: the JSON key file the Cloud console downloads, with its RSA private key.
@@ -75,7 +75,10 @@ public struct ServiceAccountKey: Sendable {
         self.privateKey = key
     }
 
-    init(projectID: String, privateKeyID: String, clientEmail: String, clientID: String, privateKey: _RSA.Signing.PrivateKey) {
+    init(
+        projectID: String, privateKeyID: String, clientEmail: String, clientID: String,
+        privateKey: _RSA.Signing.PrivateKey
+    ) {
         self.projectID = projectID
         self.privateKeyID = privateKeyID
         self.clientEmail = clientEmail

@@ -60,7 +60,8 @@ public struct ServiceAccountKeyError: Error, Hashable, CustomStringConvertible {
                 "\(path): not a service-account key file (its type is \"\(type.prefix(40))\", not \"service_account\")"
             )
         }
-        return Self(.notServiceAccount, "\(path): not a service-account key file (it has no \"type\": \"service_account\")")
+        return Self(
+            .notServiceAccount, "\(path): not a service-account key file (it has no \"type\": \"service_account\")")
     }
     static func missingField(_ path: String, _ field: String) -> Self {
         Self(.missingField, "\(path): the service-account key file has no \"\(field)\" string")
@@ -72,6 +73,10 @@ public struct ServiceAccountKeyError: Error, Hashable, CustomStringConvertible {
         Self(.keyTooSmall, "\(path): the RSA key has \(bits) bits; at least 2048 are required")
     }
     static func invalidIdentifier(_ message: String) -> Self { Self(.invalidIdentifier, message) }
-    static func fileExists(_ path: String) -> Self { Self(.fileExists, "\(path): the file exists already; not overwriting it") }
-    static func writeFailed(_ path: String, _ reason: String) -> Self { Self(.writeFailed, "\(path): cannot write: \(reason)") }
+    static func fileExists(_ path: String) -> Self {
+        Self(.fileExists, "\(path): the file exists already; not overwriting it")
+    }
+    static func writeFailed(_ path: String, _ reason: String) -> Self {
+        Self(.writeFailed, "\(path): cannot write: \(reason)")
+    }
 }
