@@ -113,24 +113,16 @@ public struct CompactJWS: Sendable {
         let first = dot(after: 0)
         let second = first.flatMap { dot(after: $0 + 1) }
         guard let first, let second, dot(after: second + 1) == nil else {
-            if let bad = firstInvalidCharacter(bytes, from: 0, to: bytes.count) { throw .invalidCharacter(at: bad) }
+            if let bad = firstInvalidCharacter(bytes) { throw .invalidCharacter(at: bad) }
             throw .wrongSegmentCount(bytes.reduce(1) { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) })
         }
+        // A byte outside the alphabet anywhere is reported as such, before any segment's own problem.
         func segment(_ start: Int, _ end: Int, _ name: String) throws(JWSDecodingError) -> [UInt8] {
-            guard start < end else {
-                if let bad = firstInvalidCharacter(bytes, from: 0, to: bytes.count) { throw .invalidCharacter(at: bad) }
-                throw .emptySegment(name)
+            if start < end, let decoded = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[start..<end])) {
+                return decoded
             }
-            guard let decoded = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[start..<end])) else {
-                if let bad = firstInvalidCharacter(bytes, from: 0, to: bytes.count) { throw .invalidCharacter(at: bad) }
-                throw .invalidBase64URL(name)
-            }
-            return decoded
-        }
-        if first == 0 || second == first + 1 || second + 1 == bytes.count {
-            _ = try segment(0, first, "header")
-            _ = try segment(first + 1, second, "payload")
-            _ = try segment(second + 1, bytes.count, "signature")
+            if let bad = firstInvalidCharacter(bytes) { throw .invalidCharacter(at: bad) }
+            throw start == end ? .emptySegment(name) : .invalidBase64URL(name)
         }
         return Parts(
             header: try segment(0, first, "header"),
@@ -141,11 +133,7 @@ public struct CompactJWS: Sendable {
     }
 
     /// The offset of the first byte outside `A–Z a–z 0–9 - _ .` (error path only).
-    private static func firstInvalidCharacter(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int?
-    {
-        for index in start..<end where bytes[index] != UInt8(ascii: ".") && !Base64URL.isAlphabet(bytes[index]) {
-            return index
-        }
-        return nil
+    private static func firstInvalidCharacter(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        bytes.firstIndex { $0 != UInt8(ascii: ".") && !Base64URL.isAlphabet($0) }
     }
 }
