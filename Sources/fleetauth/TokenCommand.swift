@@ -35,14 +35,21 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(name: .customLong("type"), help: "Token type: \(TokenCommand.typeNames.joined(separator: ", ")).")
         var tokenType: String
 
-        @Option(help: "Vehicle ID (vehicleid claim).") var vehicle: String?
-        @Option(help: "Trip ID (tripid claim).") var trip: String?
-        @Option(name: .customLong("delivery-vehicle"), help: "Delivery vehicle ID (deliveryvehicleid claim).")
+        @Option(name: [.customLong("vehicle"), .customLong("vehicle-id")], help: "Vehicle ID (vehicleid claim).")
+        var vehicle: String?
+        @Option(name: [.customLong("trip"), .customLong("trip-id")], help: "Trip ID (tripid claim).")
+        var trip: String?
+        @Option(
+            name: [.customLong("delivery-vehicle"), .customLong("delivery-vehicle-id")],
+            help: "Delivery vehicle ID (deliveryvehicleid claim)."
+        )
         var deliveryVehicle: String?
-        @Option(help: "Task ID (taskid claim).") var task: String?
+        @Option(name: [.customLong("task"), .customLong("task-id")], help: "Task ID (taskid claim).")
+        var task: String?
         @Option(name: .customLong("task-ids"), help: "Comma-separated task IDs (taskids claim; custom only).")
         var taskIDs: String?
-        @Option(help: "Tracking ID (trackingid claim).") var tracking: String?
+        @Option(name: [.customLong("tracking"), .customLong("tracking-id")], help: "Tracking ID (trackingid claim).")
+        var tracking: String?
 
         @Option(help: "Lifetime in seconds, exp − iat (1–3600).") var lifetime: Int64 = 3600
         @Option(help: "Seconds to backdate iat by (0–600).") var backdate: Int64 = 0
@@ -77,7 +84,9 @@ struct TokenCommand: AsyncParsableCommand {
         }
 
         func tokenTypeFromOptions() throws -> FleetEngineTokenType {
-            let name = tokenType.replacingOccurrences(of: "-", with: "_").lowercased()
+            // "delivery_server", "delivery-server", "deliveryServer" and the Java enum's "DELIVERY_SERVER" all work.
+            let key = tokenType.lowercased().filter { $0 != "_" && $0 != "-" }
+            let name = TokenCommand.typeNames.first { $0.replacingOccurrences(of: "_", with: "") == key } ?? tokenType
             let given: [(String, String?)] = [
                 ("--vehicle", vehicle), ("--trip", trip), ("--delivery-vehicle", deliveryVehicle), ("--task", task),
                 ("--task-ids", taskIDs), ("--tracking", tracking),

@@ -156,6 +156,12 @@ struct CLITests {
         #expect(stray.status != 0 && stray.stderr.contains("--vehicle does not apply to --type consumer"))
         let invalid = try CLI.run(["token", "mint", "--key", keyPath, "--type", "driver", "--vehicle", "a/b"])
         #expect(invalid.status != 0 && invalid.stderr.contains("must not contain '/'"))
+        let spelled = try CLI.run([
+            "token", "mint", "--key", keyPath, "--type", "TRUSTED_DELIVERY_DRIVER", "--delivery-vehicle-id", "d1",
+        ])
+        #expect(spelled.status == 0, "\(spelled.stderr)")
+        let camel = try CLI.run(["token", "mint", "--key", keyPath, "--type", "deliveryServer"])
+        #expect(camel.status == 0, "\(camel.stderr)")
         let unknown = try CLI.run(["token", "mint", "--key", keyPath, "--type", "pilot"])
         #expect(unknown.status != 0 && unknown.stderr.contains("Unknown token type"))
         let lifetime = try CLI.run(["token", "mint", "--key", keyPath, "--type", "server", "--lifetime", "7200"])
