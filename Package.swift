@@ -16,11 +16,15 @@ let package = Package(
         .library(name: "FleetAuthCore", targets: ["FleetAuthCore"]),
         .library(name: "FleetAuthJWT", targets: ["FleetAuthJWT"]),
         .library(name: "FleetAuthTesting", targets: ["FleetAuthTesting"]),
+        .library(name: "FleetEngineEmulator", targets: ["FleetEngineEmulator"]),
         .executable(name: "fleetauth", targets: ["fleetauth"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .target(
@@ -33,6 +37,17 @@ let package = Package(
                 "FleetAuthCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FleetEngineEmulator",
+            dependencies: [
+                "FleetAuthCore",
+                "FleetAuthJWT",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -63,6 +78,14 @@ let package = Package(
                 "FleetAuthCore", "FleetAuthJWT", "FleetAuthTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FleetEngineEmulatorTests",
+            dependencies: [
+                "FleetAuthCore", "FleetAuthJWT", "FleetEngineEmulator", "FleetAuthTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -128,3 +128,13 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
         self = .object(object)
     }
 }
+
+extension JSONObject: ExpressibleByDictionaryLiteral {
+    /// An object from a literal; a later pair with the same name replaces the earlier one.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self.init()
+        for (key, value) in elements {
+            self[key] = value
+        }
+    }
+}

@@ -1,0 +1,104 @@
+import FleetAuthCore
+public import FleetAuthJWT
+public import Foundation
+
+/// Turns an `Authorization: Bearer <JWT>` header into a ``Principal``, as Fleet Engine does before any
+/// authorization check: strict verification (``FleetEngineTokenVerifier``), then the trusted account of `iss`.
+///
+/// Every token problem is the same 401 `UNAUTHENTICATED` body, whatever the reason (no oracle for an attacker,
+/// `reference/jwt-security.md` A9); the reason code goes to ``onRejection`` for metrics and logs. A genuine token
+/// without `authorization` claims is 403 "JWT does not contain any scopes.".
+public final class TokenAuthenticator: @unchecked Sendable {
+    /// The message of every 401 for a token that is present but unacceptable.
+    public static let invalidCredentialsMessage =
+        "Request had invalid authentication credentials. Expected a valid Fleet Engine JWT in the Authorization header."
+    /// The message of the 401 for a request without a bearer token.
+    public static let missingCredentialsMessage =
+        "Request is missing required authentication credential. Expected \"Authorization: Bearer <JWT>\"."
+
+    private let lock = NSLock()
+    private var verifier: FleetEngineTokenVerifier
+    private var accounts: [String: TrustedServiceAccount]
+    private let cache: VerifiedTokenCache
+    private let now: @Sendable () -> Date
+    /// Called with the reason code of every rejected token.
+    private let onRejection: (@Sendable (String) -> Void)?
+
+    /// - Parameters:
+    ///   - accounts: the trusted accounts, each with the keys its tokens may be signed with.
+    ///   - policy: the verification limits (Fleet Engine's by default).
+    ///   - cacheCapacity: how many verified tokens to remember (0 turns the cache off).
+    ///   - now: the clock.
+    ///   - onRejection: called with the reason code of every rejected token (for metrics and logs).
+    public init(
+        accounts: [(TrustedServiceAccount, [RSAVerificationKey])],
+        policy: FleetEngineTokenVerifier.Policy = .init(),
+        cacheCapacity: Int = 100_000,
+        now: @escaping @Sendable () -> Date = { Date() },
+        onRejection: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.onRejection = onRejection
+        var store = TrustStore()
+        var byEmail: [String: TrustedServiceAccount] = [:]
+        for (account, keys) in accounts {
+            store.add(keys, issuer: account.email)
+            byEmail[account.email] = account
+        }
+        self.verifier = FleetEngineTokenVerifier(trustStore: store, policy: policy)
+        self.accounts = byEmail
+        self.cache = VerifiedTokenCache(capacity: max(cacheCapacity, 1))
+        self.cacheEnabled = cacheCapacity > 0
+        self.now = now
+    }
+
+    private let cacheEnabled: Bool
+
+    /// Replaces the keys of `email` (key rotation, a refreshed JWK set). Cached tokens are forgotten.
+    public func replaceKeys(_ keys: [RSAVerificationKey], for email: String) {
+        lock.withLock {
+            verifier.trustStore.remove(issuer: email)
+            verifier.trustStore.add(keys, issuer: email)
+        }
+        cache.removeAll()
+    }
+
+    /// The principal behind `authorization` (the header's value), or the error Fleet Engine would answer.
+    public func authenticate(authorization: String?) throws(FleetEngineError) -> Principal {
+        guard let authorization, let token = Self.bearerToken(authorization) else {
+            throw .unauthenticated(Self.missingCredentialsMessage)
+        }
+        let nowSeconds = Int64(now().timeIntervalSince1970.rounded(.down))
+        let verified: VerifiedToken
+        if cacheEnabled, let cached = cache.lookup(token, now: nowSeconds) {
+            verified = cached
+        } else {
+            let current = lock.withLock { verifier }
+            do {
+                verified = try current.verify(token, nowSeconds: nowSeconds)
+            } catch {
+                onRejection?(error.reason)
+                if error.isPermissionDenied { throw .permissionDenied(error.message) }
+                throw .unauthenticated(Self.invalidCredentialsMessage)
+            }
+            if cacheEnabled { cache.insert(token, verified: verified, now: nowSeconds) }
+        }
+        guard let account = lock.withLock({ accounts[verified.claims.issuer] }) else {
+            // Trust changed between verification and lookup.
+            throw .unauthenticated(Self.invalidCredentialsMessage)
+        }
+        return Principal(account: account, claims: verified.authorization, token: verified)
+    }
+
+    /// The token of a `Bearer` credential (scheme case-insensitive, one space), or nil.
+    static func bearerToken(_ header: String) -> String? {
+        let prefix = "bearer "
+        guard header.utf8.count > prefix.utf8.count,
+            header.utf8.prefix(prefix.utf8.count).map({ $0 | 0x20 }).elementsEqual(prefix.utf8)
+        else { return nil }
+        let token = header.utf8.dropFirst(prefix.utf8.count)
+        return token.isEmpty ? nil : String(Substring(token))
+    }
+
+    /// How many verified tokens are cached.
+    public var cachedTokenCount: Int { cache.count }
+}

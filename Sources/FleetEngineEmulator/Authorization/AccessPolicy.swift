@@ -1,0 +1,66 @@
+public import FleetAuthCore
+
+/// The authorization steps that follow token verification (`reference/fleet-engine.md` §1.5 steps 7–10), in order:
+///
+/// 1. **Role** — a role bound to the service account that *signed* the token must grant the method's permission.
+///    Nothing the token says about itself can add a permission.
+/// 2. **Claim** — the token's `authorization` claims must cover the resource, compared byte for byte, never after
+///    normalization; `*` covers every resource of its kind:
+///    - a vehicle: `vehicleid` equal to its ID;
+///    - a trip: `tripid` equal to its ID, or `vehicleid` equal to the vehicle the trip is assigned to (a driver acts
+///      on its own trips), or `vehicleid` `*`;
+///    - all vehicles (ListVehicles): `vehicleid` `*`;
+///    - a vehicle search: `vehicleid` `*`, `tripid` `*`, or a `tripid` equal to the request's trip ID (a consumer
+///      searching for its own trip; without a trip ID in the request, any `tripid` claim);
+///    - a trip search: `vehicleid` `*`, or equal to the request's vehicle ID.
+/// 3. **Provider** — the provider in the path must be the service account's project.
+///
+/// Every failure is 403 `PERMISSION_DENIED`, with a message that names the rule and never the token.
+public enum AccessPolicy {
+    /// Throws unless `account`, holding a token with `claims`, may call `method` on `scope` of `provider`.
+    public static func check(
+        account: TrustedServiceAccount,
+        claims: AuthorizationClaims,
+        method: FleetEngineMethod,
+        scope: ResourceScope,
+        provider: String
+    ) throws(FleetEngineError) {
+        guard account.isGranted(method.permission) else {
+            let roles = account.roles.map(\.id).joined(separator: ", ")
+            throw .permissionDenied(
+                "\(method.name) needs permission \(method.permission), which the role of the token's service account (\(roles)) does not grant"
+            )
+        }
+        guard covers(claims, scope) else {
+            throw .permissionDenied("The token's authorization claims do not cover \(scope)")
+        }
+        guard provider.hasSameBytes(as: account.project) else {
+            throw .permissionDenied("The token's service account belongs to another project than provider \(provider)")
+        }
+    }
+
+    static func covers(_ claims: AuthorizationClaims, _ scope: ResourceScope) -> Bool {
+        func matches(_ claim: String?, _ id: String?) -> Bool {
+            guard let claim else { return false }
+            if claim == FleetEngineID.wildcard { return true }
+            guard let id else { return false }
+            return claim.hasSameBytes(as: id)
+        }
+        func isWildcard(_ claim: String?) -> Bool { claim == FleetEngineID.wildcard }
+        switch scope.kind {
+        case .vehicle(let id):
+            return matches(claims.vehicleID, id)
+        case .trip(let id, let assigned):
+            return matches(claims.tripID, id) || isWildcard(claims.vehicleID)
+                || (assigned != nil && matches(claims.vehicleID, assigned))
+        case .allVehicles:
+            return isWildcard(claims.vehicleID)
+        case .vehicleSearch(let tripID):
+            if isWildcard(claims.vehicleID) || isWildcard(claims.tripID) { return true }
+            guard let claim = claims.tripID else { return false }
+            return tripID.map { claim.hasSameBytes(as: $0) } ?? true
+        case .tripSearch(let vehicleID):
+            return matches(claims.vehicleID, vehicleID) || isWildcard(claims.vehicleID)
+        }
+    }
+}

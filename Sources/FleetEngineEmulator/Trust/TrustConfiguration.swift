@@ -1,0 +1,172 @@
+import FleetAuthCore
+public import FleetAuthJWT
+import Foundation
+
+/// Which service accounts the emulator trusts, read from `fleetauth emulator --trust FILE`:
+///
+/// ```json
+/// {"serviceAccounts": [
+///   {"email": "driver@demo-project.iam.gserviceaccount.com", "project": "demo-project",
+///    "roles": ["roles/fleetengine.driverSdkUser"], "keyFile": "driver.json"},
+///   {"email": "...", "project": "...", "roles": [...], "jwks": "keys.json"},
+///   {"email": "...", "project": "...", "roles": [...], "jwksURL": "http://127.0.0.1:8788/service_accounts/v1/metadata/jwk/..."}
+/// ]}
+/// ```
+///
+/// Each account has exactly one key source. Relative paths are relative to the trust file. Unknown members,
+/// unknown roles and duplicate emails are errors, so a typo never silently trusts less (or more) than meant.
+public struct TrustConfiguration: Sendable, Hashable {
+    /// Where an account's public keys come from.
+    public struct KeySource: Sendable, Hashable, CustomStringConvertible {
+        enum Kind: String, Sendable {
+            case keyFile, jwks, jwksURL
+        }
+        let kind: Kind
+        /// The file path or URL.
+        public let location: String
+
+        /// A service-account key file; its public key is trusted.
+        public static func keyFile(_ path: String) -> Self { Self(kind: .keyFile, location: path) }
+        /// A JWK set file.
+        public static func jwks(_ path: String) -> Self { Self(kind: .jwks, location: path) }
+        /// A JWK set served over HTTP, fetched at start and again when a token names an unknown `kid`.
+        public static func jwksURL(_ url: String) -> Self { Self(kind: .jwksURL, location: url) }
+
+        /// Whether the keys come from a URL.
+        public var isURL: Bool { kind == .jwksURL }
+        public var description: String { "\(kind.rawValue) \(location)" }
+    }
+
+    /// One trusted account.
+    public struct ServiceAccount: Sendable, Hashable {
+        public var account: TrustedServiceAccount
+        public var keySource: KeySource
+
+        public init(account: TrustedServiceAccount, keySource: KeySource) {
+            self.account = account
+            self.keySource = keySource
+        }
+    }
+
+    /// The trusted accounts.
+    public var serviceAccounts: [ServiceAccount]
+
+    public init(serviceAccounts: [ServiceAccount]) {
+        self.serviceAccounts = serviceAccounts
+    }
+
+    /// Reads a trust file.
+    public init(contentsOf path: String) throws(TrustConfigurationError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw TrustConfigurationError("\(path): no such trust file, or it cannot be read")
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        try self.init(json: Array(data), source: path, baseDirectory: directory.isEmpty ? "." : directory)
+    }
+
+    /// Reads a trust document; `source` names it in errors and relative paths resolve against `baseDirectory`.
+    public init(json bytes: [UInt8], source: String, baseDirectory: String) throws(TrustConfigurationError) {
+        let root: JSONObject
+        do {
+            root = try StrictJSONParser().parseObject(bytes)
+        } catch {
+            throw TrustConfigurationError("\(source): not a strict JSON object: \(error.message)")
+        }
+        for key in root.keys where key != "serviceAccounts" {
+            throw TrustConfigurationError("\(source): unknown member \"\(key)\" (expected \"serviceAccounts\")")
+        }
+        guard case .array(let entries)? = root["serviceAccounts"] else {
+            throw TrustConfigurationError("\(source): \"serviceAccounts\" must be an array")
+        }
+        var accounts: [ServiceAccount] = []
+        var emails = Set<String>()
+        for (index, entry) in entries.enumerated() {
+            let place = "\(source): serviceAccounts[\(index)]"
+            guard case .object(let object) = entry else { throw TrustConfigurationError("\(place) must be an object") }
+            let allowed: Set<String> = ["email", "project", "roles", "keyFile", "jwks", "jwksURL"]
+            for key in object.keys where !allowed.contains(key) {
+                throw TrustConfigurationError("\(place) has unknown member \"\(key)\"")
+            }
+            func string(_ key: String) throws(TrustConfigurationError) -> String? {
+                guard let value = object[key] else { return nil }
+                guard case .string(let text) = value, !text.isEmpty else {
+                    throw TrustConfigurationError("\(place).\(key) must be a non-empty string")
+                }
+                return text
+            }
+            guard let email = try string("email") else { throw TrustConfigurationError("\(place) needs \"email\"") }
+            guard let project = try string("project") else {
+                throw TrustConfigurationError("\(place) needs \"project\"")
+            }
+            guard case .array(let roleValues)? = object["roles"], !roleValues.isEmpty else {
+                throw TrustConfigurationError("\(place).roles must be a non-empty array of role IDs")
+            }
+            var roles: [FleetEngineRole] = []
+            for value in roleValues {
+                guard let id = value.stringValue, let role = FleetEngineRole(id: id) else {
+                    let known = FleetEngineRole.all.map(\.id).joined(separator: ", ")
+                    throw TrustConfigurationError("\(place).roles has \(value.jsonText), which is not one of \(known)")
+                }
+                roles.append(role)
+            }
+            let sources = [
+                try string("keyFile").map { KeySource.keyFile(Self.resolve($0, in: baseDirectory)) },
+                try string("jwks").map { KeySource.jwks(Self.resolve($0, in: baseDirectory)) },
+                try string("jwksURL").map { KeySource.jwksURL($0) },
+            ].compactMap { $0 }
+            guard sources.count == 1 else {
+                throw TrustConfigurationError("\(place) needs exactly one of \"keyFile\", \"jwks\" and \"jwksURL\"")
+            }
+            guard emails.insert(email).inserted else {
+                throw TrustConfigurationError("\(place): \(email) is listed twice")
+            }
+            accounts.append(
+                ServiceAccount(
+                    account: TrustedServiceAccount(email: email, project: project, roles: roles), keySource: sources[0])
+            )
+        }
+        self.serviceAccounts = accounts
+    }
+
+    static func resolve(_ path: String, in directory: String) -> String {
+        path.hasPrefix("/") ? path : directory + "/" + path
+    }
+
+    /// The keys of one account from a file source (a key file or a JWK set file). A key file's email and project
+    /// must match the configuration.
+    public static func loadFileKeys(for entry: ServiceAccount) throws(TrustConfigurationError) -> [RSAVerificationKey] {
+        switch entry.keySource.kind {
+        case .keyFile:
+            let key: ServiceAccountKey
+            do {
+                key = try ServiceAccountKey(contentsOf: entry.keySource.location)
+            } catch {
+                throw TrustConfigurationError(error.message)
+            }
+            guard key.clientEmail == entry.account.email else {
+                throw TrustConfigurationError(
+                    "\(entry.keySource.location): the key is for \(key.clientEmail), not \(entry.account.email)"
+                )
+            }
+            return [key.verificationKey]
+        case .jwks:
+            guard let data = FileManager.default.contents(atPath: entry.keySource.location) else {
+                throw TrustConfigurationError("\(entry.keySource.location): no such JWK set file, or it cannot be read")
+            }
+            do {
+                return try JSONWebKeySet(json: Array(data)).verificationKeys()
+            } catch {
+                throw TrustConfigurationError("\(entry.keySource.location): \(error.message)")
+            }
+        case .jwksURL:
+            return []
+        }
+    }
+}
+
+/// A trust file the emulator cannot use; the message names the file, the entry and the problem.
+public struct TrustConfigurationError: Error, Hashable, CustomStringConvertible {
+    public let message: String
+    init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,121 @@
+import FleetAuthCore
+import FleetEngineEmulator
+import Foundation
+import Testing
+
+/// The role × method matrix at the policy level: for every role and method, one allowed and one denied case
+/// where the role grants the permission, and a denied case where it does not.
+@Suite("AccessPolicy")
+struct AccessPolicyTests {
+    struct Cell: Sendable, CustomTestStringConvertible {
+        let role: FleetEngineRole
+        let method: FleetEngineMethod
+        var testDescription: String {
+            "\(role.id.replacingOccurrences(of: "roles/fleetengine.", with: "")) × \(method.name) (\(method.permission))"
+        }
+    }
+
+    static let methods: [FleetEngineMethod] = [
+        .createVehicle, .getVehicle, .updateVehicleLocation, .updateVehicle, .updateVehicleAttributes, .listVehicles,
+        .deleteVehicle, .searchVehicles, .createTrip, .getTrip, .updateTrip, .updateTripState, .deleteTrip,
+        .searchTrips,
+    ]
+    static let cells = FleetEngineRole.all.flatMap { role in methods.map { Cell(role: role, method: $0) } }
+
+    /// A scope for the method, the claims that cover it, and claims that do not.
+    static func scenario(_ method: FleetEngineMethod) -> (ResourceScope, AuthorizationClaims, AuthorizationClaims) {
+        switch method.name {
+        case "CreateVehicle", "GetVehicle", "UpdateVehicle", "UpdateVehicleAttributes", "DeleteVehicle":
+            return (.vehicle("v1"), .init(vehicleID: "v1"), .init(vehicleID: "v2"))
+        case "ListVehicles":
+            return (.allVehicles, .init(vehicleID: "*"), .init(vehicleID: "v1"))
+        case "SearchVehicles":
+            return (.vehicleSearch(tripID: "t1"), .init(tripID: "t1"), .init(tripID: "t2"))
+        case "SearchTrips":
+            return (.tripSearch(vehicleID: "v1"), .init(vehicleID: "v1"), .init(vehicleID: "v2"))
+        default:
+            return (.trip("t1", assignedVehicleID: "v1"), .init(tripID: "t1"), .init(tripID: "t2"))
+        }
+    }
+
+    static func account(_ role: FleetEngineRole) -> TrustedServiceAccount {
+        TrustedServiceAccount(email: "sa@demo-project.iam.gserviceaccount.com", project: "demo-project", roles: [role])
+    }
+
+    @Test(
+        "role × method: allowed only with the permission, the covering claim and the right provider", arguments: cells)
+    func matrix(_ cell: Cell) {
+        let (scope, covering, other) = Self.scenario(cell.method)
+        let account = Self.account(cell.role)
+        func check(_ claims: AuthorizationClaims, provider: String = "demo-project") throws(FleetEngineError) {
+            try AccessPolicy.check(
+                account: account, claims: claims, method: cell.method, scope: scope, provider: provider)
+        }
+        if cell.role.grants(cell.method.permission) {
+            #expect(throws: Never.self) { try check(covering) }
+            #expect(throws: FleetEngineError.permissionDenied("")) { try check(other) }
+            #expect(throws: FleetEngineError.permissionDenied("")) { try check(covering, provider: "other-project") }
+        } else {
+            let error = #expect(throws: FleetEngineError.permissionDenied("")) { try check(covering) }
+            #expect(error?.message.contains(cell.method.permission.name) == true)
+        }
+    }
+
+    @Test("Google's validation-script expectations (§2.3) at the policy level")
+    func googleExpectations() {
+        func allowed(
+            _ role: FleetEngineRole, _ claims: AuthorizationClaims, _ method: FleetEngineMethod, _ scope: ResourceScope
+        ) -> Bool {
+            (try? AccessPolicy.check(
+                account: Self.account(role), claims: claims, method: method, scope: scope, provider: "demo-project"))
+                != nil
+        }
+        let server = FleetEngineTokenType.server.authorization
+        for (method, scope) in [
+            (FleetEngineMethod.createVehicle, ResourceScope.vehicle("v")), (.getVehicle, .vehicle("v")),
+            (.createTrip, .trip("t", assignedVehicleID: nil)), (.getTrip, .trip("t", assignedVehicleID: nil)),
+            (.searchVehicles, .vehicleSearch(tripID: nil)), (.updateTripState, .trip("t", assignedVehicleID: "v")),
+            (.updateVehicleLocation, .vehicle("v")),
+        ] {
+            #expect(allowed(.serviceSuperUser, server, method, scope), "server token: \(method)")
+        }
+        let consumer = AuthorizationClaims(tripID: "T")
+        #expect(allowed(.consumerSdkUser, consumer, .getTrip, .trip("T", assignedVehicleID: nil)))
+        #expect(allowed(.consumerSdkUser, consumer, .searchVehicles, .vehicleSearch(tripID: "T")))
+        #expect(!allowed(.consumerSdkUser, consumer, .getTrip, .trip("other", assignedVehicleID: nil)))
+        #expect(!allowed(.consumerSdkUser, consumer, .createTrip, .trip("T", assignedVehicleID: nil)))
+        let driver = AuthorizationClaims(vehicleID: "V")
+        #expect(allowed(.driverSdkUser, driver, .getVehicle, .vehicle("V")))
+        #expect(allowed(.driverSdkUser, driver, .updateVehicleLocation, .vehicle("V")))
+        #expect(!allowed(.driverSdkUser, driver, .getVehicle, .vehicle("other")))
+        #expect(!allowed(.driverSdkUser, driver, .createVehicle, .vehicle("V")))
+        #expect(!allowed(.driverSdkUser, driver, .updateVehicle, .vehicle("V")))
+        // A driver acts on a trip only when the trip is assigned to its vehicle.
+        #expect(allowed(.driverSdkUser, driver, .getTrip, .trip("t", assignedVehicleID: "V")))
+        #expect(!allowed(.driverSdkUser, driver, .getTrip, .trip("t", assignedVehicleID: "W")))
+        #expect(!allowed(.driverSdkUser, driver, .getTrip, .trip("t", assignedVehicleID: nil)))
+        // A7: the role comes from the signing account; a consumer account's token claiming a vehicle gains nothing.
+        #expect(!allowed(.consumerSdkUser, .init(vehicleID: "*", tripID: "*"), .updateVehicleLocation, .vehicle("V")))
+        // A6: no normalization before comparing.
+        #expect(!allowed(.driverSdkUser, .init(vehicleID: "K"), .getVehicle, .vehicle("\u{212A}")))
+        #expect(!allowed(.driverSdkUser, .init(vehicleID: "v1"), .getVehicle, .vehicle("V1")))
+    }
+
+    @Test("the driver-reportable field set is exactly location, state, route progress and waypoints")
+    func driverFields() {
+        #expect(FleetEngineMethod.driverReportableVehicleFields.contains("last_location"))
+        #expect(FleetEngineMethod.driverReportableVehicleFields.contains("vehicle_state"))
+        #expect(!FleetEngineMethod.driverReportableVehicleFields.contains("attributes"))
+        #expect(!FleetEngineMethod.driverReportableVehicleFields.contains("maximum_capacity"))
+        #expect(!FleetEngineMethod.driverReportableVehicleFields.contains("supported_trip_types"))
+    }
+
+    @Test("errors render as Google's JSON error body")
+    func errorBody() {
+        let error = FleetEngineError.permissionDenied("JWT does not contain any scopes.")
+        #expect(
+            JSONValue.object(error.jsonObject).jsonText
+                == #"{"error":{"code":403,"message":"JWT does not contain any scopes.","status":"PERMISSION_DENIED"}}"#
+        )
+    }
+}
