@@ -1,0 +1,23 @@
+public import Foundation
+public import Hummingbird
+
+/// A local Fleet Engine: the REST v1 API, every call authorized by its JWT exactly as Fleet Engine does.
+public enum FleetEngineEmulator {
+    /// The router of the emulator's API, ready to serve or to test in process.
+    ///
+    /// - Parameters:
+    ///   - authenticator: verifies bearer tokens and knows the trusted service accounts.
+    ///   - store: where vehicles and trips live.
+    ///   - now: the clock for server-set times.
+    public static func makeRouter(
+        authenticator: TokenAuthenticator,
+        store: any FleetStore,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) -> Router<EmulatorRequestContext> {
+        let router = Router(context: EmulatorRequestContext.self)
+        let v1 = router.group("v1/providers/{provider}").add(
+            middleware: AuthenticationMiddleware(authenticator: authenticator))
+        VehicleRoutes(store: store, now: now).register(on: v1)
+        return router
+    }
+}

@@ -1,0 +1,73 @@
+import FleetAuthCore
+import Foundation
+import Hummingbird
+
+/// Reading path, query and body values with Fleet Engine's error messages.
+enum RequestReading {
+    /// The largest request body accepted.
+    static let maximumBodySize = 1 << 20
+
+    /// A resource ID from the path or query, checked against the ID rules.
+    static func id(_ value: String?, field: String) throws(FleetEngineError) -> String {
+        guard let value, !value.isEmpty else { throw .invalidArgument("\(field) is required.") }
+        do {
+            try FleetEngineID.validate(value, field: field)
+        } catch {
+            throw .invalidArgument("Invalid \(error.field): \(error.problem).")
+        }
+        return value
+    }
+
+    /// The request body as a strict JSON object; an empty body is an empty object.
+    static func body(_ request: Request, field: String) async throws -> JSONObject {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: maximumBodySize)
+        } catch {
+            throw FleetEngineError(.invalidArgument, "The request body is larger than \(maximumBodySize) bytes.")
+        }
+        let bytes = Array(buffer.readableBytesView)
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return JSONObject() }
+        do {
+            return try StrictJSONParser(maximumDepth: 64).parseObject(bytes)
+        } catch {
+            throw FleetEngineError.invalidArgument("Invalid JSON payload received for '\(field)': \(error.message).")
+        }
+    }
+
+    /// The paths of an `updateMask` query parameter (comma-separated; at least one).
+    static func updateMask(_ value: String?) throws(FleetEngineError) -> [String] {
+        guard let value else { throw .invalidArgument("updateMask is required and must list at least one field.") }
+        let paths = value.split(separator: ",", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        guard !paths.isEmpty, !paths.contains(where: \.isEmpty) else {
+            throw .invalidArgument("updateMask must list at least one field, separated by commas.")
+        }
+        return paths
+    }
+
+    /// Page size and the position after which a page starts.
+    static func page(size: String?, token: String?, defaultSize: Int = 100, maximumSize: Int = 1000)
+        throws(FleetEngineError) -> (size: Int, afterID: String?)
+    {
+        var pageSize = defaultSize
+        if let size {
+            guard let value = Int(size), value >= 0 else {
+                throw .invalidArgument("pageSize must be a non-negative integer.")
+            }
+            pageSize = value == 0 ? defaultSize : min(value, maximumSize)
+        }
+        var afterID: String?
+        if let token, !token.isEmpty {
+            guard let bytes = Base64URL.decode(token), UTF8Validation.isValid(bytes) else {
+                throw .invalidArgument("pageToken is not a token this server issued.")
+            }
+            afterID = String(decoding: bytes, as: UTF8.self)
+        }
+        return (pageSize, afterID)
+    }
+
+    /// The token for the page after `lastID`.
+    static func pageToken(after lastID: String) -> String { Base64URL.encode(Array(lastID.utf8)) }
+}

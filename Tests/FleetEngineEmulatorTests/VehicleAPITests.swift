@@ -1,0 +1,248 @@
+import FleetAuthCore
+import FleetAuthJWT
+import FleetEngineEmulator
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Service accounts, tokens and an in-process emulator for HTTP-level tests.
+struct EmulatorFixture {
+    static let project = "demo-project"
+    static let serverKey = try! ServiceAccountKey.generate(projectID: project, name: "server")
+    static let driverKey = try! ServiceAccountKey.generate(projectID: project, name: "driver")
+    static let consumerKey = try! ServiceAccountKey.generate(projectID: project, name: "consumer")
+    static let otherProjectKey = try! ServiceAccountKey.generate(projectID: "other-project", name: "server")
+
+    static let accounts: [(TrustedServiceAccount, [RSAVerificationKey])] = [
+        (
+            TrustedServiceAccount(email: serverKey.clientEmail, project: project, roles: [.serviceSuperUser]),
+            [serverKey.verificationKey]
+        ),
+        (
+            TrustedServiceAccount(email: driverKey.clientEmail, project: project, roles: [.driverSdkUser]),
+            [driverKey.verificationKey]
+        ),
+        (
+            TrustedServiceAccount(email: consumerKey.clientEmail, project: project, roles: [.consumerSdkUser]),
+            [consumerKey.verificationKey]
+        ),
+        (
+            TrustedServiceAccount(
+                email: otherProjectKey.clientEmail, project: "other-project", roles: [.serviceSuperUser]),
+            [otherProjectKey.verificationKey]
+        ),
+    ]
+
+    let store: SQLiteFleetStore
+    let application: Application<RouterResponder<EmulatorRequestContext>>
+
+    init() throws {
+        store = try SQLiteFleetStore(inMemory: ())
+        let router = FleetEngineEmulator.makeRouter(
+            authenticator: TokenAuthenticator(accounts: Self.accounts), store: store)
+        application = Application(router: router)
+    }
+
+    static func token(_ key: ServiceAccountKey, _ type: FleetEngineTokenType) -> String {
+        try! FleetEngineTokenMinter(signer: LocalKeySigner(key: key)).mintSynchronously(type).jwt
+    }
+
+    static let server = token(serverKey, .server)
+    static func driver(_ vehicle: String) -> String { token(driverKey, try! .driver(vehicleID: vehicle)) }
+    static func consumer(_ trip: String) -> String { token(consumerKey, try! .consumer(tripID: trip)) }
+
+    static let vehicleBody =
+        #"{"vehicleState":"OFFLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4,"vehicleType":{"category":"AUTO"}}"#
+}
+
+extension TestClientProtocol {
+    /// Sends a request with a bearer token and JSON body; returns status and parsed JSON.
+    func call(_ method: HTTPRequest.Method, _ uri: String, token: String?, body: String? = nil) async throws -> (
+        HTTPResponse.Status, JSONObject
+    ) {
+        var headers = HTTPFields()
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        if body != nil { headers[.contentType] = "application/json" }
+        return try await execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+        { response in
+            let bytes = Array(response.body.readableBytesView)
+            let object = bytes.isEmpty ? JSONObject() : (try? StrictJSONParser().parseObject(bytes)) ?? JSONObject()
+            return (response.status, object)
+        }
+    }
+}
+
+@Suite("Vehicle API")
+struct VehicleAPITests {
+    typealias F = EmulatorFixture
+    let base = "/v1/providers/demo-project/vehicles"
+
+    @Test("create, get, update location, list and delete a vehicle")
+    func lifecycle() async throws {
+        let fixture = try F()
+        try await fixture.application.test(.router) { client in
+            let (created, vehicle) = try await client.call(
+                .post, "\(base)?vehicleId=v1", token: F.server, body: F.vehicleBody)
+            #expect(created == .ok)
+            #expect(vehicle["name"] == "providers/demo-project/vehicles/v1")
+            #expect(vehicle["vehicleState"] == "OFFLINE")
+            #expect(vehicle["currentTrips"] == [])
+
+            let (got, same) = try await client.call(.get, "\(base)/v1", token: F.driver("v1"))
+            #expect(got == .ok && same == vehicle)
+
+            let location =
+                #"{"lastLocation":{"location":{"latitude":37.42,"longitude":-122.08},"heading":90},"vehicleState":"ONLINE"}"#
+            let (updated, moved) = try await client.call(
+                .put, "\(base)/v1?updateMask=last_location,vehicleState", token: F.driver("v1"), body: location)
+            #expect(updated == .ok)
+            #expect(moved["vehicleState"] == "ONLINE")
+            #expect(moved["lastLocation"]?.objectValue?["location"] == ["latitude": 37.42, "longitude": -122.08])
+            #expect(moved["lastLocation"]?.objectValue?["serverTime"]?.stringValue != nil)
+            // Fields outside the mask are untouched.
+            #expect(moved["maximumCapacity"] == 4)
+
+            _ = try await client.call(.post, "\(base)?vehicleId=v2", token: F.server, body: F.vehicleBody)
+            let (listed, page) = try await client.call(.get, "\(base)?pageSize=1", token: F.server)
+            #expect(listed == .ok)
+            #expect(page["vehicles"]?.arrayValue?.count == 1)
+            let token = try #require(page["nextPageToken"]?.stringValue)
+            let (_, rest) = try await client.call(.get, "\(base)?pageSize=1&pageToken=\(token)", token: F.server)
+            #expect(rest["vehicles"]?.arrayValue?.first?.objectValue?["name"] == "providers/demo-project/vehicles/v2")
+            #expect(rest["nextPageToken"] == nil)
+
+            let (deleted, _) = try await client.call(.delete, "\(base)/v2", token: F.server)
+            #expect(deleted == .ok)
+            let (missing, error) = try await client.call(.get, "\(base)/v2", token: F.server)
+            #expect(missing == .notFound)
+            #expect(error["error"]?.objectValue?["status"] == "NOT_FOUND")
+        }
+    }
+
+    @Test("token problems are 401 with Google's body; role, claim and provider problems are 403; nothing is written")
+    func authorizationFailures() async throws {
+        let fixture = try F()
+        try await fixture.application.test(.router) { client in
+            let (noToken, body) = try await client.call(.post, "\(base)?vehicleId=v1", token: nil, body: F.vehicleBody)
+            #expect(noToken == .unauthorized)
+            #expect(body["error"]?.objectValue?["status"] == "UNAUTHENTICATED")
+            #expect(body["error"]?.objectValue?["code"] == 401)
+            let (forged, _) = try await client.call(
+                .post, "\(base)?vehicleId=v1", token: F.server + "x", body: F.vehicleBody)
+            #expect(forged == .unauthorized)
+            // Role: a driver cannot create vehicles, even its own.
+            let (driverCreate, denied) = try await client.call(
+                .post, "\(base)?vehicleId=v1", token: F.driver("v1"), body: F.vehicleBody)
+            #expect(driverCreate == .forbidden)
+            #expect(denied["error"]?.objectValue?["status"] == "PERMISSION_DENIED")
+            // Provider: a server token of another project.
+            let otherServer = F.token(F.otherProjectKey, .server)
+            let (otherProject, _) = try await client.call(
+                .post, "\(base)?vehicleId=v1", token: otherServer, body: F.vehicleBody)
+            #expect(otherProject == .forbidden)
+            #expect(try await fixture.store.vehicle(provider: "demo-project", id: "v1") == nil)
+
+            _ = try await client.call(.post, "\(base)?vehicleId=v1", token: F.server, body: F.vehicleBody)
+            // Claim: a driver token for v2 reads or moves v1.
+            let (wrongVehicle, _) = try await client.call(.get, "\(base)/v1", token: F.driver("v2"))
+            #expect(wrongVehicle == .forbidden)
+            let (wrongMove, _) = try await client.call(
+                .put, "\(base)/v1?updateMask=lastLocation", token: F.driver("v2"),
+                body: #"{"lastLocation":{"location":{"latitude":1,"longitude":1}}}"#)
+            #expect(wrongMove == .forbidden)
+            // Driver masks outside the driver-reportable set are refused, and nothing changes.
+            let (capacity, _) = try await client.call(
+                .put, "\(base)/v1?updateMask=maximum_capacity", token: F.driver("v1"), body: #"{"maximumCapacity":9}"#)
+            #expect(capacity == .forbidden)
+            let (attributes, _) = try await client.call(
+                .put, "\(base)/v1?updateMask=attributes", token: F.driver("v1"),
+                body: #"{"attributes":[{"key":"a","value":"b"}]}"#)
+            #expect(attributes == .forbidden)
+            #expect(try await fixture.store.vehicle(provider: "demo-project", id: "v1")?["maximumCapacity"] == 4)
+            // A consumer token cannot list vehicles or move them.
+            let (consumerList, _) = try await client.call(.get, base, token: F.consumer("t1"))
+            #expect(consumerList == .forbidden)
+        }
+    }
+
+    @Test(
+        "bad input is INVALID_ARGUMENT naming the field",
+        arguments: [
+            ("?vehicleId=", F.vehicleBody, "vehicleId is required"),
+            ("?vehicleId=a%2Fb", F.vehicleBody, "must not contain '/'"),
+            ("?vehicleId=\(String(repeating: "x", count: 65))", F.vehicleBody, "at most 64"),
+            (
+                "?vehicleId=v1", #"{"vehicleState":"OFFLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4}"#,
+                "vehicle.vehicleType is required"
+            ),
+            (
+                "?vehicleId=v1",
+                #"{"vehicleState":"PARKED","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4,"vehicleType":{"category":"AUTO"}}"#,
+                "vehicle.vehicleState"
+            ),
+            (
+                "?vehicleId=v1",
+                #"{"vehicleState":"OFFLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":0,"vehicleType":{"category":"AUTO"}}"#,
+                "vehicle.maximumCapacity"
+            ),
+            (
+                "?vehicleId=v1",
+                #"{"vehicleState":"OFFLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4,"vehicleType":{"category":"AUTO"},"colour":"red"}"#,
+                "Unknown name \"colour\""
+            ),
+            (
+                "?vehicleId=v1",
+                #"{"vehicleState":"OFFLINE","supportedTripTypes":[],"maximumCapacity":4,"vehicleType":{"category":"AUTO"}}"#,
+                "supportedTripTypes"
+            ),
+            (
+                "?vehicleId=v1",
+                #"{"vehicleState":"OFFLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4,"vehicleType":{"category":"AUTO"},"lastLocation":{"location":{"latitude":91,"longitude":0}}}"#,
+                "vehicle.lastLocation.location.latitude"
+            ),
+            ("?vehicleId=v1", #"{"vehicleState":"OFFLINE","vehicleState":"ONLINE"}"#, "Invalid JSON payload"),
+        ]
+    )
+    func invalidCreate(_ query: String, _ body: String, _ phrase: String) async throws {
+        let fixture = try F()
+        try await fixture.application.test(.router) { client in
+            let (status, error) = try await client.call(.post, base + query, token: F.server, body: body)
+            #expect(status == .badRequest)
+            #expect(error["error"]?.objectValue?["status"] == "INVALID_ARGUMENT")
+            #expect(error["error"]?.objectValue?["message"]?.stringValue?.contains(phrase) == true, "\(error.jsonText)")
+        }
+        #expect(try await fixture.store.vehicles(provider: "demo-project", afterID: nil, limit: 10).isEmpty)
+    }
+
+    @Test("duplicates, missing masks, immutable and unknown mask paths")
+    func conflictsAndMasks() async throws {
+        let fixture = try F()
+        try await fixture.application.test(.router) { client in
+            _ = try await client.call(.post, "\(base)?vehicleId=v1", token: F.server, body: F.vehicleBody)
+            let (duplicate, body) = try await client.call(
+                .post, "\(base)?vehicleId=v1", token: F.server, body: F.vehicleBody)
+            #expect(duplicate == .conflict && body["error"]?.objectValue?["status"] == "ALREADY_EXISTS")
+            for (query, phrase) in [
+                ("", "updateMask is required"), ("?updateMask=", "at least one"),
+                ("?updateMask=current_trips", "cannot be updated"), ("?updateMask=name", "cannot be updated"),
+                ("?updateMask=colour", "not a Vehicle field"),
+            ] {
+                let (status, error) = try await client.call(
+                    .put, "\(base)/v1\(query)", token: F.server, body: #"{"vehicleState":"ONLINE"}"#)
+                #expect(status == .badRequest, "\(query)")
+                #expect(
+                    error["error"]?.objectValue?["message"]?.stringValue?.contains(phrase) == true,
+                    "\(query): \(error.jsonText)")
+            }
+            let (missing, _) = try await client.call(
+                .put, "\(base)/nope?updateMask=vehicle_state", token: F.server, body: #"{"vehicleState":"ONLINE"}"#)
+            #expect(missing == .notFound)
+            // A server token may update any field, in either spelling.
+            let (ok, vehicle) = try await client.call(
+                .put, "\(base)/v1?updateMask=maximumCapacity,attributes", token: F.server,
+                body: #"{"maximumCapacity":6,"attributes":[{"key":"colour","value":"red"}]}"#)
+            #expect(ok == .ok && vehicle["maximumCapacity"] == 6)
+        }
+    }
+}
