@@ -18,6 +18,7 @@ public enum FleetEngineEmulator {
         let v1 = router.group("v1/providers/{provider}").add(
             middleware: AuthenticationMiddleware(authenticator: authenticator))
         VehicleRoutes(store: store, now: now).register(on: v1)
+        TripRoutes(store: store).register(on: v1)
         return router
     }
 }
