@@ -61,6 +61,8 @@ let package = Package(
             dependencies: [
                 "FleetAuthCore",
                 "FleetAuthJWT",
+                "FleetEngineEmulator",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),

@@ -5,7 +5,7 @@ struct FleetAuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetauth",
         abstract: "Fleet Engine authorization in Swift: service-account keys, tokens, and benchmarks.",
-        subcommands: [KeysCommand.self, TokenCommand.self, BenchCommand.self]
+        subcommands: [KeysCommand.self, TokenCommand.self, EmulatorCommand.self, BenchCommand.self]
     )
 }
 

@@ -1,0 +1,120 @@
+import FleetAuthCore
+import FleetAuthJWT
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A `fleetauth emulator` process on a free loopback port.
+final class EmulatorProcess {
+    let process = Process()
+    let port: Int
+    private let output = Pipe()
+
+    init(arguments: [String], directory: String) throws {
+        process.executableURL = CLI.executable
+        process.arguments = ["emulator", "--port", "0"] + arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var text = ""
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let range = text.range(of: "listening on http://127.0.0.1:"),
+                let end = text[range.upperBound...].firstIndex(of: "\n"),
+                let port = Int(text[range.upperBound..<end])
+            {
+                self.port = port
+                return
+            }
+        }
+        process.terminate()
+        throw CLIError("the emulator did not start: \(text)")
+    }
+
+    /// Ends the process the hard way, as a crash would.
+    func kill9() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func request(_ method: String, _ path: String, token: String, body: String? = nil) async throws -> (Int, String) {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
+        request.httpMethod = method
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: data, as: UTF8.self))
+    }
+}
+
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+@Suite("fleetauth emulator (live socket)", .serialized)
+struct EmulatorProcessTests {
+    @Test("zero-configuration start; a write that returned 200 survives kill -9; tokens are checked on a real socket")
+    func durableAcrossKill() async throws {
+        let directory = try CLI.temporaryDirectory()
+        let first = try EmulatorProcess(arguments: [], directory: directory)
+        let keys = directory + "/fleet-engine-data/keys"
+        for role in ["consumer-sdk-user", "driver-sdk-user", "service-super-user", "viewer", "delivery-admin"] {
+            #expect(FileManager.default.fileExists(atPath: "\(keys)/\(role).json"), "\(role)")
+        }
+        let minter = try FleetEngineTokenMinter(
+            signer: LocalKeySigner(key: ServiceAccountKey(contentsOf: "\(keys)/service-super-user.json")))
+        let server = try await minter.mint(.server).jwt
+        let body =
+            #"{"vehicleState":"ONLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4,"vehicleType":{"category":"AUTO"}}"#
+        let (created, _) = try await first.request(
+            "POST", "/v1/providers/demo-project/vehicles?vehicleId=durable-1", token: server, body: body)
+        #expect(created == 200)
+        first.kill9()
+
+        // The same data directory: the same keys are reused and the vehicle is still there.
+        let second = try EmulatorProcess(arguments: [], directory: directory)
+        defer { second.kill9() }
+        let (status, text) = try await second.request(
+            "GET", "/v1/providers/demo-project/vehicles/durable-1", token: server)
+        #expect(status == 200)
+        #expect(text.contains(#""name":"providers/demo-project/vehicles/durable-1""#))
+
+        let driver = try await FleetEngineTokenMinter(
+            signer: LocalKeySigner(key: ServiceAccountKey(contentsOf: "\(keys)/driver-sdk-user.json"))
+        )
+        .mint(.driver(vehicleID: "other")).jwt
+        let (denied, error) = try await second.request(
+            "GET", "/v1/providers/demo-project/vehicles/durable-1", token: driver)
+        #expect(denied == 403)
+        #expect(error.contains(#""status":"PERMISSION_DENIED""#))
+        let (unauthenticated, _) = try await second.request(
+            "GET", "/v1/providers/demo-project/vehicles/durable-1", token: server + "x")
+        #expect(unauthenticated == 401)
+    }
+
+    @Test("--trust with an unknown role fails with a message naming the entry")
+    func badTrustFile() throws {
+        let directory = try CLI.temporaryDirectory()
+        let path = directory + "/trust.json"
+        #expect(
+            FileManager.default.createFile(
+                atPath: path,
+                contents: Data(
+                    #"{"serviceAccounts":[{"email":"a@b","project":"p","roles":["roles/fleetengine.pilot"],"keyFile":"k.json"}]}"#
+                        .utf8)))
+        let out = try CLI.run(["emulator", "--trust", path, "--in-memory", "--port", "0"])
+        #expect(out.status == 1)
+        #expect(out.stderr.contains("serviceAccounts[0].roles"))
+    }
+}
