@@ -13,6 +13,10 @@ struct VehicleRoutes: Sendable {
         group.get("vehicles/{vehicle}") { request, context in try await get(request, context) }
         group.put("vehicles/{vehicle}") { request, context in try await update(request, context) }
         group.delete("vehicles/{vehicle}") { request, context in try await delete(request, context) }
+        group.post("vehicles/{vehicle}:updateAttributes") { request, context in
+            try await updateAttributes(request, context)
+        }
+        group.post("vehicles:search") { request, context in try await search(request, context) }
     }
 
     /// The provider in the path: a valid ID (the access policy then requires the caller's project).
