@@ -23,11 +23,14 @@ struct VehicleSearchTests {
         let fixture = try F()
         try await fixture.application.test(.router) { client in
             _ = try await client.call(
-                .post, "\(vehicles)?vehicleId=far", token: F.server, body: vehicle("AUTO", latitude: 37.03))  // ~3.3 km
+                // ~3.3 km
+                .post, "\(vehicles)?vehicleId=far", token: F.server, body: vehicle("AUTO", latitude: 37.03))
             _ = try await client.call(
-                .post, "\(vehicles)?vehicleId=near", token: F.server, body: vehicle("AUTO", latitude: 37.01))  // ~1.1 km
+                // ~1.1 km
+                .post, "\(vehicles)?vehicleId=near", token: F.server, body: vehicle("AUTO", latitude: 37.01))
             _ = try await client.call(
-                .post, "\(vehicles)?vehicleId=outside", token: F.server, body: vehicle("AUTO", latitude: 37.1))  // ~11 km
+                // ~11 km
+                .post, "\(vehicles)?vehicleId=outside", token: F.server, body: vehicle("AUTO", latitude: 37.1))
             _ = try await client.call(
                 .post, "\(vehicles)?vehicleId=taxi", token: F.server, body: vehicle("TAXI", latitude: 37.0))
             _ = try await client.call(
