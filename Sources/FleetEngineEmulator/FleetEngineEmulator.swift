@@ -8,13 +8,23 @@ public enum FleetEngineEmulator {
     /// - Parameters:
     ///   - authenticator: verifies bearer tokens and knows the trusted service accounts.
     ///   - store: where vehicles and trips live.
+    ///   - metrics: the Prometheus metrics served at `GET /metrics`; wire the authenticator's hooks to it.
     ///   - now: the clock for server-set times.
     public static func makeRouter(
         authenticator: TokenAuthenticator,
         store: any FleetStore,
+        metrics: EmulatorMetrics = EmulatorMetrics(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
+        router.add(middleware: MetricsMiddleware(metrics: metrics))
+        router.get("metrics") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: metrics.text))
+            )
+        }
         let v1 = router.group("v1/providers/{provider}").add(
             middleware: AuthenticationMiddleware(authenticator: authenticator))
         VehicleRoutes(store: store, now: now).register(on: v1)

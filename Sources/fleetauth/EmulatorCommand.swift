@@ -54,7 +54,13 @@ struct EmulatorCommand: AsyncParsableCommand {
         }
         let store =
             inMemory ? try SQLiteFleetStore(inMemory: ()) : try SQLiteFleetStore(path: data + "/fleet-engine.sqlite")
-        let router = FleetEngineEmulator.makeRouter(authenticator: TokenAuthenticator(accounts: accounts), store: store)
+        let metrics = EmulatorMetrics()
+        let authenticator = TokenAuthenticator(
+            accounts: accounts,
+            onRejection: { metrics.tokenRejected(reason: $0) },
+            onAuthentication: { metrics.tokenAuthenticated(in: $0, cached: $1) }
+        )
+        let router = FleetEngineEmulator.makeRouter(authenticator: authenticator, store: store, metrics: metrics)
         var logger = Logger(label: "fleetauth.emulator")
         logger.logLevel = .warning
         let host = self.host

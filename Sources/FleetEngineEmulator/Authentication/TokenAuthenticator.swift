@@ -23,6 +23,8 @@ public final class TokenAuthenticator: @unchecked Sendable {
     private let now: @Sendable () -> Date
     /// Called with the reason code of every rejected token.
     private let onRejection: (@Sendable (String) -> Void)?
+    /// Called with the time each authentication took and whether the token came from the cache.
+    private let onAuthentication: (@Sendable (Duration, Bool) -> Void)?
 
     /// - Parameters:
     ///   - accounts: the trusted accounts, each with the keys its tokens may be signed with.
@@ -30,14 +32,17 @@ public final class TokenAuthenticator: @unchecked Sendable {
     ///   - cacheCapacity: how many verified tokens to remember (0 turns the cache off).
     ///   - now: the clock.
     ///   - onRejection: called with the reason code of every rejected token (for metrics and logs).
+    ///   - onAuthentication: called with the duration of every token check and whether the cache answered it.
     public init(
         accounts: [(TrustedServiceAccount, [RSAVerificationKey])],
         policy: FleetEngineTokenVerifier.Policy = .init(),
         cacheCapacity: Int = 100_000,
         now: @escaping @Sendable () -> Date = { Date() },
-        onRejection: (@Sendable (String) -> Void)? = nil
+        onRejection: (@Sendable (String) -> Void)? = nil,
+        onAuthentication: (@Sendable (Duration, Bool) -> Void)? = nil
     ) {
         self.onRejection = onRejection
+        self.onAuthentication = onAuthentication
         var store = TrustStore()
         var byEmail: [String: TrustedServiceAccount] = [:]
         for (account, keys) in accounts {
@@ -68,9 +73,11 @@ public final class TokenAuthenticator: @unchecked Sendable {
             throw .unauthenticated(Self.missingCredentialsMessage)
         }
         let nowSeconds = Int64(now().timeIntervalSince1970.rounded(.down))
+        let started = ContinuousClock.now
         let verified: VerifiedToken
         if cacheEnabled, let cached = cache.lookup(token, now: nowSeconds) {
             verified = cached
+            onAuthentication?(ContinuousClock.now - started, true)
         } else {
             let current = lock.withLock { verifier }
             do {
@@ -81,6 +88,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
                 throw .unauthenticated(Self.invalidCredentialsMessage)
             }
             if cacheEnabled { cache.insert(token, verified: verified, now: nowSeconds) }
+            onAuthentication?(ContinuousClock.now - started, false)
         }
         guard let account = lock.withLock({ accounts[verified.claims.issuer] }) else {
             // Trust changed between verification and lookup.

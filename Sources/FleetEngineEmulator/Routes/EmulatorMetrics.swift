@@ -1,0 +1,69 @@
+import FleetAuthJWT
+public import Hummingbird
+import Prometheus
+
+/// The emulator's Prometheus metrics, served as text at `GET /metrics`:
+/// - `fleet_engine_requests_total{route,status}`: requests by route pattern and HTTP status;
+/// - `fleet_engine_token_rejections_total{reason}`: rejected tokens by verifier reason code;
+/// - `fleet_engine_token_verification_seconds{source}`: time to authenticate a token, `source` = `cache` or
+///   `verifier`.
+public final class EmulatorMetrics: Sendable {
+    let registry = PrometheusCollectorRegistry()
+    private let verifierLatency: DurationHistogram
+    private let cacheLatency: DurationHistogram
+
+    public init() {
+        let buckets: [Duration] = [
+            .microseconds(1), .microseconds(5), .microseconds(10), .microseconds(25), .microseconds(50),
+            .microseconds(100), .microseconds(250), .microseconds(1000), .milliseconds(10),
+        ]
+        verifierLatency = registry.makeDurationHistogram(
+            name: "fleet_engine_token_verification_seconds", labels: [("source", "verifier")], buckets: buckets)
+        cacheLatency = registry.makeDurationHistogram(
+            name: "fleet_engine_token_verification_seconds", labels: [("source", "cache")], buckets: buckets)
+        for reason in TokenVerificationError.allReasons {
+            _ = registry.makeCounter(name: "fleet_engine_token_rejections_total", labels: [("reason", reason)])
+        }
+    }
+
+    /// Counts a rejected token.
+    public func tokenRejected(reason: String) {
+        registry.makeCounter(name: "fleet_engine_token_rejections_total", labels: [("reason", reason)]).increment()
+    }
+
+    /// Records how long a token check took.
+    public func tokenAuthenticated(in duration: Duration, cached: Bool) {
+        (cached ? cacheLatency : verifierLatency).record(duration)
+    }
+
+    /// Counts a finished request.
+    func requestFinished(route: String, status: Int) {
+        registry.makeCounter(
+            name: "fleet_engine_requests_total", labels: [("route", route), ("status", String(status))]
+        ).increment()
+    }
+
+    /// The Prometheus text exposition.
+    public var text: String { registry.emitToString() }
+}
+
+/// Counts every request by its route pattern (bounded label values) and final status, errors included.
+struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    let metrics: EmulatorMetrics
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
+        do {
+            let response = try await next(request, context)
+            metrics.requestFinished(route: context.endpointPath ?? "unmatched", status: response.status.code)
+            return response
+        } catch let error as any HTTPResponseError {
+            metrics.requestFinished(route: context.endpointPath ?? "unmatched", status: error.status.code)
+            throw error
+        } catch {
+            metrics.requestFinished(route: context.endpointPath ?? "unmatched", status: 500)
+            throw error
+        }
+    }
+}
