@@ -8,11 +8,13 @@ public enum FleetEngineEmulator {
     /// - Parameters:
     ///   - authenticator: verifies bearer tokens and knows the trusted service accounts.
     ///   - store: where vehicles and trips live.
+    ///   - keyRefresher: refetches JWK sets served by URL when a token names an unknown key.
     ///   - metrics: the Prometheus metrics served at `GET /metrics`; wire the authenticator's hooks to it.
     ///   - now: the clock for server-set times.
     public static func makeRouter(
         authenticator: TokenAuthenticator,
         store: any FleetStore,
+        keyRefresher: KeyRefresher? = nil,
         metrics: EmulatorMetrics = EmulatorMetrics(),
         now: @escaping @Sendable () -> Date = { Date() }
     ) -> Router<EmulatorRequestContext> {
@@ -26,7 +28,7 @@ public enum FleetEngineEmulator {
             )
         }
         let v1 = router.group("v1/providers/{provider}").add(
-            middleware: AuthenticationMiddleware(authenticator: authenticator))
+            middleware: AuthenticationMiddleware(authenticator: authenticator, refresher: keyRefresher))
         VehicleRoutes(store: store, now: now).register(on: v1)
         TripRoutes(store: store).register(on: v1)
         return router

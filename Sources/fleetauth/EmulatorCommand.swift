@@ -60,7 +60,16 @@ struct EmulatorCommand: AsyncParsableCommand {
             onRejection: { metrics.tokenRejected(reason: $0) },
             onAuthentication: { metrics.tokenAuthenticated(in: $0, cached: $1) }
         )
-        let router = FleetEngineEmulator.makeRouter(authenticator: authenticator, store: store, metrics: metrics)
+        var urls: [String: String] = [:]
+        for entry in configuration.serviceAccounts where entry.keySource.isURL {
+            urls[entry.account.email] = entry.keySource.location
+        }
+        let router = FleetEngineEmulator.makeRouter(
+            authenticator: authenticator,
+            store: store,
+            keyRefresher: urls.isEmpty ? nil : KeyRefresher(urls: urls),
+            metrics: metrics
+        )
         var logger = Logger(label: "fleetauth.emulator")
         logger.logLevel = .warning
         let host = self.host

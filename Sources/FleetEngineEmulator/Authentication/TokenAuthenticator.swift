@@ -97,6 +97,26 @@ public final class TokenAuthenticator: @unchecked Sendable {
         return Principal(account: account, claims: verified.authorization, token: verified)
     }
 
+    /// Like ``authenticate(authorization:)``, but when the token names a `kid` its issuer does not have and the
+    /// issuer's keys come from a URL, refetches them once (rate-limited by `refresher`) and tries again.
+    public func authenticate(authorization: String?, refresher: KeyRefresher?) async throws(FleetEngineError)
+        -> Principal
+    {
+        do {
+            return try authenticate(authorization: authorization)
+        } catch {
+            guard let refresher, error.code == .unauthenticated, let authorization,
+                let token = Self.bearerToken(authorization), let jws = try? CompactJWS(token), jws.keyID != nil,
+                case .string(let issuer)? = (try? jws.payloadObject())?["iss"],
+                lock.withLock({ accounts[issuer] }) != nil,
+                let keys = await refresher.refreshedKeys(for: issuer)
+            else { throw error }
+            let known = lock.withLock { verifier.trustStore.keys(forIssuer: issuer)?.map(\.keyID) ?? [] }
+            if keys.map(\.keyID) != known { replaceKeys(keys, for: issuer) }
+            return try authenticate(authorization: authorization)
+        }
+    }
+
     /// The token of a `Bearer` credential (scheme case-insensitive, one space), or nil.
     static func bearerToken(_ header: String) -> String? {
         let prefix = "bearer "

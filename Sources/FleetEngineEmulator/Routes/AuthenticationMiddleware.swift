@@ -5,6 +5,7 @@ import Hummingbird
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = EmulatorRequestContext
     let authenticator: TokenAuthenticator
+    let refresher: KeyRefresher?
 
     func handle(
         _ request: Request,
@@ -12,7 +13,10 @@ struct AuthenticationMiddleware: RouterMiddleware {
         next: (Request, EmulatorRequestContext) async throws -> Response
     ) async throws -> Response {
         var context = context
-        context.principal = try authenticator.authenticate(authorization: request.headers[.authorization])
+        context.principal = try await authenticator.authenticate(
+            authorization: request.headers[.authorization],
+            refresher: refresher
+        )
         return try await next(request, context)
     }
 }
