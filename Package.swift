@@ -51,6 +51,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -3,6 +3,14 @@ public import Hummingbird
 
 /// A local Fleet Engine: the REST v1 API, every call authorized by its JWT exactly as Fleet Engine does.
 public enum FleetEngineEmulator {
+    /// The OpenAPI 3.1 description of the API (`Resources/openapi.yaml`), served at `GET /openapi.yaml`.
+    public static let openAPIDocument: String = {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
+            let text = try? String(contentsOf: url, encoding: .utf8)
+        else { return "" }
+        return text
+    }()
+
     /// The router of the emulator's API, ready to serve or to test in process.
     ///
     /// - Parameters:
@@ -20,6 +28,13 @@ public enum FleetEngineEmulator {
     ) -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
+        router.get("openapi.yaml") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "application/yaml; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: openAPIDocument))
+            )
+        }
         router.get("metrics") { _, _ in
             Response(
                 status: .ok,

@@ -1,5 +1,5 @@
 import FleetAuthJWT
-public import Hummingbird
+import Hummingbird
 import Prometheus
 
 /// The emulator's Prometheus metrics, served as text at `GET /metrics`:
@@ -18,17 +18,33 @@ public final class EmulatorMetrics: Sendable {
             .microseconds(100), .microseconds(250), .microseconds(1000), .milliseconds(10),
         ]
         verifierLatency = registry.makeDurationHistogram(
-            name: "fleet_engine_token_verification_seconds", labels: [("source", "verifier")], buckets: buckets)
+            descriptor: Self.verification, labels: [("source", "verifier")], buckets: buckets)
         cacheLatency = registry.makeDurationHistogram(
-            name: "fleet_engine_token_verification_seconds", labels: [("source", "cache")], buckets: buckets)
+            descriptor: Self.verification, labels: [("source", "cache")], buckets: buckets)
         for reason in TokenVerificationError.allReasons {
-            _ = registry.makeCounter(name: "fleet_engine_token_rejections_total", labels: [("reason", reason)])
+            _ = registry.makeCounter(descriptor: Self.rejections, labels: [("reason", reason)])
         }
+    }
+
+    static var requests: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "fleet_engine_requests", unitName: "total",
+            helpText: "Requests by route pattern and HTTP status.")
+    }
+    static var rejections: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "fleet_engine_token_rejections", unitName: "total",
+            helpText: "Rejected tokens by verifier reason code.")
+    }
+    static var verification: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "fleet_engine_token_verification", unitName: "seconds",
+            helpText: "Time to authenticate a bearer token, by source (cache or verifier).")
     }
 
     /// Counts a rejected token.
     public func tokenRejected(reason: String) {
-        registry.makeCounter(name: "fleet_engine_token_rejections_total", labels: [("reason", reason)]).increment()
+        registry.makeCounter(descriptor: Self.rejections, labels: [("reason", reason)]).increment()
     }
 
     /// Records how long a token check took.
@@ -38,9 +54,8 @@ public final class EmulatorMetrics: Sendable {
 
     /// Counts a finished request.
     func requestFinished(route: String, status: Int) {
-        registry.makeCounter(
-            name: "fleet_engine_requests_total", labels: [("route", route), ("status", String(status))]
-        ).increment()
+        registry.makeCounter(descriptor: Self.requests, labels: [("route", route), ("status", String(status))])
+            .increment()
     }
 
     /// The Prometheus text exposition.
