@@ -47,6 +47,40 @@ enum RequestReading {
         return paths
     }
 
+    /// The JSON fields an update mask names, refusing immutable and unknown paths (`message` names the type).
+    static func maskFields(
+        _ paths: [String],
+        updatable: [String: String],
+        immutable: Set<String>,
+        message: String
+    ) throws(FleetEngineError) -> [String] {
+        var fields: [String] = []
+        for path in paths {
+            if immutable.contains(path) {
+                throw .invalidArgument("updateMask path \"\(path)\" names a field that cannot be updated.")
+            }
+            guard let field = updatable[path] else {
+                throw .invalidArgument("updateMask path \"\(path.prefix(64))\" is not a \(message) field.")
+            }
+            fields.append(field)
+        }
+        return fields
+    }
+
+    /// `lowerCamelCase` to `snake_case`, as proto field paths are spelled.
+    static func snakeCase(_ camel: String, separator: Character = "_") -> String {
+        var result = ""
+        for character in camel {
+            if character.isUppercase {
+                result.append(separator)
+                result += character.lowercased()
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+
     /// Page size and the position after which a page starts.
     static func page(size: String?, token: String?, defaultSize: Int = 100, maximumSize: Int = 1000)
         throws(FleetEngineError) -> (size: Int, afterID: String?)

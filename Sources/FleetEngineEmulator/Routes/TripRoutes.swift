@@ -84,17 +84,8 @@ struct TripRoutes: Sendable {
 
     func update(_ request: Request, _ context: EmulatorRequestContext) async throws -> Response {
         let paths = try RequestReading.updateMask(request.uri.queryParameters.get("updateMask"))
-        var fields: [String] = []
-        for path in paths {
-            if TripSchema.immutableFields.contains(path) {
-                throw FleetEngineError.invalidArgument(
-                    "updateMask path \"\(path)\" names a field that cannot be updated.")
-            }
-            guard let field = TripSchema.updatableFields[path] else {
-                throw FleetEngineError.invalidArgument("updateMask path \"\(path.prefix(64))\" is not a Trip field.")
-            }
-            fields.append(field)
-        }
+        let fields = try RequestReading.maskFields(
+            paths, updatable: TripSchema.updatableFields, immutable: TripSchema.immutableFields, message: "Trip")
         let method: FleetEngineMethod = fields.contains("tripStatus") ? .updateTripState : .updateTrip
         let (principal, provider, current) = try await authorizedTrip(context, method: method)
         if method == .updateTripState {

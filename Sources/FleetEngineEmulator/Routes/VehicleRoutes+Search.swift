@@ -6,12 +6,7 @@ extension VehicleRoutes {
     /// UpdateVehicleAttributes: the attributes named in the request replace those with the same key; the others
     /// stay. Answers the vehicle's full attribute list.
     func updateAttributes(_ request: Request, _ context: EmulatorRequestContext) async throws -> Response {
-        let principal = try context.requirePrincipal()
-        let provider = try Self.provider(context)
-        let id = try RequestReading.id(context.parameters.get("vehicle"), field: "vehicle ID")
-        try AccessPolicy.check(
-            account: principal.account, claims: principal.claims, method: .updateVehicleAttributes,
-            scope: .vehicle(id), provider: provider)
+        let (_, provider, id) = try authorizedVehicle(context, .updateVehicleAttributes)
         let body = try await RequestReading.body(request, field: "request")
         let schema = MessageSchema(
             name: "UpdateVehicleAttributesRequest",

@@ -19,6 +19,20 @@ struct VehicleRoutes: Sendable {
         group.post("vehicles:search") { request, context in try await search(request, context) }
     }
 
+    /// The caller, provider and vehicle ID of a request on one vehicle, after the access check for `method`.
+    func authorizedVehicle(
+        _ context: EmulatorRequestContext,
+        _ method: FleetEngineMethod
+    ) throws(FleetEngineError) -> (principal: Principal, provider: String, id: String) {
+        let principal = try context.requirePrincipal()
+        let provider = try Self.provider(context)
+        let id = try RequestReading.id(context.parameters.get("vehicle"), field: "vehicle ID")
+        try AccessPolicy.check(
+            account: principal.account, claims: principal.claims, method: method, scope: .vehicle(id),
+            provider: provider)
+        return (principal, provider, id)
+    }
+
     /// The provider in the path: a valid ID (the access policy then requires the caller's project).
     static func provider(_ context: EmulatorRequestContext) throws(FleetEngineError) -> String {
         try RequestReading.id(context.parameters.get("provider"), field: "provider")
@@ -56,12 +70,7 @@ struct VehicleRoutes: Sendable {
     }
 
     func get(_ request: Request, _ context: EmulatorRequestContext) async throws -> Response {
-        let principal = try context.requirePrincipal()
-        let provider = try Self.provider(context)
-        let id = try RequestReading.id(context.parameters.get("vehicle"), field: "vehicle ID")
-        try AccessPolicy.check(
-            account: principal.account, claims: principal.claims, method: .getVehicle, scope: .vehicle(id),
-            provider: provider)
+        let (_, provider, id) = try authorizedVehicle(context, .getVehicle)
         guard let body = try await store.vehicle(provider: provider, id: id) else {
             throw FleetEngineError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
         }
@@ -73,17 +82,9 @@ struct VehicleRoutes: Sendable {
         let provider = try Self.provider(context)
         let id = try RequestReading.id(context.parameters.get("vehicle"), field: "vehicle ID")
         let paths = try RequestReading.updateMask(request.uri.queryParameters.get("updateMask"))
-        var fields: [String] = []
-        for path in paths {
-            if VehicleSchema.immutableFields.contains(path) {
-                throw FleetEngineError.invalidArgument(
-                    "updateMask path \"\(path)\" names a field that cannot be updated.")
-            }
-            guard let field = VehicleSchema.updatableFields[path] else {
-                throw FleetEngineError.invalidArgument("updateMask path \"\(path.prefix(64))\" is not a Vehicle field.")
-            }
-            fields.append(field)
-        }
+        let fields = try RequestReading.maskFields(
+            paths, updatable: VehicleSchema.updatableFields, immutable: VehicleSchema.immutableFields,
+            message: "Vehicle")
         // A mask of driver-reportable fields needs only vehicles.updateLocation; anything else vehicles.update.
         let driverOnly = fields.allSatisfy {
             FleetEngineMethod.driverReportableVehicleFields.contains(VehicleSchema.snakeCase($0))
@@ -122,12 +123,7 @@ struct VehicleRoutes: Sendable {
     }
 
     func delete(_ request: Request, _ context: EmulatorRequestContext) async throws -> Response {
-        let principal = try context.requirePrincipal()
-        let provider = try Self.provider(context)
-        let id = try RequestReading.id(context.parameters.get("vehicle"), field: "vehicle ID")
-        try AccessPolicy.check(
-            account: principal.account, claims: principal.claims, method: .deleteVehicle, scope: .vehicle(id),
-            provider: provider)
+        let (_, provider, id) = try authorizedVehicle(context, .deleteVehicle)
         try await store.deleteVehicle(provider: provider, id: id)
         return JSONResponse.make(JSONObject())
     }

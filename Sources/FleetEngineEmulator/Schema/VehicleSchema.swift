@@ -103,17 +103,7 @@ enum VehicleSchema {
         "current_trips", "available_capacity", "current_route_segment_version", "waypoints_version",
     ]
 
-    static func snakeCase(_ camel: String) -> String {
-        var result = ""
-        for character in camel {
-            if character.isUppercase {
-                result += "_" + character.lowercased()
-            } else {
-                result.append(character)
-            }
-        }
-        return result
-    }
+    static func snakeCase(_ camel: String) -> String { RequestReading.snakeCase(camel) }
 
     /// Checks the attributes rule: keys without `:`, one value each.
     static func validateAttributes(_ value: JSONValue?, path: String) throws(FleetEngineError) {

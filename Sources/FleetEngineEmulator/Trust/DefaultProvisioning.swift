@@ -22,16 +22,7 @@ public enum DefaultProvisioning {
 
     /// The service-account name used for a role: `driverSdkUser` → `driver-sdk-user`.
     public static func accountName(for role: FleetEngineRole) -> String {
-        let short = role.id.replacingOccurrences(of: "roles/fleetengine.", with: "")
-        var name = ""
-        for character in short {
-            if character.isUppercase {
-                name += "-" + character.lowercased()
-            } else {
-                name.append(character)
-            }
-        }
-        return name
+        RequestReading.snakeCase(role.id.replacingOccurrences(of: "roles/fleetengine.", with: ""), separator: "-")
     }
 
     /// The token type (and IDs) a role's tokens are usually minted with, as `fleetauth token mint` options.
