@@ -16,8 +16,11 @@ public final class TokenAuthenticator: @unchecked Sendable {
     public static let missingCredentialsMessage =
         "Request is missing required authentication credential. Expected \"Authorization: Bearer <JWT>\"."
 
+    /// Guards `verifier`, `accounts` and `keyGeneration`; taken before the cache's own lock, never after.
     private let lock = NSLock()
     private var verifier: FleetEngineTokenVerifier
+    /// Incremented whenever keys change, so a verification that raced a key change is not cached.
+    private var keyGeneration: UInt64 = 0
     private var accounts: [String: TrustedServiceAccount]
     private let cache: VerifiedTokenCache
     private let now: @Sendable () -> Date
@@ -63,8 +66,9 @@ public final class TokenAuthenticator: @unchecked Sendable {
         lock.withLock {
             verifier.trustStore.remove(issuer: email)
             verifier.trustStore.add(keys, issuer: email)
+            keyGeneration += 1
+            cache.removeAll()
         }
-        cache.removeAll()
     }
 
     /// The principal behind `authorization` (the header's value), or the error Fleet Engine would answer.
@@ -79,7 +83,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
             verified = cached
             onAuthentication?(ContinuousClock.now - started, true)
         } else {
-            let current = lock.withLock { verifier }
+            let (current, generation) = lock.withLock { (verifier, keyGeneration) }
             do {
                 verified = try current.verify(token, nowSeconds: nowSeconds)
             } catch {
@@ -87,7 +91,12 @@ public final class TokenAuthenticator: @unchecked Sendable {
                 if error.isPermissionDenied { throw .permissionDenied(error.message) }
                 throw .unauthenticated(Self.invalidCredentialsMessage)
             }
-            if cacheEnabled { cache.insert(token, verified: verified, now: nowSeconds) }
+            if cacheEnabled {
+                // Only if the keys did not change while this token was being verified.
+                lock.withLock {
+                    if keyGeneration == generation { cache.insert(token, verified: verified, now: nowSeconds) }
+                }
+            }
             onAuthentication?(ContinuousClock.now - started, false)
         }
         guard let account = lock.withLock({ accounts[verified.claims.issuer] }) else {
