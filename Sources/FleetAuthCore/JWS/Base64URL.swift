@@ -92,27 +92,13 @@ public enum Base64URL {
         return tables
     }()
 
-    /// Calls `body` with the 256-entry decode table (6-bit values; `0x40` marks bytes outside the alphabet), so
-    /// a loop pays for the table's lazy initialization check once, not once per byte.
-    static func withDecodeTable<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
-        try decodeTable.withUnsafeBufferPointer(body)
-    }
-
     /// Whether `byte` belongs to the base64url alphabet.
     @inline(__always)
     public static func isAlphabet(_ byte: UInt8) -> Bool {
-        decodeTable[Int(byte)] & 0x40 == 0
+        shiftedTables[Int(byte)] & 0x8000_0000 == 0
     }
 
     private static let alphabet: [UInt8] = Array(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
-    /// 6-bit values for the alphabet; `0x40` marks every other byte.
-    private static let decodeTable: [UInt8] = {
-        var table = [UInt8](repeating: 0x40, count: 256)
-        for (index, byte) in alphabet.enumerated() {
-            table[Int(byte)] = UInt8(index)
-        }
-        return table
-    }()
 }

@@ -25,17 +25,23 @@ public enum AccessPolicy {
         scope: ResourceScope,
         provider: String
     ) throws(FleetEngineError) {
-        guard account.isGranted(method.permission) else {
-            let roles = account.roles.map(\.id).joined(separator: ", ")
-            throw .permissionDenied(
-                "\(method.name) needs permission \(method.permission), which the role of the token's service account (\(roles)) does not grant"
-            )
-        }
+        try checkRole(account: account, method: method)
         guard covers(claims, scope) else {
             throw .permissionDenied("The token's authorization claims do not cover \(scope)")
         }
         guard provider.hasSameBytes(as: account.project) else {
             throw .permissionDenied("The token's service account belongs to another project than provider \(provider)")
+        }
+    }
+
+    /// Step 1 alone: throws unless a role of `account` grants `method`'s permission. Routes whose resource must be
+    /// read before the claim can be checked call this first, so a caller without the role reads nothing.
+    public static func checkRole(account: TrustedServiceAccount, method: FleetEngineMethod) throws(FleetEngineError) {
+        guard account.isGranted(method.permission) else {
+            let roles = account.roles.map(\.id).joined(separator: ", ")
+            throw .permissionDenied(
+                "\(method.name) needs permission \(method.permission), which the role of the token's service account (\(roles)) does not grant"
+            )
         }
     }
 

@@ -59,13 +59,8 @@ struct TripRoutes: Sendable {
         let principal = try context.requirePrincipal()
         let provider = try VehicleRoutes.provider(context)
         let id = try RequestReading.id(context.parameters.get("trip"), field: "trip ID")
-        guard principal.account.isGranted(method.permission) else {
-            // Fail on the role before looking anything up.
-            try AccessPolicy.check(
-                account: principal.account, claims: principal.claims, method: method,
-                scope: .trip(id, assignedVehicleID: nil), provider: provider)
-            throw FleetEngineError.permissionDenied("\(method.name) is not allowed.")
-        }
+        // Fail on the role before looking anything up.
+        try AccessPolicy.checkRole(account: principal.account, method: method)
         let trip = try await store.trip(provider: provider, id: id)
         try AccessPolicy.check(
             account: principal.account, claims: principal.claims, method: method,

@@ -118,10 +118,10 @@ extension VehicleRoutes {
                 guard let seen, now.timeIntervalSince(seen) <= staleness else { continue }
                 let distance = Self.distance(latitude, longitude, vehicleLatitude, vehicleLongitude)
                 guard distance <= radius else { continue }
-                if !anyCurrentTrips, !(try await store.activeTripIDs(provider: provider, vehicleID: row.id)).isEmpty {
-                    continue
-                }
-                matches.append((distance, try await render(vehicle, provider: provider, id: row.id)))
+                let currentTrips = try await store.activeTripIDs(provider: provider, vehicleID: row.id)
+                if !anyCurrentTrips, !currentTrips.isEmpty { continue }
+                matches.append(
+                    (distance, try await render(vehicle, provider: provider, id: row.id, currentTrips: currentTrips)))
             }
             guard page.count == 500, let last = page.last else { break }
             afterID = last.id

@@ -149,14 +149,22 @@ struct VehicleRoutes: Sendable {
         return JSONResponse.make(response)
     }
 
-    /// The Vehicle message as returned: stored fields, `name`, and `currentTrips` from the trips table.
-    func render(_ body: JSONObject, provider: String, id: String) async throws -> JSONObject {
+    /// The Vehicle message as returned: stored fields, `name`, and `currentTrips` from the trips table (or as
+    /// already read by the caller).
+    func render(_ body: JSONObject, provider: String, id: String, currentTrips: [String]? = nil) async throws
+        -> JSONObject
+    {
         var vehicle = JSONObject()
         vehicle["name"] = .string("providers/\(provider)/vehicles/\(id)")
         for member in body where !VehicleSchema.outputOnly.contains(member.key) {
             vehicle[member.key] = member.value
         }
-        let trips = try await store.activeTripIDs(provider: provider, vehicleID: id)
+        let trips: [String]
+        if let currentTrips {
+            trips = currentTrips
+        } else {
+            trips = try await store.activeTripIDs(provider: provider, vehicleID: id)
+        }
         vehicle["currentTrips"] = .array(trips.map(JSONValue.string))
         return vehicle
     }
