@@ -19,6 +19,8 @@ public struct FleetEngineError: Error, Hashable, CustomStringConvertible {
         public static let unauthenticated = Code(name: "UNAUTHENTICATED", httpStatus: 401)
         public static let permissionDenied = Code(name: "PERMISSION_DENIED", httpStatus: 403)
         public static let notFound = Code(name: "NOT_FOUND", httpStatus: 404)
+        /// A request body over the limit: bad input, answered with HTTP 413 as Google's front end does.
+        public static let payloadTooLarge = Code(name: "INVALID_ARGUMENT", httpStatus: 413)
         public static let alreadyExists = Code(name: "ALREADY_EXISTS", httpStatus: 409)
         public static let aborted = Code(name: "ABORTED", httpStatus: 409)
         public static let resourceExhausted = Code(name: "RESOURCE_EXHAUSTED", httpStatus: 429)

@@ -4,7 +4,6 @@ import FleetAuthJWT
 import FleetEngineEmulator
 import Foundation
 import Hummingbird
-import Logging
 
 struct EmulatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -25,6 +24,11 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free one).") var port: Int = 8787
     @Option(help: "Provider (project) for the provisioned accounts.") var project: String = "demo-project"
+    @Option(help: "Seconds a connection may stay without a complete request.") var idleTimeout: Double = 30
+
+    func validate() throws {
+        if idleTimeout <= 0 { throw ValidationError("--idle-timeout must be positive.") }
+    }
 
     func run() async throws {
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
@@ -46,41 +50,20 @@ struct EmulatorCommand: AsyncParsableCommand {
             }
             configuration = try TrustConfiguration(contentsOf: data + "/trust.json")
         }
-        let accounts: [(TrustedServiceAccount, [RSAVerificationKey])]
+        let store =
+            inMemory ? try SQLiteFleetStore(inMemory: ()) : try SQLiteFleetStore(path: data + "/fleet-engine.sqlite")
+        let server: EmulatorServer
         do {
-            accounts = try await configuration.loadAccounts()
+            server = try await EmulatorServer(configuration: configuration, store: store)
         } catch let error as TrustConfigurationError {
             throw CLIError(error.message)
         }
-        let store =
-            inMemory ? try SQLiteFleetStore(inMemory: ()) : try SQLiteFleetStore(path: data + "/fleet-engine.sqlite")
-        let metrics = EmulatorMetrics()
-        let authenticator = TokenAuthenticator(
-            accounts: accounts,
-            onRejection: { metrics.tokenRejected(reason: $0) },
-            onAuthentication: { metrics.tokenAuthenticated(in: $0, cached: $1) }
-        )
-        var urls: [String: String] = [:]
-        for entry in configuration.serviceAccounts where entry.keySource.isURL {
-            urls[entry.account.email] = entry.keySource.location
-        }
-        let router = FleetEngineEmulator.makeRouter(
-            authenticator: authenticator,
-            store: store,
-            keyRefresher: urls.isEmpty ? nil : KeyRefresher(urls: urls),
-            metrics: metrics
-        )
-        var logger = Logger(label: "fleetauth.emulator")
-        logger.logLevel = .warning
+        var limits = EmulatorServer.Limits()
+        limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         let host = self.host
-        let application = Application(
-            router: router,
-            configuration: .init(address: .hostname(host, port: port), serverName: "fleetauth-emulator"),
-            onServerRunning: { channel in
-                say("Fleet Engine emulator listening on http://\(host):\(channel.localAddress?.port ?? 0)")
-            },
-            logger: logger
-        )
+        let application = server.application(host: host, port: port, limits: limits) { port in
+            say("Fleet Engine emulator listening on http://\(host):\(port)")
+        }
         try await application.runService()
     }
 }

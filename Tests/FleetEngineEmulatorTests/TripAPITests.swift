@@ -47,6 +47,59 @@ struct TripAPITests {
         }
     }
 
+    @Test("remainingWaypoints follow the trip status; availableCapacity counts the passengers of active trips")
+    func progress() async throws {
+        let fixture = try F()
+        try await fixture.application.test(.router) { client in
+            _ = try await client.call(.post, "\(vehicles)?vehicleId=v1", token: F.server, body: F.vehicleBody)
+            let withStop = tripBody.replacingOccurrences(
+                of: #""numberOfPassengers":2"#,
+                with:
+                    #""numberOfPassengers":3,"intermediateDestinations":[{"point":{"latitude":37.45,"longitude":-122.15}}]"#
+            )
+            _ = try await client.call(.post, "\(trips)?tripId=t1", token: F.server, body: withStop)
+            #expect(try await client.call(.get, "\(trips)/t1", token: F.server).1["remainingWaypoints"] == nil)
+            _ = try await client.call(
+                .put, "\(trips)/t1?updateMask=vehicle_id", token: F.server, body: #"{"vehicleId":"v1"}"#)
+            #expect(try await client.call(.get, "\(vehicles)/v1", token: F.server).1["availableCapacity"] == 1)
+
+            func waypoints() async throws -> [String] {
+                let (_, trip) = try await client.call(.get, "\(trips)/t1", token: F.consumer("t1"))
+                return (trip["remainingWaypoints"]?.arrayValue ?? []).compactMap {
+                    $0.objectValue?["waypointType"]?.stringValue
+                }
+            }
+            #expect(
+                try await waypoints() == [
+                    "PICKUP_WAYPOINT_TYPE", "INTERMEDIATE_DESTINATION_WAYPOINT_TYPE", "DROP_OFF_WAYPOINT_TYPE",
+                ])
+            // Distances appear once the vehicle has a location, growing along the path.
+            _ = try await client.call(
+                .put, "\(vehicles)/v1?updateMask=last_location", token: F.driver("v1"),
+                body: #"{"lastLocation":{"location":{"latitude":37.39,"longitude":-122.09}}}"#)
+            let (_, located) = try await client.call(.get, "\(trips)/t1", token: F.consumer("t1"))
+            let distances = (located["remainingWaypoints"]?.arrayValue ?? []).compactMap {
+                $0.objectValue?["distanceMeters"]?.integerValue
+            }
+            #expect(distances.count == 3 && distances == distances.sorted() && distances[0] > 1000)
+            #expect(located["remainingWaypoints"]?.arrayValue?.first?.objectValue?["tripId"] == "t1")
+
+            for (status, expected) in [
+                ("ENROUTE_TO_PICKUP", 3), ("ARRIVED_AT_PICKUP", 3), ("ENROUTE_TO_INTERMEDIATE_DESTINATION", 2),
+                ("ENROUTE_TO_DROPOFF", 1),
+            ] {
+                let (updated, _) = try await client.call(
+                    .put, "\(trips)/t1?updateMask=trip_status", token: F.server, body: #"{"tripStatus":"\#(status)"}"#)
+                #expect(updated == .ok)
+                #expect(try await waypoints().count == expected, "\(status)")
+            }
+            _ = try await client.call(
+                .put, "\(trips)/t1?updateMask=trip_status", token: F.server, body: #"{"tripStatus":"COMPLETE"}"#)
+            #expect(try await waypoints().isEmpty)
+            #expect(try await client.call(.get, "\(vehicles)/v1", token: F.server).1["availableCapacity"] == 4)
+        }
+    }
+
     @Test("a driver acts on a trip only while it is assigned to its vehicle; a consumer only on its trip")
     func tripAccess() async throws {
         let fixture = try F()

@@ -20,11 +20,15 @@ enum RequestReading {
 
     /// The request body as a strict JSON object; an empty body is an empty object.
     static func body(_ request: Request, field: String) async throws -> JSONObject {
+        let tooLarge = FleetEngineError(.payloadTooLarge, "The request body is larger than \(maximumBodySize) bytes.")
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximumBodySize {
+            throw tooLarge
+        }
         let buffer: ByteBuffer
         do {
             buffer = try await request.body.collect(upTo: maximumBodySize)
         } catch {
-            throw FleetEngineError(.invalidArgument, "The request body is larger than \(maximumBodySize) bytes.")
+            throw tooLarge
         }
         let bytes = Array(buffer.readableBytesView)
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return JSONObject() }

@@ -177,16 +177,59 @@ struct TripRoutes: Sendable {
         return JSONResponse.make(response)
     }
 
-    /// The Trip message as returned: stored fields, `name`, and the assigned vehicle's `lastLocation` while active.
+    /// The Trip message as returned: stored fields, `name`, and while active on a vehicle, the vehicle's
+    /// `lastLocation` and the `remainingWaypoints` of this trip.
     func render(_ trip: StoredTrip, provider: String) async throws -> JSONObject {
         var object = JSONObject()
         object["name"] = .string("providers/\(provider)/trips/\(trip.id)")
         for member in trip.body { object[member.key] = member.value }
-        if trip.isActive, let vehicleID = trip.vehicleID,
+        if trip.isActive, let vehicleID = trip.vehicleID {
             let location = try await store.vehicle(provider: provider, id: vehicleID)?["lastLocation"]
-        {
-            object["lastLocation"] = location
+            if let location { object["lastLocation"] = location }
+            object["remainingWaypoints"] = .array(
+                Self.remainingWaypoints(trip, from: location?.objectValue?["location"]?.objectValue))
         }
         return object
+    }
+
+    /// The waypoints this trip still has to visit, given its status: pickup, the intermediate destinations from
+    /// `intermediateDestinationIndex`, and drop-off. `distanceMeters` is the straight-line distance along them from
+    /// the vehicle's last location (the emulator has no road network), present when that location is known.
+    static func remainingWaypoints(_ trip: StoredTrip, from position: JSONObject?) -> [JSONValue] {
+        let intermediates = trip.body["intermediateDestinations"]?.arrayValue ?? []
+        let index = Int(max(trip.body["intermediateDestinationIndex"]?.integerValue ?? 0, 0))
+        var stops: [(JSONValue?, String)] = []
+        switch trip.body["tripStatus"]?.stringValue ?? "NEW" {
+        case "ENROUTE_TO_DROPOFF":
+            break
+        case "ENROUTE_TO_INTERMEDIATE_DESTINATION", "ARRIVED_AT_INTERMEDIATE_DESTINATION":
+            stops += intermediates.dropFirst(index).map { ($0, "INTERMEDIATE_DESTINATION_WAYPOINT_TYPE") }
+        default:
+            stops.append((trip.body["pickupPoint"], "PICKUP_WAYPOINT_TYPE"))
+            stops += intermediates.map { ($0, "INTERMEDIATE_DESTINATION_WAYPOINT_TYPE") }
+        }
+        stops.append((trip.body["dropoffPoint"], "DROP_OFF_WAYPOINT_TYPE"))
+        var previous = position.flatMap(Self.coordinates)
+        var distance = 0.0
+        var waypoints: [JSONValue] = []
+        for case (.object(let location)?, let type) in stops {
+            var waypoint: JSONObject = ["location": .object(location), "tripId": .string(trip.id)]
+            waypoint["waypointType"] = .string(type)
+            let point = location["point"]?.objectValue.flatMap(Self.coordinates)
+            if position != nil, let from = previous, let point {
+                distance += VehicleRoutes.distance(from.0, from.1, point.0, point.1)
+                waypoint["distanceMeters"] = .integer(Int64(distance.rounded()))
+            }
+            previous = point
+            waypoints.append(.object(waypoint))
+        }
+        return waypoints
+    }
+
+    private static func coordinates(_ point: JSONObject) -> (Double, Double)? {
+        guard let latitude = VehicleRoutes.number(point["latitude"]),
+            let longitude = VehicleRoutes.number(point["longitude"])
+        else { return nil }
+        return (latitude, longitude)
     }
 }

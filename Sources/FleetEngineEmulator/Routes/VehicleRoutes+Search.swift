@@ -66,6 +66,8 @@ extension VehicleRoutes {
     func search(_ request: Request, _ context: EmulatorRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let provider = try Self.provider(context)
+        // The role is checked before the body is read; the claim once the body names the trip.
+        try AccessPolicy.checkRole(account: principal.account, method: .searchVehicles)
         let body = try await RequestReading.body(request, field: "request")
         try Self.searchSchema.validate(body, path: "request")
         for field in [
@@ -107,7 +109,6 @@ extension VehicleRoutes {
                     vehicle["supportedTripTypes"]?.arrayValue?.contains(.string(tripType)) == true,
                     let category = vehicle["vehicleType"]?.objectValue?["category"]?.stringValue,
                     categories.contains(category),
-                    (vehicle["maximumCapacity"]?.integerValue ?? 0) >= minimumCapacity,
                     let location = vehicle["lastLocation"]?.objectValue,
                     let position = location["location"]?.objectValue,
                     let vehicleLatitude = Self.number(position["latitude"]),
@@ -118,10 +119,11 @@ extension VehicleRoutes {
                 guard let seen, now.timeIntervalSince(seen) <= staleness else { continue }
                 let distance = Self.distance(latitude, longitude, vehicleLatitude, vehicleLongitude)
                 guard distance <= radius else { continue }
-                let currentTrips = try await store.activeTripIDs(provider: provider, vehicleID: row.id)
+                let currentTrips = try await fetchActiveTrips(provider: provider, vehicleID: row.id)
                 if !anyCurrentTrips, !currentTrips.isEmpty { continue }
+                guard Self.availableCapacity(vehicle, currentTrips) >= minimumCapacity else { continue }
                 matches.append(
-                    (distance, try await render(vehicle, provider: provider, id: row.id, currentTrips: currentTrips)))
+                    (distance, try await render(vehicle, provider: provider, id: row.id, activeTrips: currentTrips)))
             }
             guard page.count == 500, let last = page.last else { break }
             afterID = last.id

@@ -151,7 +151,9 @@ struct VehicleRoutes: Sendable {
 
     /// The Vehicle message as returned: stored fields, `name`, and `currentTrips` from the trips table (or as
     /// already read by the caller).
-    func render(_ body: JSONObject, provider: String, id: String, currentTrips: [String]? = nil) async throws
+    /// The Vehicle message as returned: stored fields, `name`, `currentTrips` and `availableCapacity`
+    /// (`maximumCapacity` less the passengers of its active trips).
+    func render(_ body: JSONObject, provider: String, id: String, activeTrips: [StoredTrip]? = nil) async throws
         -> JSONObject
     {
         var vehicle = JSONObject()
@@ -159,13 +161,25 @@ struct VehicleRoutes: Sendable {
         for member in body where !VehicleSchema.outputOnly.contains(member.key) {
             vehicle[member.key] = member.value
         }
-        let trips: [String]
-        if let currentTrips {
-            trips = currentTrips
+        let trips: [StoredTrip]
+        if let activeTrips {
+            trips = activeTrips
         } else {
-            trips = try await store.activeTripIDs(provider: provider, vehicleID: id)
+            trips = try await fetchActiveTrips(provider: provider, vehicleID: id)
         }
-        vehicle["currentTrips"] = .array(trips.map(JSONValue.string))
+        vehicle["currentTrips"] = .array(trips.map { .string($0.id) })
+        vehicle["availableCapacity"] = .integer(Self.availableCapacity(body, trips))
         return vehicle
+    }
+
+    /// The active trips assigned to a vehicle.
+    func fetchActiveTrips(provider: String, vehicleID: String) async throws -> [StoredTrip] {
+        try await store.trips(provider: provider, vehicleID: vehicleID, activeOnly: true, afterID: nil, limit: 1000)
+    }
+
+    /// `maximumCapacity` less the passengers (at least one per trip) of the active trips, never below zero.
+    static func availableCapacity(_ vehicle: JSONObject, _ activeTrips: [StoredTrip]) -> Int64 {
+        let passengers = activeTrips.reduce(Int64(0)) { $0 + max($1.body["numberOfPassengers"]?.integerValue ?? 1, 1) }
+        return max((vehicle["maximumCapacity"]?.integerValue ?? 0) - passengers, 0)
     }
 }

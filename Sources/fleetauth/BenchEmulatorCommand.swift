@@ -1,0 +1,189 @@
+import ArgumentParser
+import FleetAuthCore
+import FleetAuthJWT
+import FleetEngineEmulator
+import Foundation
+import Hummingbird
+import NIOCore
+import NIOHTTP1
+import ServiceLifecycle
+
+extension BenchCommand {
+    struct Emulator: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "emulator",
+            abstract: "Authenticated, persisted UpdateVehicle calls per second over loopback, next to a trivial route.",
+            discussion: """
+                Run it from a release build: swift run -c release fleetauth bench emulator. It starts, in this \
+                process, the emulator (SQLite file in a temporary directory, one driver token per vehicle), the \
+                same emulator with its verified-token cache turned off, and a Hummingbird server whose one route \
+                answers the same request with `{}`; then drives each with the same closed-loop load (keep-alive \
+                connections over loopback, each vehicle's location updated with its own token) in interleaved \
+                rounds and reports the best round of each. The load generator shares the machine's cores.
+                """
+        )
+
+        @Option(help: "Seconds measured per server in each round.") var seconds: Double = 3
+        @Option(help: "Rounds; every figure is the best round.") var rounds: Int = 3
+        @Option(help: "Concurrent keep-alive connections.") var connections: Int = 32
+        @Option(help: "Distinct vehicles, each with its own driver token.") var vehicles: Int = 1000
+        @Flag(help: "Skip the server without a token cache.") var skipUncached = false
+
+        func validate() throws {
+            if rounds < 1 || seconds <= 0 || connections < 1 || vehicles < connections {
+                throw ValidationError(
+                    "--rounds, --seconds, --connections must be positive; --vehicles ≥ --connections.")
+            }
+        }
+
+        static let provider = "bench-project"
+
+        func run() async throws {
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("fleetauth-bench-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            say("Provisioning service accounts, \(vehicles) vehicles and \(vehicles) driver tokens in \(directory)…")
+            let accounts = try DefaultProvisioning.provision(dataDirectory: directory, project: Self.provider)
+            guard let driver = accounts.first(where: { $0.role == .driverSdkUser }) else {
+                throw CLIError("No driver service account was provisioned.")
+            }
+            let trust = try TrustConfiguration(contentsOf: directory + "/trust.json")
+            let store = try SQLiteFleetStore(path: directory + "/fleet-engine.sqlite")
+            let minter = try FleetEngineTokenMinter(signer: LocalKeySigner(key: driver.key))
+            var tokens: [String] = []
+            for index in 0..<vehicles {
+                let id = Self.vehicleID(index)
+                try await store.insertVehicle(provider: Self.provider, id: id, body: Self.vehicleBody)
+                tokens.append(try minter.mintSynchronously(.driver(vehicleID: id)).jwt)
+            }
+            let requests = Self.requests(tokens: tokens, connections: connections)
+
+            let cached = try await EmulatorServer(configuration: trust, store: store)
+            let uncached = try await EmulatorServer(configuration: trust, store: store, tokenCacheCapacity: 0)
+            let trivial = Router()
+            trivial.put("v1/providers/{provider}/vehicles/{vehicle}") { _, _ in "{}" }
+
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                let ports = AsyncStream.makeStream(of: (String, Int).self)
+                let logger = EmulatorServer.quietLogger(label: "fleetauth.bench")
+                var servers: [(String, any ApplicationProtocol)] = [
+                    (
+                        "trivial",
+                        EmulatorServer.application(
+                            router: trivial, serverName: "bench-trivial", host: "127.0.0.1", port: 0, logger: logger
+                        ) { ports.continuation.yield(("trivial", $0)) }
+                    ),
+                    ("cached", cached.application(port: 0) { ports.continuation.yield(("cached", $0)) }),
+                ]
+                if !skipUncached {
+                    servers.append(
+                        ("uncached", uncached.application(port: 0) { ports.continuation.yield(("uncached", $0)) }))
+                }
+                let serviceGroup = ServiceGroup(
+                    configuration: .init(services: servers.map { $0.1 }, logger: logger))
+                group.addTask { try await serviceGroup.run() }
+                var portOf: [String: Int] = [:]
+                for await (name, port) in ports.stream {
+                    portOf[name] = port
+                    if portOf.count == servers.count { break }
+                }
+                try await measure(ports: portOf, requests: requests)
+                await serviceGroup.triggerGracefulShutdown()
+            }
+            guard let sample = try await store.vehicle(provider: Self.provider, id: Self.vehicleID(0)),
+                case .object(let location)? = sample["lastLocation"], location["serverTime"] != nil
+            else {
+                throw CLIError("The updates were not persisted: vehicle \(Self.vehicleID(0)) has no lastLocation.")
+            }
+        }
+
+        /// Interleaved rounds over the servers; prints the best round of each and the ratios.
+        func measure(
+            ports: [String: Int],
+            requests: @escaping @Sendable (Int, Int) -> LoadGenerator.Request
+        ) async throws {
+            let order = ["trivial", "cached", "uncached"].filter { ports[$0] != nil }
+            var best: [String: LoadGenerator.Result] = [:]
+            say(
+                "Measuring: \(connections) connections, \(vehicles) vehicles, "
+                    + "\(rounds) round(s) of \(seconds) s per server (load generator in this process).")
+            for round in 1...rounds {
+                for name in order {
+                    let generator = LoadGenerator(
+                        host: "127.0.0.1", port: ports[name]!, connections: connections, makeRequest: requests)
+                    let result = try await generator.run(
+                        warmUp: .milliseconds(500), duration: .milliseconds(Int64(seconds * 1000)))
+                    let failures = result.count - result.successes
+                    if name != "trivial" && failures > 0 {
+                        throw CLIError("\(name): \(failures) of \(result.count) updates failed: \(result.statuses)")
+                    }
+                    say(
+                        String(
+                            format: "  round %d  %-9@ %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms", round, name,
+                            result.rate, result.percentile(0.5), result.percentile(0.99)))
+                    if result.rate > best[name]?.rate ?? 0 { best[name] = result }
+                }
+            }
+            let labels = [
+                "trivial": "trivial Hummingbird route (same request)",
+                "cached": "UpdateVehicle, verified-token cache",
+                "uncached": "UpdateVehicle, RSA verification every call",
+            ]
+            say("")
+            say("route (best of \(rounds))                                    req/s   p50 ms   p99 ms")
+            for name in order {
+                guard let result = best[name] else { continue }
+                say(
+                    labels[name]!.padding(toLength: 52, withPad: " ", startingAt: 0)
+                        + String(
+                            format: "%9.0f %8.2f %8.2f", result.rate, result.percentile(0.5), result.percentile(0.99)))
+            }
+            let trivialRate = best["trivial"]?.rate ?? 0
+            let cachedRate = best["cached"]?.rate ?? 0
+            say("")
+            say(
+                String(
+                    format: "UpdateVehicle / trivial route: %.2f (target ≥ 0.50); %.0f updates/s (target ≥ 2,000): %@",
+                    cachedRate / trivialRate, cachedRate,
+                    cachedRate >= 2000 && cachedRate / trivialRate >= 0.5 ? "met" : "NOT met"))
+            if let uncachedRate = best["uncached"]?.rate {
+                say(
+                    String(
+                        format: "Token cache speed-up: %.2f × the rate with an RSA verification per call",
+                        cachedRate / uncachedRate))
+            }
+        }
+
+        static func vehicleID(_ index: Int) -> String { "vehicle-\(index)" }
+
+        static let vehicleBody: JSONObject = [
+            "vehicleState": "ONLINE",
+            "supportedTripTypes": .array(["EXCLUSIVE"]),
+            "maximumCapacity": 4,
+            "vehicleType": .object(["category": "AUTO"]),
+        ]
+
+        /// Connection `c` updates vehicles c, c + connections, …, each with its own token, moving a little each time.
+        static func requests(tokens: [String], connections: Int) -> @Sendable (Int, Int) -> LoadGenerator.Request {
+            let heads: [(uri: String, headers: HTTPHeaders)] = tokens.indices.map { index in
+                let uri = "/v1/providers/\(provider)/vehicles/\(vehicleID(index))?updateMask=last_location"
+                let headers: HTTPHeaders = [
+                    "Host": "127.0.0.1", "Authorization": "Bearer \(tokens[index])",
+                    "Content-Type": "application/json",
+                ]
+                return (uri, headers)
+            }
+            let perConnection = tokens.count / connections
+            return { connection, sequence in
+                let index = connection + (sequence % perConnection) * connections
+                let step = Double(sequence % 1000) * 0.0001
+                let body = String(
+                    format: #"{"lastLocation":{"location":{"latitude":%.6f,"longitude":%.6f}}}"#,
+                    37.42 + step, -122.08 - step)
+                return LoadGenerator.Request(
+                    method: .PUT, uri: heads[index].uri, headers: heads[index].headers,
+                    body: ByteBuffer(string: body))
+            }
+        }
+    }
+}

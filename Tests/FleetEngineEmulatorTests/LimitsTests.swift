@@ -1,0 +1,217 @@
+import FleetAuthCore
+import FleetAuthJWT
+import FleetEngineEmulator
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+    private let systemSend = Glibc.send
+#elseif canImport(Darwin)
+    import Darwin
+    private let systemSend = Darwin.send
+#endif
+
+/// Requests no well-behaved client sends, over a real socket: `reference/jwt-security.md` D2 (huge headers and
+/// bodies) and D4 (slow clients). Each test runs the emulator's own HTTP server on a free loopback port.
+@Suite("Request limits and slow clients (live socket)")
+struct LimitsTests {
+    typealias F = EmulatorFixture
+
+    /// Runs the emulator server with `limits` on a free port for the duration of `body`.
+    static func withLiveEmulator(
+        limits: EmulatorServer.Limits = .init(),
+        _ body: @Sendable (_ port: Int, _ store: SQLiteFleetStore) async throws -> Void
+    ) async throws {
+        let store = try SQLiteFleetStore(inMemory: ())
+        let server = EmulatorServer(accounts: F.accounts, store: store)
+        var logger = Logger(label: "limits")
+        logger.logLevel = .critical
+        let ports = AsyncStream.makeStream(of: Int.self)
+        let application = server.application(port: 0, limits: limits, logger: logger) { ports.continuation.yield($0) }
+        let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.stream.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            do {
+                try await body(port, store)
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    static let vehicle = "/v1/providers/demo-project/vehicles/v1"
+
+    @Test("D2: a 1 MB Authorization header is refused before any token work, and the server keeps serving")
+    func hugeHeader() async throws {
+        try await Self.withLiveEmulator { port, _ in
+            let (status, after) = try await onThread {
+                let connection = try RawConnection(port: port)
+                let head = "GET \(Self.vehicle) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                connection.send(
+                    Array(head.utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20) + Array("\r\n\r\n".utf8))
+                return (connection.responseStatus(), try RawConnection.get(port: port, path: Self.vehicle))
+            }
+            #expect(status == 400 || status == 431, "status \(String(describing: status))")
+            #expect(after == 401)
+        }
+    }
+
+    @Test("D2: 10,000 header fields are refused")
+    func manyHeaders() async throws {
+        try await Self.withLiveEmulator { port, _ in
+            let (status, after) = try await onThread {
+                let connection = try RawConnection(port: port)
+                var request = "GET \(Self.vehicle) HTTP/1.1\r\nHost: x\r\n"
+                for index in 0..<10_000 { request += "X-Filler-\(index): y\r\n" }
+                connection.send(Array((request + "\r\n").utf8))
+                return (connection.responseStatus(), try RawConnection.get(port: port, path: Self.vehicle))
+            }
+            #expect(status == 400 || status == 431, "status \(String(describing: status))")
+            #expect(after == 401)
+        }
+    }
+
+    @Test("D2: a body over 1 MiB is 413 (declared or streamed) and writes nothing")
+    func hugeBody() async throws {
+        try await Self.withLiveEmulator { port, store in
+            let path = "/v1/providers/demo-project/vehicles?vehicleId=v1"
+            let payload = #"{"vehicleState":"ONLINE","padding":""#
+            let body = Array(payload.utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 2 << 20) + Array(#""}"#.utf8)
+            for chunked in [false, true] {
+                let status = try await onThread {
+                    let connection = try RawConnection(port: port)
+                    var head = "POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(F.server)\r\n"
+                    head += "Content-Type: application/json\r\n"
+                    if chunked {
+                        head += "Transfer-Encoding: chunked\r\n\r\n"
+                        connection.send(
+                            Array(head.utf8) + Array((String(body.count, radix: 16) + "\r\n").utf8) + body
+                                + Array("\r\n0\r\n\r\n".utf8))
+                    } else {
+                        connection.send(Array((head + "Content-Length: \(body.count)\r\n\r\n").utf8) + body)
+                    }
+                    return connection.responseStatus()
+                }
+                #expect(status == 413, "chunked: \(chunked)")
+            }
+            #expect(try await store.vehicle(provider: "demo-project", id: "v1") == nil)
+        }
+    }
+
+    @Test("D4: a client that never finishes its request is disconnected after the idle timeout; others are served")
+    func slowClient() async throws {
+        var limits = EmulatorServer.Limits()
+        limits.idleTimeout = .milliseconds(500)
+        try await Self.withLiveEmulator(limits: limits) { port, _ in
+            let (served, ends, waited) = try await onThread {
+                let slow = try (0..<50).map { _ in try RawConnection(port: port) }
+                for connection in slow {
+                    connection.send(Array("GET \(Self.vehicle) HTTP/1.1\r\nHost: x\r\nX-Slow: ".utf8))
+                }
+                // Other clients are served while the slow ones hang.
+                let served = try RawConnection.get(port: port, path: Self.vehicle)
+                let started = ContinuousClock.now
+                // A closed connection reads end-of-file well before the 10-second receive timeout.
+                let ends = slow.map { $0.readUntilClosed() }
+                return (served, ends, ContinuousClock.now - started)
+            }
+            #expect(served == 401)
+            #expect(ends.allSatisfy { $0 == .closed }, "\(ends)")
+            #expect(waited < .seconds(5))
+        }
+    }
+}
+
+/// Runs blocking socket work on a thread of its own: blocking a thread of Swift's cooperative pool (two on this
+/// machine) would starve the in-process server under test.
+func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread { continuation.resume(with: Result { try body() }) }.start()
+    }
+}
+
+/// A blocking TCP connection to 127.0.0.1, for requests no HTTP client library would send.
+final class RawConnection: @unchecked Sendable {
+    enum ReadEnd: Equatable { case closed, timedOut }
+    private let descriptor: Int32
+
+    init(port: Int) throws {
+        #if os(Linux)
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        #if !os(Linux)
+            var one: Int32 = 1
+            setsockopt(descriptor, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        #endif
+    }
+
+    deinit { close(descriptor) }
+
+    /// Sends what the peer accepts; stops quietly when the peer has closed the connection.
+    func send(_ bytes: [UInt8]) {
+        #if os(Linux)
+            let flags = Int32(MSG_NOSIGNAL)
+        #else
+            let flags: Int32 = 0
+        #endif
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { systemSend(descriptor, $0.baseAddress, $0.count, flags) }
+            if sent <= 0 { return }
+            offset += sent
+        }
+    }
+
+    /// The status code of the response, or nil when the connection closed without one.
+    func responseStatus() -> Int? {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while !received.starts(with: Array("HTTP/1.1 ".utf8)) || received.count < 12 {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { return nil }
+            received += buffer[..<count]
+        }
+        return Int(String(decoding: received[9..<12], as: UTF8.self))
+    }
+
+    /// Reads and discards until the peer closes the connection or the receive timeout passes.
+    func readUntilClosed() -> ReadEnd {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count == 0 { return .closed }
+            if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK ? .timedOut : .closed }
+        }
+    }
+
+    /// A plain GET without credentials; returns the status.
+    static func get(port: Int, path: String) throws -> Int? {
+        let connection = try RawConnection(port: port)
+        connection.send(Array("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+        return connection.responseStatus()
+    }
+}
