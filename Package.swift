@@ -17,12 +17,16 @@ let package = Package(
         .library(name: "FleetAuthJWT", targets: ["FleetAuthJWT"]),
         .library(name: "FleetAuthTesting", targets: ["FleetAuthTesting"]),
         .library(name: "FleetEngineEmulator", targets: ["FleetEngineEmulator"]),
+        .library(name: "FleetTokenServer", targets: ["FleetTokenServer"]),
         .executable(name: "fleetauth", targets: ["fleetauth"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
@@ -47,11 +51,27 @@ let package = Package(
                 "FleetAuthCore",
                 "FleetAuthJWT",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             resources: [.copy("Resources/openapi.yaml")],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FleetTokenServer",
+            dependencies: [
+                "FleetAuthCore",
+                "FleetAuthJWT",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -65,7 +85,13 @@ let package = Package(
                 "FleetAuthCore",
                 "FleetAuthJWT",
                 "FleetEngineEmulator",
+                "FleetTokenServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
@@ -90,6 +116,16 @@ let package = Package(
             name: "FleetEngineEmulatorTests",
             dependencies: [
                 "FleetAuthCore", "FleetAuthJWT", "FleetEngineEmulator", "FleetAuthTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FleetTokenServerTests",
+            dependencies: [
+                "FleetAuthCore", "FleetAuthJWT", "FleetTokenServer", "FleetEngineEmulator", "FleetAuthTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings

@@ -130,6 +130,19 @@ public struct ServiceAccountKey: Sendable {
         )
     }
 
+    /// A new key for the same service account (same email, project and client ID), with a fresh RSA-2048 key
+    /// and `private_key_id`: what adding a key to a service account does, the first step of a rotation.
+    public func newKey() throws(ServiceAccountKeyError) -> ServiceAccountKey {
+        let fresh = try Self.generate(projectID: projectID, name: "rotated")
+        return ServiceAccountKey(
+            projectID: projectID,
+            privateKeyID: fresh.privateKeyID,
+            clientEmail: clientEmail,
+            clientID: clientID ?? fresh.clientID ?? "",
+            privateKey: fresh.privateKey
+        )
+    }
+
     private static func checkIdentifier(_ value: String, what: String) throws(ServiceAccountKeyError) {
         let allowed = value.utf8.allSatisfy { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2D }
         guard !value.isEmpty, value.utf8.count <= 63, allowed, let first = value.utf8.first, first >= 0x61,

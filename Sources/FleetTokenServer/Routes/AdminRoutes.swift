@@ -1,0 +1,113 @@
+import FleetAuthCore
+import FleetAuthJWT
+import Foundation
+import Hummingbird
+
+/// The operators' API under `/v1/admin`: users, grants, key rotation and the audit log. Every call needs an
+/// operator's session.
+struct AdminRoutes {
+    let login: LoginService
+    let keyring: Keyring
+
+    var store: TokenServerStore { login.store }
+
+    func register(on group: RouterGroup<TokenServerRequestContext>) {
+        group.get("users") { request, _ in
+            _ = try await requireOperator(request)
+            let users = try await store.users().map { entry -> JSONValue in
+                .object([
+                    "username": .string(entry.user.username), "role": .string(entry.user.role.rawValue),
+                    "grants": .array(
+                        entry.grants.map { .object(["kind": .string($0.kind.rawValue), "id": .string($0.id)]) }),
+                ])
+            }
+            return JSONBody.response(["users": .array(users)])
+        }
+        group.post("users") { request, _ in
+            _ = try await requireOperator(request)
+            let body = try await JSONBody.read(request)
+            let username = try JSONBody.string(body, "username")
+            let role = try Self.role(try JSONBody.string(body, "role"))
+            try await login.addUser(
+                AppUser(username: username, role: role), password: try JSONBody.string(body, "password"))
+            return JSONBody.response(["username": .string(username), "role": .string(role.rawValue)], status: .created)
+        }
+        group.delete("users/{username}") { request, context in
+            let operatorUser = try await requireOperator(request)
+            let username = context.parameters.get("username") ?? ""
+            guard username != operatorUser.username else {
+                throw TokenServerError.invalidArgument("Operators cannot delete their own account.")
+            }
+            try await store.removeUser(username)
+            return Response(status: .noContent)
+        }
+        group.post("users/{username}/grants") { request, context in
+            _ = try await requireOperator(request)
+            let body = try await JSONBody.read(request)
+            let grant = try Self.grant(kind: try JSONBody.string(body, "kind"), id: try JSONBody.string(body, "id"))
+            try await store.addGrant(grant, to: context.parameters.get("username") ?? "")
+            return JSONBody.response(["kind": .string(grant.kind.rawValue), "id": .string(grant.id)], status: .created)
+        }
+        group.delete("users/{username}/grants/{kind}/{id}") { request, context in
+            _ = try await requireOperator(request)
+            let grant = try Self.grant(
+                kind: context.parameters.get("kind") ?? "",
+                id: (context.parameters.get("id") ?? "").removingPercentEncoding ?? "")
+            try await store.removeGrant(grant, from: context.parameters.get("username") ?? "")
+            return Response(status: .noContent)
+        }
+        group.post("keys/{family}/rotate") { request, context in
+            _ = try await requireOperator(request)
+            guard let family = TokenFamily(rawValue: context.parameters.get("family") ?? "") else {
+                throw TokenServerError.notFound(
+                    "Unknown token family; one of \(TokenFamily.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            let record = try await keyring.rotate(family)
+            let email = try keyring.signingKey(for: family).key.clientEmail
+            return JSONBody.response([
+                "family": .string(family.rawValue), "kid": .string(record.kid), "email": .string(email),
+            ])
+        }
+        group.get("audit") { request, _ in
+            _ = try await requireOperator(request)
+            let limit = request.uri.queryParameters.get("limit").flatMap { Int($0) } ?? 100
+            guard (1...10_000).contains(limit) else {
+                throw TokenServerError.invalidArgument("limit must be between 1 and 10000.")
+            }
+            let entries = try await store.auditEntries(limit: limit).map { entry -> JSONValue in
+                .object([
+                    "issuedAt": .integer(entry.issuedAt * 1000), "username": .string(entry.username),
+                    "tokenType": .string(entry.tokenType), "scope": .string(entry.scope), "kid": .string(entry.kid),
+                    "expiresAt": .integer(entry.expiresAt * 1000),
+                ])
+            }
+            return JSONBody.response(["entries": .array(entries)])
+        }
+    }
+
+    func requireOperator(_ request: Request) async throws -> AppUser {
+        let user = try await login.user(sessionToken: TokenServerRoutes.bearer(request))
+        guard user.role == .operator else {
+            throw TokenServerError.permissionDenied("Only operators may use the admin API.")
+        }
+        return user
+    }
+
+    static func role(_ name: String) throws(TokenServerError) -> AppUserRole {
+        guard let role = AppUserRole(rawValue: name) else {
+            throw .invalidArgument(
+                "role must be one of \(AppUserRole.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        return role
+    }
+
+    static func grant(kind: String, id: String) throws(TokenServerError) -> Grant {
+        guard let grantKind = GrantKind(rawValue: kind) else {
+            throw .invalidArgument("kind must be one of \(GrantKind.allCases.map(\.rawValue).joined(separator: ", ")).")
+        }
+        guard id != FleetEngineID.wildcard, FleetEngineID.isValid(id) else {
+            throw .invalidArgument("id must be 1–64 characters, NFC, without / : ? , # and not \"*\".")
+        }
+        return Grant(kind: grantKind, id: id)
+    }
+}

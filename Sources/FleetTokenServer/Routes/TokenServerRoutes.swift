@@ -1,0 +1,160 @@
+import FleetAuthCore
+import FleetAuthJWT
+import Foundation
+public import Hummingbird
+import Logging
+
+/// The request context: the client's address (for login throttling).
+public struct TokenServerRequestContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// The client's IP address, if known.
+    public let remoteAddress: String?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress?.ipAddress
+    }
+}
+
+/// The token server's HTTP API: sessions, token endpoints, public keys and the operators' admin API.
+struct TokenServerRoutes {
+    let login: LoginService
+    let keyring: Keyring
+    let now: @Sendable () -> Date
+    let auditLogger: Logger
+
+    var store: TokenServerStore { login.store }
+
+    func register(on router: Router<TokenServerRequestContext>) {
+        router.post("v1/sessions", use: createSession)
+        router.delete("v1/sessions/current", use: deleteSession)
+        for endpoint in TokenEndpoint.all {
+            if endpoint.grantKind != nil {
+                router.get("token/\(endpoint.name)/{id}") { request, context in
+                    try await self.token(endpoint, id: context.parameters.get("id"), request)
+                }
+                router.get("token/\(endpoint.name)") { _, _ -> Response in
+                    throw TokenServerError.invalidArgument("GET /token/\(endpoint.name)/{id} needs an ID.")
+                }
+            } else {
+                router.get("token/\(endpoint.name)") { request, _ in try await self.token(endpoint, id: nil, request) }
+            }
+        }
+        router.get("service_accounts/v1/metadata/jwk/{email}", use: publicKeys)
+        router.get("healthz") { _, _ in "ok" }
+        AdminRoutes(login: login, keyring: keyring).register(on: router.group("v1/admin"))
+    }
+
+    // MARK: Sessions
+
+    func createSession(_ request: Request, _ context: TokenServerRequestContext) async throws -> Response {
+        let body = try await JSONBody.read(request)
+        let username = try JSONBody.string(body, "username")
+        let password = try JSONBody.string(body, "password")
+        let session = try await login.login(username: username, password: password, address: context.remoteAddress)
+        return JSONBody.response(session.jsonObject, status: .created)
+    }
+
+    func deleteSession(_ request: Request, _ context: TokenServerRequestContext) async throws -> Response {
+        let token = Self.bearer(request)
+        _ = try await login.user(sessionToken: token)
+        try await login.logout(sessionToken: token ?? "")
+        return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+    }
+
+    static func bearer(_ request: Request) -> String? {
+        guard let value = request.headers[.authorization], value.count > 7,
+            value.prefix(7).lowercased() == "bearer "
+        else { return nil }
+        return String(value.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+    }
+
+    // MARK: Tokens
+
+    /// Mints `endpoint`'s token for `id` if the session's user may have it; audits it.
+    func token(_ endpoint: TokenEndpoint, id rawID: String?, _ request: Request) async throws -> Response {
+        let user = try await login.user(sessionToken: Self.bearer(request))
+        let id = rawID?.removingPercentEncoding ?? rawID
+        if let kind = endpoint.grantKind {
+            guard let id, id != FleetEngineID.wildcard, FleetEngineID.isValid(id) else {
+                throw TokenServerError.invalidArgument(
+                    "The \(kind) ID must be 1–64 characters, NFC, without / : ? , # and not \"*\".")
+            }
+            if user.role != .operator {
+                let granted = try await store.hasGrant(Grant(kind: kind, id: id), username: user.username)
+                guard granted else {
+                    throw TokenServerError.permissionDenied("User \(user.username) is not granted \(kind) \(id).")
+                }
+            }
+        } else if user.role != .operator {
+            throw TokenServerError.permissionDenied("Only operators may get \(endpoint.name) tokens.")
+        }
+        let type = try endpoint.tokenType(id ?? "")
+        let issuedAt = now()
+        try await keyring.refreshIfStale(now: Int64(issuedAt.timeIntervalSince1970))
+        let key = try keyring.signingKey(for: endpoint.family)
+        let token = try key.minter.mintSynchronously(type, now: issuedAt)
+        let scope = JSONValue.object(type.authorization.jsonObject).jsonText
+        try await store.audit(
+            .init(
+                issuedAt: token.claims.issuedAt, username: user.username, tokenType: endpoint.name, scope: scope,
+                kid: key.record.kid, expiresAt: token.claims.expiresAt))
+        auditLogger.info(
+            "issued token",
+            metadata: [
+                "user": .string(user.username), "type": .string(endpoint.name), "scope": .string(scope),
+                "kid": .string(key.record.kid), "exp": .stringConvertible(token.claims.expiresAt),
+            ])
+        var object = token.endpointResponse(now: Int64(issuedAt.timeIntervalSince1970)).jsonObject
+        if endpoint.deliveryStyle {
+            object["creation_timestamp_ms"] = .integer(token.claims.issuedAt * 1000)
+            object["expiration_timestamp_ms"] = .integer(token.claims.expiresAt * 1000)
+        }
+        return JSONBody.response(object)
+    }
+
+    // MARK: Public keys
+
+    func publicKeys(_ request: Request, _ context: TokenServerRequestContext) async throws -> Response {
+        let email = context.parameters.get("email") ?? ""
+        let seconds = Int64(now().timeIntervalSince1970)
+        try await keyring.refreshIfStale(now: seconds)
+        guard let keys = keyring.publishedKeys(email: email, now: seconds) else {
+            throw TokenServerError.notFound("No service account \(email.prefix(200)) is served here.")
+        }
+        var response = JSONBody.response(JSONWebKeySet(keys).jsonObject)
+        response.headers[.cacheControl] = "public, max-age=60"
+        return response
+    }
+}
+
+/// Strict JSON request bodies and JSON responses.
+enum JSONBody {
+    static let maximumSize = 64 * 1024
+
+    static func read(_ request: Request) async throws -> JSONObject {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: maximumSize)
+        } catch {
+            throw TokenServerError(.contentTooLarge, "INVALID_ARGUMENT", "The request body is larger than 64 KiB.")
+        }
+        do {
+            return try StrictJSONParser().parseObject(Array(buffer.readableBytesView))
+        } catch {
+            throw TokenServerError.invalidArgument("The request body is not a JSON object: \(error.message).")
+        }
+    }
+
+    static func string(_ object: JSONObject, _ key: String) throws(TokenServerError) -> String {
+        guard case .string(let value)? = object[key] else { throw .invalidArgument("\(key) is required (a string).") }
+        return value
+    }
+
+    static func response(_ object: JSONObject, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status,
+            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: object.jsonBytes)))
+    }
+}
