@@ -76,7 +76,7 @@ let package = Package(
         ),
         .target(
             name: "FleetAuthTesting",
-            dependencies: ["FleetAuthCore"],
+            dependencies: ["FleetAuthCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -127,6 +127,8 @@ let package = Package(
             dependencies: [
                 "FleetAuthCore", "FleetAuthJWT", "FleetTokenServer", "FleetEngineEmulator", "FleetAuthTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthTesting
 import FleetEngineEmulator
 import Foundation
 import Hummingbird
@@ -173,9 +174,7 @@ struct AuthorizationRowsTests {
     @Test("A9: bad signature, unknown kid, unknown issuer and expiry answer byte-identical bodies; no token in logs")
     func a9() async throws {
         let records = LogRecorder()
-        var logger = Logger(label: "a9") { _ in RecordingLogHandler(recorder: records) }
-        logger.logLevel = .trace
-        try await Self.withSeededEmulator(logger: logger) { client, _ async throws in
+        try await Self.withSeededEmulator(logger: .recording(to: records)) { client, _ async throws in
             let good = F.driver("v1")
             var signature = Array(good.split(separator: ".")[2].utf8)
             signature[10] = signature[10] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
@@ -209,32 +208,5 @@ struct AuthorizationRowsTests {
                 }
             }
         }
-    }
-}
-
-/// Every log line (message and metadata) an application writes, for hygiene checks.
-final class LogRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [String] = []
-    var lines: [String] { lock.withLock { stored } }
-    func append(_ line: String) { lock.withLock { stored.append(line) } }
-}
-
-struct RecordingLogHandler: LogHandler {
-    let recorder: LogRecorder
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        let merged = self.metadata.merging(metadata ?? [:]) { $1 }
-        recorder.append("\(level) \(message) \(merged)")
     }
 }

@@ -33,7 +33,7 @@ extension VehicleRoutes {
             next["attributes"] = .array(attributes)
             return next
         }
-        return JSONResponse.make(JSONObject(["attributes": updated["attributes"] ?? .array([])]))
+        return JSONResponse.make(JSONObject(["attributes": updated.body["attributes"] ?? .array([])]))
     }
 
     static let searchSchema = MessageSchema(

@@ -119,7 +119,8 @@ struct VehicleRoutes: Sendable {
             }
             return next
         }
-        return JSONResponse.make(try await render(updated, provider: provider, id: id))
+        return JSONResponse.make(
+            try await render(updated.body, provider: provider, id: id, activeTrips: updated.activeTrips))
     }
 
     func delete(_ request: Request, _ context: EmulatorRequestContext) async throws -> Response {

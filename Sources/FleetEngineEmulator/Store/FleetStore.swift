@@ -12,12 +12,12 @@ public protocol FleetStore: Sendable {
     /// Stores a new vehicle; throws `ALREADY_EXISTS` if the ID is taken.
     func insertVehicle(provider: String, id: String, body: JSONObject) async throws
     /// Replaces a vehicle's message with `transform(current)`; throws `NOT_FOUND` if there is none. Returns the
-    /// stored message.
+    /// stored message and the vehicle's active trips, read in the same transaction.
     func updateVehicle(
         provider: String,
         id: String,
         _ transform: @escaping @Sendable (JSONObject) throws -> JSONObject
-    ) async throws -> JSONObject
+    ) async throws -> (body: JSONObject, activeTrips: [StoredTrip])
     /// Deletes a vehicle; throws `NOT_FOUND`, or `FAILED_PRECONDITION` while active trips are assigned to it.
     func deleteVehicle(provider: String, id: String) async throws
     /// Vehicles in ID order after `afterID`, at most `limit`.

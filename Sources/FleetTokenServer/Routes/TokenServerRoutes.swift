@@ -83,7 +83,8 @@ struct TokenServerRoutes {
             if user.role != .operator {
                 let granted = try await store.hasGrant(Grant(kind: kind, id: id), username: user.username)
                 guard granted else {
-                    throw TokenServerError.permissionDenied("User \(user.username) is not granted \(kind) \(id).")
+                    // The same answer whether or not the resource exists anywhere.
+                    throw TokenServerError.permissionDenied("This user is not granted that \(kind).")
                 }
             }
         } else if user.role != .operator {

@@ -153,7 +153,8 @@ public final class LoginThrottle: @unchecked Sendable {
         }
     }
 
-    func recordFailure(username: String, address: String?, now: Date) {
+    /// Counts a failed login for the username and the address.
+    public func recordFailure(username: String, address: String?, now: Date) {
         lock.withLock {
             count("user:" + username, limit: policy.failuresBeforeLockout, now: now)
             if let address { count("address:" + address, limit: policy.addressFailuresBeforeLockout, now: now) }
@@ -164,7 +165,8 @@ public final class LoginThrottle: @unchecked Sendable {
         }
     }
 
-    func recordSuccess(username: String) {
+    /// Forgets the username's failures after a successful login.
+    public func recordSuccess(username: String) {
         _ = lock.withLock { entries.removeValue(forKey: "user:" + username) }
     }
 

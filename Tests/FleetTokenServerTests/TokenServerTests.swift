@@ -1,0 +1,308 @@
+import FleetAuthCore
+import FleetAuthJWT
+import FleetAuthTesting
+import FleetTokenServer
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+
+/// A settable clock for the server.
+final class TestTime: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+    init(_ start: Date = Date()) { current = start }
+    var now: Date { lock.withLock { current } }
+    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
+}
+
+/// A token server on a temporary data directory with a fast bcrypt cost, an operator, two drivers and two
+/// consumers with grants. (Unchecked: the router is built once, before any test code shares it.)
+struct TokenServerFixture: @unchecked Sendable {
+    static let password = "correct horse battery"
+    let directory: String
+    let store: TokenServerStore
+    let server: TokenServer
+    let time: TestTime
+
+    init(throttle: LoginThrottle = LoginThrottle(), auditLogger: Logger = Logger(label: "audit")) async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ts-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = try TokenServerStore(path: directory + "/token-server.sqlite")
+        let time = TestTime()
+        self.time = time
+        server = try await TokenServer(
+            store: store, dataDirectory: directory, project: "demo-project", bcryptCost: 4, throttle: throttle,
+            auditLogger: auditLogger, now: { time.now })
+        for (name, role) in [
+            ("ops", AppUserRole.operator), ("dana", .driver), ("dave", .driver), ("carol", .consumer),
+            ("cody", .consumer),
+        ] {
+            try await server.login.addUser(AppUser(username: name, role: role), password: Self.password)
+        }
+        try await store.addGrant(Grant(kind: .vehicle, id: "v1"), to: "dana")
+        try await store.addGrant(Grant(kind: .deliveryVehicle, id: "dv1"), to: "dana")
+        try await store.addGrant(Grant(kind: .vehicle, id: "v2"), to: "dave")
+        try await store.addGrant(Grant(kind: .trip, id: "t1"), to: "carol")
+        try await store.addGrant(Grant(kind: .tracking, id: "track-1"), to: "carol")
+        try await store.addGrant(Grant(kind: .trip, id: "t2"), to: "cody")
+    }
+
+    var application: some ApplicationProtocol { Application(router: server.router) }
+}
+
+extension TestClientProtocol {
+    /// A JSON request; returns the status, the parsed body (empty when none) and the headers.
+    func json(_ method: HTTPRequest.Method, _ uri: String, bearer: String? = nil, body: String? = nil) async throws
+        -> (HTTPResponse.Status, JSONObject, HTTPFields)
+    {
+        var headers = HTTPFields()
+        if let bearer { headers[.authorization] = "Bearer \(bearer)" }
+        if body != nil { headers[.contentType] = "application/json" }
+        return try await execute(uri: uri, method: method, headers: headers, body: body.map { ByteBuffer(string: $0) })
+        { response in
+            let bytes = Array(response.body.readableBytesView)
+            let object = bytes.isEmpty ? JSONObject() : (try? StrictJSONParser().parseObject(bytes)) ?? JSONObject()
+            return (response.status, object, response.headers)
+        }
+    }
+
+    /// Logs in; returns the session token.
+    func login(_ username: String, _ password: String = TokenServerFixture.password) async throws -> String {
+        let (status, body, _) = try await json(
+            .post, "/v1/sessions", body: #"{"username":"\#(username)","password":"\#(password)"}"#)
+        try #require(status == .created, "login \(username): \(body.jsonText)")
+        return try #require(body["sessionToken"]?.stringValue)
+    }
+}
+
+@Suite("Token server: login and sessions")
+struct LoginTests {
+    @Test("login returns an opaque session stored only as a hash; logout ends it")
+    func loginLogout() async throws {
+        let fixture = try await TokenServerFixture()
+        try await fixture.application.test(.router) { client in
+            let (status, body, headers) = try await client.json(
+                .post, "/v1/sessions", body: #"{"username":"dana","password":"correct horse battery"}"#)
+            #expect(status == .created)
+            #expect(headers[.cacheControl] == "no-store")
+            let session = try #require(body["sessionToken"]?.stringValue)
+            #expect(session.utf8.count == 43 && Base64URL.decode(session)?.count == 32)
+            #expect(body["role"] == "driver" && body["username"] == "dana")
+            #expect((body["expiresAt"]?.integerValue ?? 0) > Int64(fixture.time.now.timeIntervalSince1970) * 1000)
+            // Only the hash is stored.
+            #expect(try await fixture.store.sessionUser(tokenHash: session, now: 0) == nil)
+            #expect(
+                try await fixture.store.sessionUser(tokenHash: TokenServerStore.hash(sessionToken: session), now: 0)
+                    == AppUser(username: "dana", role: .driver))
+
+            #expect(try await client.json(.get, "/token/driver/v1", bearer: session).0 == .ok)
+            #expect(try await client.json(.delete, "/v1/sessions/current", bearer: session).0 == .noContent)
+            #expect(try await client.json(.get, "/token/driver/v1", bearer: session).0 == .unauthorized)
+        }
+    }
+
+    @Test("a wrong password and an unknown user get the same 401; malformed bodies are 400")
+    func failures() async throws {
+        let fixture = try await TokenServerFixture()
+        try await fixture.application.test(.router) { client in
+            let (wrong, wrongBody, _) = try await client.json(
+                .post, "/v1/sessions", body: #"{"username":"dana","password":"wrong password"}"#)
+            let (unknown, unknownBody, _) = try await client.json(
+                .post, "/v1/sessions", body: #"{"username":"nobody","password":"wrong password"}"#)
+            #expect(wrong == .unauthorized && unknown == .unauthorized)
+            #expect(wrongBody == unknownBody)
+            #expect(wrongBody["error"]?.objectValue?["message"]?.stringValue == LoginService.invalidCredentialsMessage)
+            for body in [
+                "", "[]", #"{"username":"dana"}"#, #"{"username":1,"password":"x"}"#,
+                #"{"username":"a","username":"b","password":"x"}"#,
+            ] {
+                #expect(try await client.json(.post, "/v1/sessions", body: body).0 == .badRequest, "\(body)")
+            }
+            #expect(try await client.json(.get, "/token/driver/v1").0 == .unauthorized)
+            #expect(try await client.json(.get, "/token/driver/v1", bearer: "not-a-session").0 == .unauthorized)
+        }
+    }
+
+    @Test("sessions expire")
+    func expiry() async throws {
+        let fixture = try await TokenServerFixture()
+        try await fixture.application.test(.router) { client in
+            let session = try await client.login("dana")
+            fixture.time.advance(12 * 3600 - 1)
+            #expect(try await client.json(.get, "/token/driver/v1", bearer: session).0 == .ok)
+            fixture.time.advance(1)
+            #expect(try await client.json(.get, "/token/driver/v1", bearer: session).0 == .unauthorized)
+        }
+    }
+
+    @Test("repeated failures lock the username out with 429 and Retry-After, even for the right password")
+    func throttling() async throws {
+        let fixture = try await TokenServerFixture()
+        try await fixture.application.test(.router) { client in
+            let wrong = #"{"username":"dana","password":"wrong password"}"#
+            for _ in 0..<5 { #expect(try await client.json(.post, "/v1/sessions", body: wrong).0 == .unauthorized) }
+            let (status, body, headers) = try await client.json(
+                .post, "/v1/sessions", body: #"{"username":"dana","password":"correct horse battery"}"#)
+            #expect(status == .tooManyRequests)
+            #expect(body["error"]?.objectValue?["status"] == "RESOURCE_EXHAUSTED")
+            let retryAfter = try #require(headers[.retryAfter].flatMap { Int($0) })
+            #expect(retryAfter == 30)
+            // Other users are unaffected.
+            _ = try await client.login("dave")
+            fixture.time.advance(TimeInterval(retryAfter))
+            _ = try await client.login("dana")
+        }
+    }
+
+    @Test("the lockout doubles with each further failure; an address is throttled across usernames")
+    func throttlePolicy() throws {
+        let throttle = LoginThrottle()
+        let start = Date(timeIntervalSince1970: 1_000_000)
+        func lockout(_ username: String, _ address: String?, at time: Date) -> Int? {
+            do {
+                try throttle.check(username: username, address: address, now: time)
+                return nil
+            } catch {
+                return error.retryAfter
+            }
+        }
+        var time = start
+        for _ in 0..<5 { throttle.recordFailure(username: "u", address: nil, now: time) }
+        #expect(lockout("u", nil, at: time) == 30)
+        time += 30
+        #expect(lockout("u", nil, at: time) == nil)
+        throttle.recordFailure(username: "u", address: nil, now: time)
+        #expect(lockout("u", nil, at: time) == 60)
+        for index in 0..<20 { throttle.recordFailure(username: "user\(index)", address: "10.0.0.1", now: start) }
+        #expect(lockout("someone-else", "10.0.0.1", at: start) == 30)
+        #expect(lockout("someone-else", "10.0.0.2", at: start) == nil)
+    }
+}
+
+@Suite("Token server: token endpoints")
+struct TokenEndpointTests {
+    static func verify(_ jwt: String, _ fixture: TokenServerFixture, family: TokenFamily) throws -> VerifiedToken {
+        let key = try fixture.server.keyring.signingKey(for: family).key
+        var trust = TrustStore()
+        trust.add([key.verificationKey], issuer: key.clientEmail)
+        return try FleetEngineTokenVerifier(trustStore: trust).verify(jwt, now: fixture.time.now)
+    }
+
+    @Test("a driver gets a token for a granted vehicle, with the minting issue's header and claims; 403 otherwise")
+    func driver() async throws {
+        let fixture = try await TokenServerFixture()
+        try await fixture.application.test(.router) { client in
+            let session = try await client.login("dana")
+            let (status, body, headers) = try await client.json(.get, "/token/driver/v1", bearer: session)
+            #expect(status == .ok)
+            #expect(headers[.cacheControl] == "no-store")
+            #expect(
+                body.map(\.key) == ["jwt", "token", "creationTimestamp", "expirationTimestamp", "expiresInSeconds"])
+            let jwt = try #require(body["jwt"]?.stringValue)
+            #expect(body["token"]?.stringValue == jwt)
+            let verified = try Self.verify(jwt, fixture, family: .driver)
+            let key = try fixture.server.keyring.signingKey(for: .driver).key
+            #expect(
+                JSONValue.object(verified.header).jsonText
+                    == #"{"alg":"RS256","typ":"JWT","kid":"\#(key.privateKeyID)"}"#)
+            #expect(verified.claims.issuer == key.clientEmail && verified.claims.subject == key.clientEmail)
+            #expect(key.clientEmail == "fleetauth-driver@demo-project.iam.gserviceaccount.com")
+            #expect(verified.claims.audience == "https://fleetengine.googleapis.com/")
+            #expect(verified.claims.lifetime == 3600)
+            #expect(verified.claims.authorization == AuthorizationClaims(vehicleID: "v1"))
+            #expect(body["creationTimestamp"]?.integerValue == verified.claims.issuedAt * 1000)
+            #expect(body["expirationTimestamp"]?.integerValue == verified.claims.expiresAt * 1000)
+            #expect(body["expiresInSeconds"] == 3600)
+
+            // Another driver's vehicle and a vehicle nobody has: the same 403.
+            let (other, otherBody, _) = try await client.json(.get, "/token/driver/v2", bearer: session)
+            let (missing, missingBody, _) = try await client.json(.get, "/token/driver/nope", bearer: session)
+            #expect(other == .forbidden && missing == .forbidden)
+            #expect(otherBody == missingBody)
+            // A driver is no consumer, server or fleet reader.
+            for path in ["/token/consumer/t1", "/token/server", "/token/fleet_reader", "/token/delivery_consumer/x"] {
+                #expect(try await client.json(.get, path, bearer: session).0 == .forbidden, "\(path)")
+            }
+        }
+    }
+
+    @Test("a consumer gets tokens for its trips and tracking IDs only; delivery answers carry the LMFS keys")
+    func consumer() async throws {
+        let fixture = try await TokenServerFixture()
+        try await fixture.application.test(.router) { client in
+            let session = try await client.login("carol")
+            let (status, body, _) = try await client.json(.get, "/token/consumer/t1", bearer: session)
+            #expect(status == .ok)
+            let verified = try Self.verify(try #require(body["jwt"]?.stringValue), fixture, family: .consumer)
+            #expect(verified.claims.authorization == AuthorizationClaims(tripID: "t1"))
+            #expect(try await client.json(.get, "/token/consumer/t2", bearer: session).0 == .forbidden)
+            #expect(try await client.json(.get, "/token/driver/v1", bearer: session).0 == .forbidden)
+
+            let (tracking, trackingBody, _) = try await client.json(
+                .get, "/token/delivery_consumer/track-1", bearer: session)
+            #expect(tracking == .ok)
+            let deliveryToken = try Self.verify(
+                try #require(trackingBody["token"]?.stringValue), fixture, family: .delivery)
+            #expect(deliveryToken.claims.authorization == AuthorizationClaims(trackingID: "track-1"))
+            #expect(trackingBody["expiration_timestamp_ms"] == trackingBody["expirationTimestamp"])
+            #expect(trackingBody["creation_timestamp_ms"] == trackingBody["creationTimestamp"])
+        }
+    }
+
+    @Test("server and fleet-reader tokens are for operators only; IDs are required and never '*'")
+    func operatorsAndIDs() async throws {
+        let fixture = try await TokenServerFixture()
+        try await fixture.application.test(.router) { client in
+            let ops = try await client.login("ops")
+            let (status, body, _) = try await client.json(.get, "/token/server", bearer: ops)
+            #expect(status == .ok)
+            let server = try Self.verify(try #require(body["jwt"]?.stringValue), fixture, family: .server)
+            #expect(server.claims.authorization == FleetEngineTokenType.server.authorization)
+            let (_, reader, _) = try await client.json(.get, "/token/fleet_reader", bearer: ops)
+            let fleetReader = try Self.verify(try #require(reader["token"]?.stringValue), fixture, family: .server)
+            #expect(fleetReader.claims.authorization == FleetEngineTokenType.fleetReader.authorization)
+            // Operators may get any driver token; nobody gets a wildcard or an invalid ID.
+            #expect(try await client.json(.get, "/token/driver/any-vehicle", bearer: ops).0 == .ok)
+            for path in ["/token/driver/*", "/token/driver", "/token/consumer/a%2Fb", "/token/delivery_driver/%2A"] {
+                #expect(try await client.json(.get, path, bearer: ops).0 == .badRequest, "\(path)")
+            }
+            let consumer = try await client.login("carol")
+            #expect(try await client.json(.get, "/token/server", bearer: consumer).0 == .forbidden)
+        }
+    }
+
+    @Test("every issued token is audited (user, type, scope, kid, exp), never the token itself")
+    func audit() async throws {
+        let records = LogRecorder()
+        let fixture = try await TokenServerFixture(auditLogger: .recording(to: records))
+        try await fixture.application.test(.router) { client in
+            let session = try await client.login("dana")
+            let (_, body, _) = try await client.json(.get, "/token/delivery_driver/dv1", bearer: session)
+            let jwt = try #require(body["jwt"]?.stringValue)
+            let entries = try await fixture.store.auditEntries(limit: 10)
+            #expect(entries.count == 1)
+            let entry = try #require(entries.first)
+            #expect(entry.username == "dana" && entry.tokenType == "delivery_driver")
+            #expect(entry.scope == #"{"deliveryvehicleid":"dv1"}"#)
+            #expect(entry.kid == (try fixture.server.keyring.signingKey(for: .delivery).record.kid))
+            #expect(entry.expiresAt * 1000 == body["expirationTimestamp"]?.integerValue)
+            let ops = try await client.login("ops")
+            let (_, audit, _) = try await client.json(.get, "/v1/admin/audit?limit=5", bearer: ops)
+            #expect(audit["entries"]?.arrayValue?.count == 1)
+            #expect(!audit.jsonText.contains(String(jwt.split(separator: ".")[2])))
+            let issued = records.lines.filter { $0.contains("issued token") }
+            #expect(issued.count == 1)
+            #expect(issued.first?.contains("dana") == true && issued.first?.contains(entry.kid) == true)
+            for line in records.lines {
+                #expect(!line.contains(String(jwt.split(separator: ".")[2])) && !line.contains(session))
+            }
+        }
+    }
+}
+
+/// A value handed to a `@Sendable` test closure that only reads it.
+struct Unchecked<Value>: @unchecked Sendable {
+    let value: Value
+}
