@@ -134,7 +134,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetAuthCLITests",
-            dependencies: ["fleetauth", "FleetAuthCore", "FleetAuthJWT"],
+            dependencies: ["fleetauth", "FleetAuthCore", "FleetAuthJWT", "FleetTokenServer"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -4,8 +4,12 @@ import ArgumentParser
 struct FleetAuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleetauth",
-        abstract: "Fleet Engine authorization in Swift: service-account keys, tokens, and benchmarks.",
-        subcommands: [KeysCommand.self, TokenCommand.self, EmulatorCommand.self, BenchCommand.self]
+        abstract:
+            "Fleet Engine authorization in Swift: keys, tokens, a local Fleet Engine, a token server, benchmarks.",
+        subcommands: [
+            KeysCommand.self, TokenCommand.self, EmulatorCommand.self, TokenServerCommand.self, UsersCommand.self,
+            BenchCommand.self,
+        ]
     )
 }
 

@@ -6,7 +6,7 @@ struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
         abstract: "Create service-account key files and publish their public keys.",
-        subcommands: [Create.self, JWKS.self]
+        subcommands: [Create.self, JWKS.self, Rotate.self]
     )
 
     struct Create: AsyncParsableCommand {

@@ -94,7 +94,7 @@ struct KeysTests {
 
     static func exercise(_ fixture: TokenServerFixture, baseURL: String) async throws {
         let trustPath = fixture.directory + "/emulator-trust.json"
-        try fixture.server.emulatorTrustFile(baseURL: baseURL).write(
+        try fixture.server.keyring.emulatorTrustFile(baseURL: baseURL).write(
             toFile: trustPath, atomically: true, encoding: .utf8)
         let emulator = try await EmulatorServer(
             configuration: try TrustConfiguration(contentsOf: trustPath), store: try SQLiteFleetStore(inMemory: ()))

@@ -1,4 +1,4 @@
-public import FleetAuthCore
+import FleetAuthCore
 public import FleetAuthJWT
 public import Foundation
 
@@ -150,5 +150,24 @@ public final class Keyring: @unchecked Sendable {
         }
         try await refresh(now: seconds)
         return removed.map(\.kid)
+    }
+
+    /// The JWK set URL of each family's account on a server reachable at `baseURL`.
+    public func keySetURLs(baseURL: String) -> [(family: TokenFamily, email: String, project: String, url: String)] {
+        accounts.map {
+            ($0.family, $0.email, $0.project, "\(baseURL)/service_accounts/v1/metadata/jwk/\($0.email)")
+        }
+    }
+
+    /// A trust file for `fleetauth emulator --trust` that trusts this server's accounts by JWK set URL, with the
+    /// roles of their families.
+    public func emulatorTrustFile(baseURL: String) -> String {
+        let accounts = keySetURLs(baseURL: baseURL).map { entry -> JSONValue in
+            .object([
+                "email": .string(entry.email), "project": .string(entry.project),
+                "roles": .array(entry.family.roles.map { .string($0.id) }), "jwksURL": .string(entry.url),
+            ])
+        }
+        return JSONValue.object(["serviceAccounts": .array(accounts)]).prettyText() + "\n"
     }
 }

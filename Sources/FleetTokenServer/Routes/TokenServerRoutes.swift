@@ -73,19 +73,17 @@ struct TokenServerRoutes {
 
     /// Mints `endpoint`'s token for `id` if the session's user may have it; audits it.
     func token(_ endpoint: TokenEndpoint, id rawID: String?, _ request: Request) async throws -> Response {
-        let user = try await login.user(sessionToken: Self.bearer(request))
         let id = rawID?.removingPercentEncoding ?? rawID
+        let grant = endpoint.grantKind.flatMap { kind in id.map { Grant(kind: kind, id: $0) } }
+        let (user, granted) = try await login.user(sessionToken: Self.bearer(request), holding: grant)
         if let kind = endpoint.grantKind {
             guard let id, id != FleetEngineID.wildcard, FleetEngineID.isValid(id) else {
                 throw TokenServerError.invalidArgument(
                     "The \(kind) ID must be 1–64 characters, NFC, without / : ? , # and not \"*\".")
             }
-            if user.role != .operator {
-                let granted = try await store.hasGrant(Grant(kind: kind, id: id), username: user.username)
-                guard granted else {
-                    // The same answer whether or not the resource exists anywhere.
-                    throw TokenServerError.permissionDenied("This user is not granted that \(kind).")
-                }
+            // The same answer whether or not the resource exists anywhere.
+            guard user.role == .operator || granted else {
+                throw TokenServerError.permissionDenied("This user is not granted that \(kind).")
             }
         } else if user.role != .operator {
             throw TokenServerError.permissionDenied("Only operators may get \(endpoint.name) tokens.")

@@ -61,28 +61,32 @@ public final class TokenServerStore: Sendable {
     /// Adds a user; `ALREADY_EXISTS` if the username is taken.
     public func addUser(_ user: AppUser, passwordHash: String, now: Date = Date()) async throws {
         try await writer.write { db in
-            if try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE username = ?", arguments: [user.username]) != nil {
+            if try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ?"), arguments: [user.username]) != nil
+            {
                 throw TokenServerError.alreadyExists("User \(user.username) already exists.")
             }
-            try db.execute(
-                sql: "INSERT INTO users (username, role, password_hash, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [user.username, user.role.rawValue, passwordHash, Int64(now.timeIntervalSince1970)])
+            try db.cachedStatement(
+                sql: "INSERT INTO users (username, role, password_hash, created_at) VALUES (?, ?, ?, ?)"
+            ).execute(arguments: [user.username, user.role.rawValue, passwordHash, Int64(now.timeIntervalSince1970)])
         }
     }
 
     /// Replaces a user's password hash and ends all of its sessions.
     public func setPasswordHash(_ hash: String, for username: String) async throws {
         try await writer.write { db in
-            try db.execute(sql: "UPDATE users SET password_hash = ? WHERE username = ?", arguments: [hash, username])
+            try db.cachedStatement(sql: "UPDATE users SET password_hash = ? WHERE username = ?").execute(arguments: [
+                hash, username,
+            ])
             guard db.changesCount == 1 else { throw TokenServerError.notFound("User \(username) not found.") }
-            try db.execute(sql: "DELETE FROM sessions WHERE username = ?", arguments: [username])
+            try db.cachedStatement(sql: "DELETE FROM sessions WHERE username = ?").execute(arguments: [username])
         }
     }
 
     /// Deletes a user with its grants and sessions.
     public func removeUser(_ username: String) async throws {
         try await writer.write { db in
-            try db.execute(sql: "DELETE FROM users WHERE username = ?", arguments: [username])
+            try db.cachedStatement(sql: "DELETE FROM users WHERE username = ?").execute(arguments: [username])
             guard db.changesCount == 1 else { throw TokenServerError.notFound("User \(username) not found.") }
         }
     }
@@ -92,7 +96,8 @@ public final class TokenServerStore: Sendable {
         try await writer.read { db in
             guard
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT role, password_hash FROM users WHERE username = ?", arguments: [username]),
+                    db.cachedStatement(sql: "SELECT role, password_hash FROM users WHERE username = ?"),
+                    arguments: [username]),
                 let role = AppUserRole(rawValue: row["role"])
             else { return nil }
             return (AppUser(username: username, role: role), row["password_hash"])
@@ -102,10 +107,11 @@ public final class TokenServerStore: Sendable {
     /// Every user with its grants, by username.
     public func users() async throws -> [(user: AppUser, grants: [Grant])] {
         try await writer.read { db in
-            let users = try Row.fetchAll(db, sql: "SELECT username, role FROM users ORDER BY username")
+            let users = try Row.fetchAll(db.cachedStatement(sql: "SELECT username, role FROM users ORDER BY username"))
             var grants: [String: [Grant]] = [:]
             for row in try Row.fetchAll(
-                db, sql: "SELECT username, kind, resource_id FROM grants ORDER BY username, kind, resource_id")
+                db.cachedStatement(
+                    sql: "SELECT username, kind, resource_id FROM grants ORDER BY username, kind, resource_id"))
             {
                 guard let kind = GrantKind(rawValue: row["kind"]) else { continue }
                 grants[row["username"], default: []].append(Grant(kind: kind, id: row["resource_id"]))
@@ -123,7 +129,7 @@ public final class TokenServerStore: Sendable {
         try await writer.write { db in
             guard
                 let roleName = try String.fetchOne(
-                    db, sql: "SELECT role FROM users WHERE username = ?", arguments: [username]),
+                    db.cachedStatement(sql: "SELECT role FROM users WHERE username = ?"), arguments: [username]),
                 let role = AppUserRole(rawValue: roleName)
             else { throw TokenServerError.notFound("User \(username) not found.") }
             guard role.grantKinds.contains(grant.kind) else {
@@ -132,18 +138,16 @@ public final class TokenServerStore: Sendable {
                         + (role.grantKinds.isEmpty ? "none" : role.grantKinds.map(\.rawValue).joined(separator: ", "))
                         + ".")
             }
-            try db.execute(
-                sql: "INSERT OR IGNORE INTO grants (username, kind, resource_id) VALUES (?, ?, ?)",
-                arguments: [username, grant.kind.rawValue, grant.id])
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO grants (username, kind, resource_id) VALUES (?, ?, ?)")
+                .execute(arguments: [username, grant.kind.rawValue, grant.id])
         }
     }
 
     /// Removes a grant; `NOT_FOUND` if the user does not hold it.
     public func removeGrant(_ grant: Grant, from username: String) async throws {
         try await writer.write { db in
-            try db.execute(
-                sql: "DELETE FROM grants WHERE username = ? AND kind = ? AND resource_id = ?",
-                arguments: [username, grant.kind.rawValue, grant.id])
+            try db.cachedStatement(sql: "DELETE FROM grants WHERE username = ? AND kind = ? AND resource_id = ?")
+                .execute(arguments: [username, grant.kind.rawValue, grant.id])
             guard db.changesCount == 1 else {
                 throw TokenServerError.notFound("User \(username) holds no grant for \(grant.kind) \(grant.id).")
             }
@@ -154,7 +158,7 @@ public final class TokenServerStore: Sendable {
     public func hasGrant(_ grant: Grant, username: String) async throws -> Bool {
         try await writer.read { db in
             try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM grants WHERE username = ? AND kind = ? AND resource_id = ?",
+                db.cachedStatement(sql: "SELECT 1 FROM grants WHERE username = ? AND kind = ? AND resource_id = ?"),
                 arguments: [username, grant.kind.rawValue, grant.id]) != nil
         }
     }
@@ -164,34 +168,45 @@ public final class TokenServerStore: Sendable {
     /// Stores a session under the hash of its token.
     public func addSession(tokenHash: String, username: String, createdAt: Int64, expiresAt: Int64) async throws {
         try await writer.write { db in
-            try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [createdAt])
-            try db.execute(
-                sql: "INSERT INTO sessions (token_hash, username, created_at, expires_at) VALUES (?, ?, ?, ?)",
-                arguments: [tokenHash, username, createdAt, expiresAt])
+            try db.cachedStatement(sql: "DELETE FROM sessions WHERE expires_at <= ?").execute(arguments: [createdAt])
+            try db.cachedStatement(
+                sql: "INSERT INTO sessions (token_hash, username, created_at, expires_at) VALUES (?, ?, ?, ?)"
+            ).execute(arguments: [tokenHash, username, createdAt, expiresAt])
         }
     }
 
     /// The user of an unexpired session.
     public func sessionUser(tokenHash: String, now: Int64) async throws -> AppUser? {
+        try await sessionUser(tokenHash: tokenHash, now: now, grant: nil)?.0
+    }
+
+    /// The user of an unexpired session and whether it holds `grant`, in one read.
+    public func sessionUser(tokenHash: String, now: Int64, grant: Grant?) async throws -> (AppUser, Bool)? {
         try await writer.read { db in
             guard
                 let row = try Row.fetchOne(
-                    db,
-                    sql: """
-                        SELECT users.username, users.role FROM sessions JOIN users USING (username)
-                        WHERE sessions.token_hash = ? AND sessions.expires_at > ?
-                        """,
+                    db.cachedStatement(
+                        sql: """
+                            SELECT users.username, users.role FROM sessions JOIN users USING (username)
+                            WHERE sessions.token_hash = ? AND sessions.expires_at > ?
+                            """),
                     arguments: [tokenHash, now]),
                 let role = AppUserRole(rawValue: row["role"])
             else { return nil }
-            return AppUser(username: row["username"], role: role)
+            let user = AppUser(username: row["username"], role: role)
+            guard let grant else { return (user, false) }
+            let granted =
+                try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT 1 FROM grants WHERE username = ? AND kind = ? AND resource_id = ?"),
+                    arguments: [user.username, grant.kind.rawValue, grant.id]) != nil
+            return (user, granted)
         }
     }
 
     /// Ends a session.
     public func removeSession(tokenHash: String) async throws {
         try await writer.write { db in
-            try db.execute(sql: "DELETE FROM sessions WHERE token_hash = ?", arguments: [tokenHash])
+            try db.cachedStatement(sql: "DELETE FROM sessions WHERE token_hash = ?").execute(arguments: [tokenHash])
         }
     }
 
@@ -224,12 +239,12 @@ public final class TokenServerStore: Sendable {
     /// Adds a key as its family's signing key, retiring the current one at `now` (one transaction).
     public func addSigningKey(_ record: KeyRecord) async throws {
         try await writer.write { db in
-            try db.execute(
-                sql: "UPDATE signing_keys SET retired_at = ? WHERE family = ? AND retired_at IS NULL",
-                arguments: [record.createdAt, record.family.rawValue])
-            try db.execute(
-                sql: "INSERT INTO signing_keys (kid, family, key_path, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [record.kid, record.family.rawValue, record.keyPath, record.createdAt])
+            try db.cachedStatement(
+                sql: "UPDATE signing_keys SET retired_at = ? WHERE family = ? AND retired_at IS NULL"
+            ).execute(arguments: [record.createdAt, record.family.rawValue])
+            try db.cachedStatement(
+                sql: "INSERT INTO signing_keys (kid, family, key_path, created_at) VALUES (?, ?, ?, ?)"
+            ).execute(arguments: [record.kid, record.family.rawValue, record.keyPath, record.createdAt])
         }
     }
 
@@ -238,7 +253,7 @@ public final class TokenServerStore: Sendable {
         let records = try await keyRecords().filter { ($0.retiredAt ?? .max) <= cutoff }
         try await writer.write { db in
             for record in records {
-                try db.execute(sql: "DELETE FROM signing_keys WHERE kid = ?", arguments: [record.kid])
+                try db.cachedStatement(sql: "DELETE FROM signing_keys WHERE kid = ?").execute(arguments: [record.kid])
             }
         }
         return records
@@ -259,11 +274,12 @@ public final class TokenServerStore: Sendable {
     /// Records an issued token.
     public func audit(_ entry: AuditEntry) async throws {
         try await writer.write { db in
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO audit (issued_at, username, token_type, scope, kid, expires_at)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """,
+                    """
+            ).execute(
                 arguments: [
                     entry.issuedAt, entry.username, entry.tokenType, entry.scope, entry.kid, entry.expiresAt,
                 ])
@@ -274,11 +290,11 @@ public final class TokenServerStore: Sendable {
     public func auditEntries(limit: Int) async throws -> [AuditEntry] {
         try await writer.read { db in
             try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT issued_at, username, token_type, scope, kid, expires_at FROM audit
-                    ORDER BY id DESC LIMIT ?
-                    """,
+                db.cachedStatement(
+                    sql: """
+                        SELECT issued_at, username, token_type, scope, kid, expires_at FROM audit
+                        ORDER BY id DESC LIMIT ?
+                        """),
                 arguments: [limit]
             ).map { row in
                 AuditEntry(
@@ -292,6 +308,13 @@ public final class TokenServerStore: Sendable {
 extension TokenServerStore {
     /// The stored form of a session token: its SHA-256, hex.
     public static func hash(sessionToken: String) -> String {
-        SHA256.hash(data: Array(sessionToken.utf8)).map { String(format: "%02x", $0) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in SHA256.hash(data: Array(sessionToken.utf8)) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: hex, as: UTF8.self)
     }
 }

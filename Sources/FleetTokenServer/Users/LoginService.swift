@@ -78,13 +78,19 @@ public final class LoginService: Sendable {
 
     /// The user of a bearer session token, or 401.
     public func user(sessionToken: String?) async throws -> AppUser {
+        try await user(sessionToken: sessionToken, holding: nil).user
+    }
+
+    /// The user of a bearer session token (or 401) and whether it holds `grant`, in one database read.
+    public func user(sessionToken: String?, holding grant: Grant?) async throws -> (user: AppUser, granted: Bool) {
         guard let sessionToken, !sessionToken.isEmpty, sessionToken.utf8.count <= 256 else {
             throw TokenServerError.unauthenticated("A session is required: \"Authorization: Bearer <session token>\".")
         }
-        let user = try await store.sessionUser(
-            tokenHash: TokenServerStore.hash(sessionToken: sessionToken), now: Int64(now().timeIntervalSince1970))
-        guard let user else { throw TokenServerError.unauthenticated("The session is invalid or has expired.") }
-        return user
+        let found = try await store.sessionUser(
+            tokenHash: TokenServerStore.hash(sessionToken: sessionToken), now: Int64(now().timeIntervalSince1970),
+            grant: grant)
+        guard let found else { throw TokenServerError.unauthenticated("The session is invalid or has expired.") }
+        return found
     }
 
     /// Ends a session.
