@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "FleetAuthCore", targets: ["FleetAuthCore"]),
         .library(name: "FleetAuthJWT", targets: ["FleetAuthJWT"]),
+        .library(name: "FleetAuthClient", targets: ["FleetAuthClient"]),
         .library(name: "FleetAuthTesting", targets: ["FleetAuthTesting"]),
         .library(name: "FleetEngineEmulator", targets: ["FleetEngineEmulator"]),
         .library(name: "FleetTokenServer", targets: ["FleetTokenServer"]),
@@ -34,6 +35,11 @@ let package = Package(
     targets: [
         .target(
             name: "FleetAuthCore",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FleetAuthClient",
+            dependencies: ["FleetAuthCore"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -76,7 +82,7 @@ let package = Package(
         ),
         .target(
             name: "FleetAuthTesting",
-            dependencies: ["FleetAuthCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["FleetAuthCore", "FleetAuthClient", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -101,6 +107,11 @@ let package = Package(
         .testTarget(
             name: "FleetAuthCoreTests",
             dependencies: ["FleetAuthCore", "FleetAuthTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FleetAuthClientTests",
+            dependencies: ["FleetAuthCore", "FleetAuthClient", "FleetAuthTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

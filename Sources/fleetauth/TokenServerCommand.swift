@@ -125,6 +125,20 @@ struct UsersCommand: AsyncParsableCommand {
                 + trip.map { .init(kind: .trip, id: $0) } + tracking.map { .init(kind: .tracking, id: $0) }
         }
 
+        /// Applies `change` to every named grant, reporting store errors as CLI errors.
+        func apply(
+            _ storage: TokenServerDataOptions, verb: String,
+            _ change: (TokenServerStore, FleetTokenServer.Grant) async throws -> Void
+        ) async throws {
+            let store = try storage.existingStore()
+            do {
+                for grant in grants { try await change(store, grant) }
+            } catch let error as TokenServerError {
+                throw CLIError(error.message)
+            }
+            say("\(verb): \(grants.map(\.description).joined(separator: ", ")).")
+        }
+
         func validate() throws {
             if grants.isEmpty {
                 throw ValidationError("Name at least one --vehicle, --delivery-vehicle, --trip or --tracking.")
@@ -176,13 +190,9 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var grantOptions: GrantOptions
 
         func run() async throws {
-            let store = try storage.existingStore()
-            do {
-                for grant in grantOptions.grants { try await store.addGrant(grant, to: username) }
-            } catch let error as TokenServerError {
-                throw CLIError(error.message)
+            try await grantOptions.apply(storage, verb: "Granted \(username)") {
+                try await $0.addGrant($1, to: username)
             }
-            say("Granted \(username): \(grantOptions.grants.map(\.description).joined(separator: ", ")).")
         }
     }
 
@@ -193,13 +203,9 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var grantOptions: GrantOptions
 
         func run() async throws {
-            let store = try storage.existingStore()
-            do {
-                for grant in grantOptions.grants { try await store.removeGrant(grant, from: username) }
-            } catch let error as TokenServerError {
-                throw CLIError(error.message)
+            try await grantOptions.apply(storage, verb: "Revoked from \(username)") {
+                try await $0.removeGrant($1, from: username)
             }
-            say("Revoked from \(username): \(grantOptions.grants.map(\.description).joined(separator: ", ")).")
         }
     }
 

@@ -1,0 +1,90 @@
+public import FleetAuthCore
+
+/// Hands out Fleet Engine JWTs for authorization contexts: what the Driver and Consumer SDKs ask for before
+/// every call.
+public protocol FleetTokenProvider: Sendable {
+    /// A token for `context` with at least the provider's minimum lifetime left.
+    func token(for context: AuthorizationContext) async throws -> String
+
+    /// Reports that Fleet Engine rejected `token` (401): the next call fetches a new one. Tokens other than the
+    /// cached one are ignored, so a storm of 401s on one token causes one refresh.
+    func invalidate(_ token: String, for context: AuthorizationContext)
+}
+
+/// A token as a fetcher delivers it.
+public struct FetchedToken: Sendable, Hashable {
+    /// The JWT.
+    public var jwt: String
+    /// How long the token lives from the moment it was issued, as the server states it (`expiresInSeconds`, or
+    /// an absolute expiry less the issue time, both in the server's clock); `nil` to rely on the JWT alone.
+    public var statedLifetime: Duration?
+
+    public init(jwt: String, statedLifetime: Duration? = nil) {
+        self.jwt = jwt
+        self.statedLifetime = statedLifetime
+    }
+}
+
+/// Fetches a new token from the app's backend. ``TokenEndpointFetcher`` is the URLSession implementation.
+public protocol TokenFetcher: Sendable {
+    /// A new token for `context`. Throw ``FleetTokenError`` to say whether a failure is transient.
+    func fetchToken(for context: AuthorizationContext) async throws -> FetchedToken
+}
+
+/// An error of the token provider, with a stable short code and whether retrying later may help.
+///
+/// Equality compares the code only.
+public struct FleetTokenError: Error, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable {
+        /// The call named no context (the completion-handler entry point with `nil`).
+        case missingContext = "missing_context"
+        /// The token endpoint could not be reached, timed out, or answered 429 or 5xx (transient).
+        case endpointUnavailable = "endpoint_unavailable"
+        /// The token endpoint refused the request (4xx other than 429): not retried until asked again.
+        case endpointRejected = "endpoint_rejected"
+        /// The endpoint's answer held no usable JWT.
+        case malformedToken = "malformed_token"
+        /// The token arrived with less than the minimum lifetime left.
+        case lifetimeTooShort = "lifetime_too_short"
+        /// The endpoint answered a refresh with the very token Fleet Engine had rejected.
+        case rejectedTokenReturned = "rejected_token_returned"
+        /// The caller was cancelled while waiting.
+        case cancelled
+    }
+
+    public let code: Code
+    /// What happened, for logs; never contains a token.
+    public let message: String
+    /// The HTTP status of the endpoint's answer, when there was one.
+    public let httpStatus: Int?
+
+    public init(_ code: Code, _ message: String, httpStatus: Int? = nil) {
+        self.code = code
+        self.message = message
+        self.httpStatus = httpStatus
+    }
+
+    /// Whether trying again later may succeed.
+    public var isTransient: Bool { code == .endpointUnavailable }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+
+    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
+
+/// What the caching provider reports, for logs and metrics.
+public enum TokenProviderEvent: Sendable, Hashable {
+    /// A fetch began; `background` when the current token is still being served.
+    case fetchStarted(AuthorizationContext, background: Bool)
+    /// A fetch delivered a token with this lifetime.
+    case fetchSucceeded(AuthorizationContext, lifetime: Duration)
+    /// A fetch failed.
+    case fetchFailed(AuthorizationContext, FleetTokenError)
+    /// A call was answered from the cache.
+    case cacheHit(AuthorizationContext)
+    /// A call joined a fetch already in flight.
+    case coalesced(AuthorizationContext)
+    /// The cached token was dropped after Fleet Engine rejected it.
+    case invalidated(AuthorizationContext)
+}
