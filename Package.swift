@@ -92,6 +92,7 @@ let package = Package(
                 "FleetAuthJWT",
                 "FleetEngineEmulator",
                 "FleetTokenServer",
+                "FleetAuthClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -111,7 +112,11 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetAuthClientTests",
-            dependencies: ["FleetAuthCore", "FleetAuthClient", "FleetAuthTesting"],
+            dependencies: [
+                "FleetAuthCore", "FleetAuthClient", "FleetAuthTesting", "FleetTokenServer",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

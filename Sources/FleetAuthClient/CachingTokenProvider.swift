@@ -20,7 +20,8 @@ public import Foundation
 /// stated lifetime if that is less. ``invalidate(_:for:)`` is compare-and-invalidate: many 401s on one token cause
 /// one refresh, and a fetch that started before the invalidation cannot answer it with the rejected token.
 /// Cancelling a waiting caller never cancels the fetch or the other callers. Tokens live in memory only.
-public final class CachingTokenProvider<C: Clock>: FleetTokenProvider, @unchecked Sendable where C.Duration == Duration {
+public final class CachingTokenProvider<C: Clock>: FleetTokenProvider, @unchecked Sendable
+where C.Duration == Duration {
     public struct Configuration: Sendable, Hashable {
         /// Start a background refresh when less than this is left. Default 10 minutes (the Android samples').
         public var refreshMargin: Duration = .seconds(600)
@@ -111,8 +112,11 @@ public final class CachingTokenProvider<C: Clock>: FleetTokenProvider, @unchecke
                     if let jwt = entry.jwt, let expiresAt = entry.expiresAt,
                         now.duration(to: expiresAt) > configuration.minimumLifetime
                     {
-                        // Stale but usable: serve it, refreshing in the background unless backing off.
-                        if entry.fetchID == nil, entry.retryAt.map({ now >= $0 }) ?? true {
+                        // Usable: serve it. When stale, refresh in the background unless backing off (a caller
+                        // that missed the fast path while the first fetch ran finds a fresh token here).
+                        if now.duration(to: expiresAt) <= configuration.refreshMargin, entry.fetchID == nil,
+                            entry.retryAt.map({ now >= $0 }) ?? true
+                        {
                             nextID += 1
                             entry.fetchID = nextID
                             fetchToStart = (nextID, true)

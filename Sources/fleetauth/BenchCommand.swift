@@ -15,7 +15,7 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure FleetAuth against its reference implementations, in one run.",
-        subcommands: [JWT.self, Emulator.self, TokenServer.self]
+        subcommands: [JWT.self, Emulator.self, TokenServer.self, Client.self]
     )
 
     struct JWT: AsyncParsableCommand {

@@ -53,6 +53,19 @@ struct CachingTokenProviderTests {
         #expect(fetcher.fetchCount == 1)
     }
 
+    @Test("callers arriving while the first fetch completes never start a second one")
+    func noRefetchWhileFresh() async throws {
+        let provider = provider()
+        for round in 0..<20 {
+            let context = AuthorizationContext.vehicle("v\(round)")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<200 { group.addTask { _ = try await provider.token(for: context) } }
+                try await group.waitForAll()
+            }
+        }
+        #expect(fetcher.fetchCount == 20)
+    }
+
     @Test("cancelling one waiter leaves the fetch and the other waiters alone")
     func cancelledWaiter() async throws {
         let provider = provider()
@@ -181,7 +194,10 @@ struct CachingTokenProviderTests {
         fetcher.enqueue(.token(lifetime: 200))
         _ = try await provider.token(for: context)  // served; background fetch returns a too-short token
         await eventually { events.events.contains { if case .fetchFailed = $0 { true } else { false } } }
-        guard case .fetchFailed(_, let error)? = events.events.last(where: { if case .fetchFailed = $0 { true } else { false } })
+        guard
+            case .fetchFailed(_, let error)? = events.events.last(where: {
+                if case .fetchFailed = $0 { true } else { false }
+            })
         else {
             Issue.record("no failure event")
             return
