@@ -159,6 +159,10 @@ struct UsersCommand: AsyncParsableCommand {
         @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
         @Option(help: "bcrypt cost (10–16).") var bcryptCost: UInt8 = 12
 
+        func validate() throws {
+            if !(10...16).contains(bcryptCost) { throw ValidationError("--bcrypt-cost must be between 10 and 16.") }
+        }
+
         func run() async throws {
             guard let role = AppUserRole(rawValue: role) else {
                 throw CLIError("--role must be one of \(AppUserRole.allCases.map(\.rawValue).joined(separator: ", ")).")

@@ -246,3 +246,29 @@ struct VehicleAPITests {
         }
     }
 }
+
+@Suite("Server times")
+struct ServerTimeTests {
+    @Test(
+        "lastLocation.serverTime is RFC 3339 UTC with milliseconds, as ISO8601DateFormatter writes it",
+        arguments: [1_800_000_000.1234, 0, -1.5, 951_782_400.999, 4_102_444_799.0005])
+    func serverTime(_ seconds: Double) async throws {
+        let date = Date(timeIntervalSince1970: seconds)
+        let store = try SQLiteFleetStore(inMemory: ())
+        let router = FleetEngineEmulator.makeRouter(
+            authenticator: TokenAuthenticator(accounts: EmulatorFixture.accounts), store: store, now: { date })
+        let reference = ISO8601DateFormatter()
+        reference.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let milliseconds = (seconds * 1000).rounded(.down) / 1000
+        let expected = reference.string(from: Date(timeIntervalSince1970: milliseconds))
+        try await Application(router: router).test(.router) { client in
+            let body = EmulatorFixture.vehicleBody.replacingOccurrences(
+                of: #""maximumCapacity":4"#,
+                with: #""maximumCapacity":4,"lastLocation":{"location":{"latitude":1,"longitude":2}}"#)
+            let (status, vehicle) = try await client.call(
+                .post, "/v1/providers/demo-project/vehicles?vehicleId=v1", token: EmulatorFixture.server, body: body)
+            #expect(status == .ok)
+            #expect(vehicle["lastLocation"]?.objectValue?["serverTime"]?.stringValue == expected)
+        }
+    }
+}
