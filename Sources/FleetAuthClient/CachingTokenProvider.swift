@@ -183,7 +183,7 @@ where C.Duration == Duration {
         case .failure(let error):
             outcome = .failure(FleetTokenError(.endpointUnavailable, "The token fetch failed: \(error)"))
         }
-        var restart = false
+        var restartID: UInt64?
         let waiters: [CheckedContinuation<String, any Error>] = lock.withLock {
             guard var entry = entries[context], entry.fetchID == id else { return [] }
             defer { entries[context] = entry }
@@ -194,7 +194,7 @@ where C.Duration == Duration {
                     entry.fetchPredatesInvalidation = false
                     nextID += 1
                     entry.fetchID = nextID
-                    restart = true
+                    restartID = nextID
                     return []
                 }
                 outcome = .failure(
@@ -227,8 +227,8 @@ where C.Duration == Duration {
             entry.waiters = [:]
             return waiting
         }
-        if restart {
-            lock.withLock { entries[context]?.fetchID }.map { startFetch(context, id: $0, background: false) }
+        if let restartID {
+            startFetch(context, id: restartID, background: false)
             return
         }
         switch outcome {

@@ -147,7 +147,7 @@ public struct TokenEndpointFetcher: TokenFetcher {
         else { throw FleetTokenError(.malformedToken, "The token is not a JWT with an integer exp.") }
         let iat = claims["iat"]?.integerValue
         guard expiry != .fromJWT,
-            let value = keys.expiry.lazy.compactMap({ Self.number(object[$0]) }).first
+            let value = keys.expiry.lazy.compactMap({ object[$0]?.numberValue }).first
         else { return FetchedToken(jwt: jwt) }
         let seconds: Double?
         switch expiry {
@@ -171,13 +171,5 @@ public struct TokenEndpointFetcher: TokenFetcher {
         if value > 1e11 { return iat.map { value / 1000 - Double($0) } }
         if value > 1e9 { return iat.map { value - Double($0) } }
         return value
-    }
-
-    private static func number(_ value: JSONValue?) -> Double? {
-        switch value {
-        case .integer(let integer)?: Double(integer)
-        case .double(let double)?: double
-        default: nil
-        }
     }
 }

@@ -114,9 +114,8 @@ public struct EmulatorServer {
         logger: Logger,
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol where Context.Source == ApplicationRequestContextSource {
-        let idle = limits.idleTimeout.components
         let http1 = HTTP1Channel.Configuration(
-            idleTimeout: .nanoseconds(idle.seconds * 1_000_000_000 + idle.attoseconds / 1_000_000_000),
+            idleTimeout: TimeAmount(limits.idleTimeout),
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: limits.maximumHeaderFieldSize,
                 maxHeaderListSize: limits.maximumHeaderListSize,

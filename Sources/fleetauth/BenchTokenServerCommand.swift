@@ -1,6 +1,7 @@
 import ArgumentParser
 import FleetAuthCore
 import FleetAuthJWT
+import FleetEngineEmulator
 import FleetTokenServer
 import Foundation
 import Hummingbird
@@ -39,9 +40,10 @@ extension BenchCommand {
             defer { try? FileManager.default.removeItem(atPath: directory) }
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             let store = try TokenServerStore(path: directory + "/token-server.sqlite")
+            let quiet = EmulatorServer.quietLogger(label: "fleetauth.bench")
             let server = try await FleetTokenServer.TokenServer(
                 store: store, dataDirectory: directory, project: "bench-project", bcryptCost: 10,
-                auditLogger: QuietLogging.quiet)
+                auditLogger: quiet)
             let password = randomPassword()
             try await server.login.addUser(AppUser(username: "driver", role: .driver), password: password)
             for index in 0..<100 { try await store.addGrant(Grant(kind: .vehicle, id: "v\(index)"), to: "driver") }
@@ -50,10 +52,10 @@ extension BenchCommand {
             let cores = ProcessInfo.processInfo.activeProcessorCount
 
             let ports = AsyncStream.makeStream(of: Int.self)
-            let application = server.application(port: 0, logger: QuietLogging.quiet) {
+            let application = server.application(port: 0, logger: quiet) {
                 ports.continuation.yield($0)
             }
-            let group = ServiceGroup(configuration: .init(services: [application], logger: QuietLogging.quiet))
+            let group = ServiceGroup(configuration: .init(services: [application], logger: quiet))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 var iterator = ports.stream.makeAsyncIterator()

@@ -48,8 +48,8 @@ struct LoadGenerator {
     /// Runs for `warmUp` (not counted), then measures for `duration`; every connection stops after that.
     func run(warmUp: Duration, duration: Duration) async throws -> Result {
         let group = MultiThreadedEventLoopGroup.singleton
-        let start = NIODeadline.now() + Self.timeAmount(warmUp)
-        let end = start + Self.timeAmount(duration)
+        let start = NIODeadline.now() + TimeAmount(warmUp)
+        let end = start + TimeAmount(duration)
         var futures: [EventLoopFuture<Result>] = []
         for index in 0..<connections {
             let loop = group.next()
@@ -73,11 +73,6 @@ struct LoadGenerator {
         var total = Result(seconds: seconds)
         for future in futures { total.merge(try await future.get()) }
         return total
-    }
-
-    static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let parts = duration.components
-        return .nanoseconds(parts.seconds * 1_000_000_000 + parts.attoseconds / 1_000_000_000)
     }
 
     /// Sends requests back to back on one connection and records every response.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FleetAuthCore
 import FleetAuthJWT
+import FleetEngineEmulator
 import FleetTokenServer
 import Foundation
 import Hummingbird
@@ -72,7 +73,9 @@ struct TokenServerCommand: AsyncParsableCommand {
         let host = self.host
         let data = storage.data
         let keyring = server.keyring
-        let application = server.application(host: host, port: port, logger: QuietLogging.quiet) { port in
+        let application = server.application(
+            host: host, port: port, logger: EmulatorServer.quietLogger(label: "fleetauth.token-server")
+        ) { port in
             let base = "http://\(host):\(port)"
             let trustPath = data + "/emulator-trust.json"
             try? keyring.emulatorTrustFile(baseURL: base).write(toFile: trustPath, atomically: true, encoding: .utf8)
@@ -92,15 +95,6 @@ struct TokenServerCommand: AsyncParsableCommand {
             try await group.next()
             group.cancelAll()
         }
-    }
-}
-
-/// Loggers for the servers the CLI runs: warnings and errors only.
-enum QuietLogging {
-    static var quiet: Logger {
-        var logger = Logger(label: "fleetauth.token-server")
-        logger.logLevel = .warning
-        return logger
     }
 }
 

@@ -24,7 +24,10 @@ struct SQLiteFleetStoreTests {
         let reopened = try SQLiteFleetStore(path: path)
         #expect(try await reopened.vehicle(provider: "p", id: "v1") == ["vehicleState": "ONLINE"])
         #expect(try await reopened.trip(provider: "p", id: "t1")?.vehicleID == "v1")
-        #expect(try await reopened.activeTripIDs(provider: "p", vehicleID: "v1") == ["t1"])
+        #expect(
+            try await reopened.trips(provider: "p", vehicleID: "v1", activeOnly: true, afterID: nil, limit: 10).map(
+                \.id)
+                == ["t1"])
     }
 
     @Test("concurrent read-modify-write updates of one vehicle lose nothing")

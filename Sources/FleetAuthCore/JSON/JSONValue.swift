@@ -23,6 +23,15 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    /// The number, integer or not, as a `Double`.
+    public var numberValue: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
+
     /// The object, if this is an object.
     public var objectValue: JSONObject? {
         if case .object(let value) = self { return value }

@@ -227,8 +227,8 @@ struct TripRoutes: Sendable {
     }
 
     private static func coordinates(_ point: JSONObject) -> (Double, Double)? {
-        guard let latitude = VehicleRoutes.number(point["latitude"]),
-            let longitude = VehicleRoutes.number(point["longitude"])
+        guard let latitude = point["latitude"]?.numberValue,
+            let longitude = point["longitude"]?.numberValue
         else { return nil }
         return (latitude, longitude)
     }

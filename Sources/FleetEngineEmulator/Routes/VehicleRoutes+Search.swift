@@ -85,7 +85,7 @@ extension VehicleRoutes {
             throw FleetEngineError.invalidArgument("vehicleTypes must list at least one known vehicle type.")
         }
         guard case .object(let point)? = body["pickupPoint"]?.objectValue?["point"],
-            let latitude = Self.number(point["latitude"]), let longitude = Self.number(point["longitude"])
+            let latitude = point["latitude"]?.numberValue, let longitude = point["longitude"]?.numberValue
         else { throw FleetEngineError.invalidArgument("pickupPoint.point is required.") }
         let tripID = try body["tripId"]?.stringValue.map { try RequestReading.id($0, field: "tripId") }
         try AccessPolicy.check(
@@ -111,8 +111,8 @@ extension VehicleRoutes {
                     categories.contains(category),
                     let location = vehicle["lastLocation"]?.objectValue,
                     let position = location["location"]?.objectValue,
-                    let vehicleLatitude = Self.number(position["latitude"]),
-                    let vehicleLongitude = Self.number(position["longitude"])
+                    let vehicleLatitude = position["latitude"]?.numberValue,
+                    let vehicleLongitude = position["longitude"]?.numberValue
                 else { continue }
                 let seen = (location["serverTime"]?.stringValue ?? location["updateTime"]?.stringValue).flatMap(
                     RFC3339.parse)
@@ -139,14 +139,6 @@ extension VehicleRoutes {
                 ]))
         }
         return JSONResponse.make(JSONObject(["matches": .array(results)]))
-    }
-
-    static func number(_ value: JSONValue?) -> Double? {
-        switch value {
-        case .integer(let integer)?: Double(integer)
-        case .double(let double)?: double
-        default: nil
-        }
     }
 
     /// Great-circle distance in meters (haversine, mean Earth radius).

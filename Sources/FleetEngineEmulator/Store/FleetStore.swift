@@ -38,8 +38,6 @@ public protocol FleetStore: Sendable {
     /// Trips in ID order after `afterID`, optionally only those of one vehicle and only active ones.
     func trips(provider: String, vehicleID: String?, activeOnly: Bool, afterID: String?, limit: Int) async throws
         -> [StoredTrip]
-    /// IDs of the active trips assigned to a vehicle, in ID order.
-    func activeTripIDs(provider: String, vehicleID: String) async throws -> [String]
 }
 
 /// A trip as stored: its message plus the two facts the store indexes.

@@ -235,13 +235,4 @@ public final class SQLiteFleetStore: FleetStore {
         }
         return try rows.map(Self.makeTrip)
     }
-
-    public func activeTripIDs(provider: String, vehicleID: String) async throws -> [String] {
-        try await writer.read { db in
-            try String.fetchAll(
-                db.cachedStatement(
-                    sql: "SELECT id FROM trips WHERE provider = ? AND vehicle_id = ? AND active = 1 ORDER BY id"),
-                arguments: [provider, vehicleID])
-        }
-    }
 }

@@ -154,15 +154,6 @@ public final class TokenServerStore: Sendable {
         }
     }
 
-    /// Whether a user holds a grant.
-    public func hasGrant(_ grant: Grant, username: String) async throws -> Bool {
-        try await writer.read { db in
-            try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM grants WHERE username = ? AND kind = ? AND resource_id = ?"),
-                arguments: [username, grant.kind.rawValue, grant.id]) != nil
-        }
-    }
-
     // MARK: Sessions
 
     /// Stores a session under the hash of its token.
