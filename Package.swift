@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "FleetAuthTesting", targets: ["FleetAuthTesting"]),
         .library(name: "FleetEngineEmulator", targets: ["FleetEngineEmulator"]),
         .library(name: "FleetTokenServer", targets: ["FleetTokenServer"]),
+        .library(name: "FleetAuthStack", targets: ["FleetAuthStack"]),
         .executable(name: "fleetauth", targets: ["fleetauth"]),
     ],
     dependencies: [
@@ -81,6 +82,18 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "FleetAuthStack",
+            dependencies: [
+                "FleetEngineEmulator",
+                "FleetTokenServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "FleetAuthTesting",
             dependencies: ["FleetAuthCore", "FleetAuthClient", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
@@ -93,6 +106,7 @@ let package = Package(
                 "FleetEngineEmulator",
                 "FleetTokenServer",
                 "FleetAuthClient",
+                "FleetAuthStack",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -113,7 +127,8 @@ let package = Package(
         .testTarget(
             name: "FleetAuthClientTests",
             dependencies: [
-                "FleetAuthCore", "FleetAuthClient", "FleetAuthTesting", "FleetTokenServer",
+                "FleetAuthCore", "FleetAuthClient", "FleetAuthTesting", "FleetTokenServer", "FleetAuthStack",
+                "FleetAuthJWT", "FleetEngineEmulator",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

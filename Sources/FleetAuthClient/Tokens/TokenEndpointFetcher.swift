@@ -91,10 +91,8 @@ public struct TokenEndpointFetcher: TokenFetcher {
             ("{deliveryVehicleId}", context.deliveryVehicleID), ("{taskId}", context.taskID),
             ("{trackingId}", context.trackingID),
         ]
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "/?#;:@&=+$,")
         for (placeholder, value) in values where text.contains(placeholder) {
-            guard let value, let encoded = value.addingPercentEncoding(withAllowedCharacters: allowed) else {
+            guard let encoded = value?.pathSegmentEncoded else {
                 throw FleetTokenError(.missingContext, "The token URL needs \(placeholder) but the context has none.")
             }
             text = text.replacingOccurrences(of: placeholder, with: encoded)

@@ -1,5 +1,5 @@
 public import FleetAuthCore
-public import Foundation
+import Foundation
 
 /// The token provider done right (`reference/token-provider.md`): one cached token per context, one fetch at a
 /// time per context however many callers wait, refresh in the background ahead of expiry, and no token handed out

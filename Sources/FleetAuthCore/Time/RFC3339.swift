@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 #if canImport(Glibc)
     import Glibc
@@ -7,7 +7,7 @@ import Foundation
 #endif
 
 /// RFC 3339 timestamps as the proto3 JSON mapping writes them (`2026-11-21T20:02:13.123Z`, offsets allowed).
-enum RFC3339 {
+public enum RFC3339 {
     /// Parsing is rare (request validation, search staleness); the formatters are shared under a lock, because
     /// creating one costs far more than using it.
     private static let lock = NSLock()
@@ -22,12 +22,13 @@ enum RFC3339 {
         return formatter
     }()
 
-    static func parse(_ text: String) -> Date? {
+    /// The date `text` names, with or without fractional seconds; `nil` when it is not RFC 3339.
+    public static func parse(_ text: String) -> Date? {
         lock.withLock { withFraction.date(from: text) ?? plain.date(from: text) }
     }
 
     /// UTC with milliseconds, `2026-11-21T20:02:13.123Z`: formatted by hand, since it is on every location update.
-    static func format(_ date: Date) -> String {
+    public static func format(_ date: Date) -> String {
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         var seconds = time_t(milliseconds.quotientAndRemainderFlooring(by: 1000).quotient)
         let fraction = milliseconds.quotientAndRemainderFlooring(by: 1000).remainder

@@ -1,0 +1,168 @@
+public import FleetEngineEmulator
+public import FleetTokenServer
+import Foundation
+import Hummingbird
+public import Logging
+import ServiceLifecycle
+public import UnixSignals
+
+/// The whole server side on loopback: the token server, and a Fleet Engine emulator that trusts the token server's
+/// keys by their JWK set URL (so key rotations reach it without a restart). Used by `fleetauth demo`,
+/// `fleetauth serve` and the client's live tests.
+///
+/// State lives in a data directory: `token-server.sqlite`, `keys/` (generated service-account keys, 0600),
+/// `emulator-trust.json` and `emulator.sqlite`.
+public struct LocalStack {
+    /// Where the two servers listen.
+    public struct Endpoints: Sendable, Hashable {
+        /// The emulator's base URL, such as `http://127.0.0.1:8787`.
+        public let emulatorURL: String
+        /// The token server's base URL, such as `http://127.0.0.1:8788`.
+        public let tokenServerURL: String
+        /// The Fleet Engine provider (project) of the generated keys.
+        public let project: String
+    }
+
+    public let dataDirectory: String
+    public let project: String
+    public let tokenServer: TokenServer
+    public let tokenStore: TokenServerStore
+    public let fleetStore: SQLiteFleetStore
+
+    /// Opens (or creates) the data directory's stores and keys.
+    ///
+    /// - Parameters:
+    ///   - dataDirectory: where state lives; created if missing.
+    ///   - project: the Fleet Engine provider of generated keys.
+    ///   - bcryptCost: the bcrypt cost of new password hashes.
+    ///   - tokenLifetime: `exp − iat` of issued tokens, at most 3600 s.
+    public init(
+        dataDirectory: String, project: String = "demo-project", bcryptCost: UInt8 = 12, tokenLifetime: Int64 = 3600
+    )
+        async throws
+    {
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        self.dataDirectory = dataDirectory
+        self.project = project
+        tokenStore = try TokenServerStore(path: dataDirectory + "/token-server.sqlite")
+        fleetStore = try SQLiteFleetStore(path: dataDirectory + "/emulator.sqlite")
+        tokenServer = try await TokenServer(
+            store: tokenStore, dataDirectory: dataDirectory, project: project, bcryptCost: bcryptCost,
+            tokenLifetime: tokenLifetime, auditLogger: EmulatorServer.quietLogger(label: "fleetauth.audit"))
+    }
+
+    /// Starts the token server, then the emulator trusting it, runs `body` with their addresses (in this task),
+    /// and shuts both down gracefully when `body` returns or throws.
+    ///
+    /// - Parameters:
+    ///   - host: the address both listen on.
+    ///   - emulatorPort: the emulator's port (0 picks a free one).
+    ///   - tokenServerPort: the token server's port (0 picks a free one).
+    ///   - logger: the servers' logger.
+    ///   - body: what to do while they run.
+    public func run<Result>(
+        host: String = "127.0.0.1",
+        emulatorPort: Int = 0,
+        tokenServerPort: Int = 0,
+        logger: Logger = EmulatorServer.quietLogger(label: "fleetauth.stack"),
+        _ body: (Endpoints) async throws -> Result
+    ) async throws -> Result {
+        try await start(
+            host: host, emulatorPort: emulatorPort, tokenServerPort: tokenServerPort, shutdownSignals: [],
+            logger: logger
+        ) { endpoints, _ in try await body(endpoints) }
+    }
+
+    /// Starts both servers, calls `onReady` with their addresses, and keeps them running until one of
+    /// `shutdownSignals` arrives (or a server fails), then shuts both down gracefully.
+    public func serve(
+        host: String = "127.0.0.1",
+        emulatorPort: Int = 8787,
+        tokenServerPort: Int = 8788,
+        shutdownSignals: [UnixSignal] = [.sigint, .sigterm],
+        logger: Logger = EmulatorServer.quietLogger(label: "fleetauth.stack"),
+        onReady: (Endpoints) async throws -> Void
+    ) async throws {
+        try await start(
+            host: host, emulatorPort: emulatorPort, tokenServerPort: tokenServerPort,
+            shutdownSignals: shutdownSignals, logger: logger
+        ) { endpoints, tasks in
+            try await onReady(endpoints)
+            _ = try await tasks.next()
+        }
+    }
+
+    private func start<Result>(
+        host: String,
+        emulatorPort: Int,
+        tokenServerPort: Int,
+        shutdownSignals: [UnixSignal],
+        logger: Logger,
+        _ body: (Endpoints, inout ThrowingTaskGroup<Void, any Error>) async throws -> Result
+    ) async throws -> Result {
+        let tokenPorts = AsyncStream.makeStream(of: Int.self)
+        let tokenApplication = tokenServer.application(host: host, port: tokenServerPort, logger: logger) {
+            tokenPorts.continuation.yield($0)
+        }
+        let tokenGroup = ServiceGroup(
+            configuration: .init(services: [tokenApplication], gracefulShutdownSignals: shutdownSignals, logger: logger)
+        )
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                defer { tokenPorts.continuation.finish() }
+                try await tokenGroup.run()
+            }
+            var emulatorGroup: ServiceGroup?
+            do {
+                var ports = tokenPorts.stream.makeAsyncIterator()
+                guard let tokenPort = await ports.next() else { throw try await Self.failure(of: &tasks) }
+                let tokenServerURL = "http://\(host):\(tokenPort)"
+                let trustPath = dataDirectory + "/emulator-trust.json"
+                try tokenServer.keyring.emulatorTrustFile(baseURL: tokenServerURL).write(
+                    toFile: trustPath, atomically: true, encoding: .utf8)
+                let emulator = try await EmulatorServer(
+                    configuration: try TrustConfiguration(contentsOf: trustPath), store: fleetStore)
+                let emulatorPorts = AsyncStream.makeStream(of: Int.self)
+                let emulatorApplication = emulator.application(host: host, port: emulatorPort, logger: logger) {
+                    emulatorPorts.continuation.yield($0)
+                }
+                let group = ServiceGroup(
+                    configuration: .init(
+                        services: [emulatorApplication], gracefulShutdownSignals: shutdownSignals, logger: logger))
+                emulatorGroup = group
+                tasks.addTask {
+                    defer { emulatorPorts.continuation.finish() }
+                    try await group.run()
+                }
+                var emulatorIterator = emulatorPorts.stream.makeAsyncIterator()
+                guard let port = await emulatorIterator.next() else { throw try await Self.failure(of: &tasks) }
+                let endpoints = Endpoints(
+                    emulatorURL: "http://\(host):\(port)", tokenServerURL: tokenServerURL, project: project)
+                let result = try await body(endpoints, &tasks)
+                await Self.shutDown(tokenGroup, emulatorGroup)
+                try await tasks.waitForAll()
+                return result
+            } catch {
+                await Self.shutDown(tokenGroup, emulatorGroup)
+                tasks.cancelAll()
+                throw error
+            }
+        }
+    }
+
+    /// A server ended before it listened: its error, or a plain one if it ended quietly.
+    private static func failure(of tasks: inout ThrowingTaskGroup<Void, any Error>) async throws -> LocalStackError {
+        _ = try await tasks.next()
+        return LocalStackError("A server stopped before it was listening.")
+    }
+
+    private static func shutDown(_ groups: ServiceGroup?...) async {
+        for group in groups { await group?.triggerGracefulShutdown() }
+    }
+}
+
+/// A failure to start the local stack.
+public struct LocalStackError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}

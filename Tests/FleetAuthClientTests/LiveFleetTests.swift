@@ -1,0 +1,278 @@
+import FleetAuthClient
+import FleetAuthCore
+import FleetAuthStack
+import FleetAuthTesting
+import FleetTokenServer
+import Foundation
+import Testing
+
+/// The token server and emulator of a ``LocalStack`` in a temporary directory, with users: `ops` (operator),
+/// `dana` (driver of v1) and `carl` (consumer of t1).
+struct StackFixture {
+    static let password = "correct horse battery staple"
+    let stack: LocalStack
+    let sessions: [String: String]
+
+    init() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stack-\(UUID().uuidString)")
+        stack = try await LocalStack(dataDirectory: directory.path, bcryptCost: 4)
+        let users: [(String, AppUserRole, Grant?)] = [
+            ("ops", .operator, nil), ("dana", .driver, Grant(kind: .vehicle, id: "v1")),
+            ("carl", .consumer, Grant(kind: .trip, id: "t1")),
+        ]
+        var sessions: [String: String] = [:]
+        for (name, role, grant) in users {
+            try await stack.tokenServer.login.addUser(AppUser(username: name, role: role), password: Self.password)
+            if let grant { try await stack.tokenStore.addGrant(grant, to: name) }
+            sessions[name] = try await stack.tokenServer.login.login(
+                username: name, password: Self.password, address: nil
+            ).token
+        }
+        self.sessions = sessions
+    }
+
+    /// `user`'s token endpoint fetcher for `path` (`/token/driver/{vehicleId}`...).
+    func fetcher(_ endpoints: LocalStack.Endpoints, user: String, path: String) throws -> TokenEndpointFetcher {
+        let session = try #require(sessions[user])
+        return TokenEndpointFetcher(
+            urlTemplate: endpoints.tokenServerURL + path, headers: { ["Authorization": "Bearer \(session)"] })
+    }
+
+    /// A Fleet Engine client on the emulator whose tokens come from `fetcher` through a caching provider.
+    func client(
+        _ endpoints: LocalStack.Endpoints, fetcher: any TokenFetcher, clock: ManualClock = ManualClock(),
+        onExchange: (@Sendable (FleetEngineClient.Exchange) -> Void)? = nil
+    ) throws -> FleetEngineClient {
+        FleetEngineClient(
+            providerID: endpoints.project, tokens: CachingTokenProvider(fetcher: fetcher, clock: clock),
+            baseURL: try #require(URL(string: endpoints.emulatorURL)), timeout: 5, onExchange: onExchange)
+    }
+
+    /// A Fleet Engine client for `user`, fetching tokens from `path`.
+    func client(
+        _ endpoints: LocalStack.Endpoints, user: String, path: String, clock: ManualClock = ManualClock(),
+        onExchange: (@Sendable (FleetEngineClient.Exchange) -> Void)? = nil
+    ) throws -> FleetEngineClient {
+        try client(
+            endpoints, fetcher: try fetcher(endpoints, user: user, path: path), clock: clock, onExchange: onExchange)
+    }
+
+    /// Creates vehicle v1 and trip t1 on it with the operator's server token.
+    func provision(_ endpoints: LocalStack.Endpoints) async throws -> FleetEngineClient {
+        let backend = try client(endpoints, user: "ops", path: "/token/server")
+        try await backend.createVehicle(
+            "v1",
+            [
+                "vehicleState": "OFFLINE", "supportedTripTypes": ["EXCLUSIVE"], "maximumCapacity": 4,
+                "vehicleType": ["category": "AUTO"],
+            ])
+        try await backend.createTrip(
+            "t1",
+            [
+                "vehicleId": "v1", "tripType": "EXCLUSIVE",
+                "pickupPoint": ["point": ["latitude": 37.01, "longitude": -122.0]],
+                "dropoffPoint": ["point": ["latitude": 37.05, "longitude": -122.0]],
+            ])
+        return backend
+    }
+}
+
+/// Records the client's HTTP exchanges.
+final class ExchangeLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var exchanges: [FleetEngineClient.Exchange] = []
+    func record(_ exchange: FleetEngineClient.Exchange) { lock.withLock { exchanges.append(exchange) } }
+    var statuses: [Int?] { lock.withLock { exchanges.map(\.httpStatus) } }
+    var attempts: [Int] { lock.withLock { exchanges.map(\.attempt) } }
+}
+
+/// A fetcher that spoils the signature of the first `spoiled` tokens it passes on.
+final class SpoilingFetcher: TokenFetcher, @unchecked Sendable {
+    private let inner: any TokenFetcher
+    private let lock = NSLock()
+    private var remaining: Int
+    private var fetches = 0
+    var count: Int { lock.withLock { fetches } }
+
+    init(_ inner: any TokenFetcher, spoiled: Int) {
+        self.inner = inner
+        remaining = spoiled
+    }
+
+    func fetchToken(for context: AuthorizationContext) async throws -> FetchedToken {
+        var token = try await inner.fetchToken(for: context)
+        let spoil = lock.withLock {
+            fetches += 1
+            remaining -= 1
+            return remaining >= 0
+        }
+        if spoil {
+            var parts = token.jwt.split(separator: ".").map(String.init)
+            // Another first character keeps the base64url well-formed but the signature wrong.
+            parts[2] = (parts[2].hasPrefix("A") ? "B" : "A") + parts[2].dropFirst()
+            token.jwt = parts.joined(separator: ".")
+        }
+        return token
+    }
+}
+
+@Suite("Client SDK against a live emulator and token server")
+struct LiveFleetTests {
+    static func location(_ latitude: Double) -> VehicleLocation {
+        VehicleLocation(latitude: latitude, longitude: -122.0, heading: 0, speed: 8, time: Date())
+    }
+
+    @Test(
+        "the reporter sends the newest location per interval and goes offline; the tracker follows the trip to COMPLETE"
+    )
+    func reporterAndTracker() async throws {
+        let fixture = try await StackFixture()
+        let outcome = try await fixture.stack.run { endpoints in
+            let backend = try await fixture.provision(endpoints)
+            try await backend.updateTrip("t1", ["tripStatus": "ENROUTE_TO_PICKUP"], updateMask: ["trip_status"])
+
+            // Driver app.
+            let driverClock = ManualClock()
+            let driver = try fixture.client(endpoints, user: "dana", path: "/token/driver/{vehicleId}")
+            let reporter = VehicleReporter(client: driver, vehicleID: "v1", interval: .seconds(1), clock: driverClock)
+            #expect(reporter.interval == .seconds(5), "the interval is clamped to 5–60 s")
+            var reports = reporter.results.makeAsyncIterator()
+            reporter.goOnline()
+            reporter.report(Self.location(37.001))
+            async let reporting: Void = reporter.run()
+            let first = try #require(await reports.next())
+            #expect(first.isAccepted && first.state == .online && first.location?.latitude == 37.001, "\(first)")
+            reporter.report(Self.location(37.002))
+            reporter.report(Self.location(37.003))
+            driverClock.advance(by: .seconds(5))
+            let second = try #require(await reports.next())
+            #expect(second.isAccepted && second.state == nil && second.location?.latitude == 37.003)
+            let vehicle = try await backend.getVehicle("v1")
+            #expect(vehicle["vehicleState"] == "ONLINE")
+            #expect(vehicle["lastLocation"]?.objectValue.flatMap(VehicleLocation.init(json:))?.latitude == 37.003)
+
+            // Consumer app.
+            let consumerClock = ManualClock()
+            let consumer = try fixture.client(endpoints, user: "carl", path: "/token/consumer/{tripId}")
+            let tracker = TripTracker(client: consumer, tripID: "t1", interval: .seconds(2), clock: consumerClock)
+            #expect(tracker.interval == .seconds(5))
+            var snapshots = tracker.snapshots().makeAsyncIterator()
+            let tracked = try #require(try await snapshots.next())
+            #expect(tracked.tripID == "t1" && tracked.status == .enrouteToPickup && tracked.vehicleID == "v1")
+            #expect(tracked.vehicleLocation?.latitude == 37.003)
+            #expect(tracked.remainingWaypoints.map(\.type) == ["PICKUP_WAYPOINT_TYPE", "DROP_OFF_WAYPOINT_TYPE"])
+            #expect(tracked.remainingWaypoints.first?.distanceMeters.map { (700...800).contains($0) } == true)
+
+            try await backend.updateTrip("t1", ["tripStatus": "COMPLETE"], updateMask: ["trip_status"])
+            consumerClock.advance(by: .seconds(5))
+            let done = try #require(try await snapshots.next())
+            #expect(done.status == .complete && done.isFinished)
+            #expect(try await snapshots.next() == nil, "the stream ends with the finished trip")
+
+            reporter.finish()
+            let final = try #require(await reports.next())
+            #expect(final.isAccepted && final.state == .offline)
+            await reporting
+            #expect(await reports.next() == nil, "results finish when run() returns")
+            return try await backend.getVehicle("v1")["vehicleState"]
+        }
+        #expect(outcome == "OFFLINE")
+    }
+
+    @Test("a 401 invalidates that token and retries once; 403 and 404 are typed and not retried")
+    func statusHandling() async throws {
+        let fixture = try await StackFixture()
+        try await fixture.stack.run { endpoints in
+            _ = try await fixture.provision(endpoints)
+            // The first token's signature is spoiled: 401, a fresh token, 200.
+            let log = ExchangeLog()
+            let spoiler = SpoilingFetcher(
+                try fixture.fetcher(endpoints, user: "dana", path: "/token/driver/{vehicleId}"), spoiled: 1)
+            let driver = try fixture.client(endpoints, fetcher: spoiler, onExchange: log.record)
+            let vehicle = try await driver.getVehicle("v1")
+            #expect(vehicle["name"] == "providers/demo-project/vehicles/v1")
+            #expect(log.statuses == [401, 200] && log.attempts == [1, 2] && spoiler.count == 2)
+
+            // Every token spoiled: one retry, then UNAUTHENTICATED.
+            let badLog = ExchangeLog()
+            let bad = try fixture.client(
+                endpoints,
+                fetcher: SpoilingFetcher(
+                    try fixture.fetcher(endpoints, user: "dana", path: "/token/driver/{vehicleId}"), spoiled: 100),
+                onExchange: badLog.record)
+            let unauthenticated = await #expect(throws: FleetEngineClientError.self) {
+                try await bad.getVehicle("v1")
+            }
+            #expect(unauthenticated?.code == .unauthenticated && unauthenticated?.isTransient == false)
+            #expect(badLog.statuses == [401, 401])
+
+            // A valid token for another vehicle: 403 from Fleet Engine, once.
+            let deniedLog = ExchangeLog()
+            let driverAgain = try fixture.client(
+                endpoints, user: "dana", path: "/token/driver/{vehicleId}", onExchange: deniedLog.record)
+            let denied = await #expect(throws: FleetEngineClientError.self) {
+                try await driverAgain.getVehicle("v2", context: .vehicle("v1"))
+            }
+            #expect(denied?.code == .permissionDenied && denied?.httpStatus == 403)
+            #expect(denied?.message.contains("GetVehicle") == true)
+            #expect(deniedLog.statuses == [403])
+
+            // No grant for trip t9: the token server refuses, nothing reaches Fleet Engine.
+            let consumerLog = ExchangeLog()
+            let consumer = try fixture.client(
+                endpoints, user: "carl", path: "/token/consumer/{tripId}", onExchange: consumerLog.record)
+            let refused = await #expect(throws: FleetEngineClientError.self) { try await consumer.getTrip("t9") }
+            #expect(refused?.code == .tokenUnavailable && refused?.tokenError?.httpStatus == 403)
+            #expect(consumerLog.statuses.isEmpty)
+
+            // A trip that does not exist, with the server's wildcard token: 404 NOT_FOUND.
+            let backend = try fixture.client(endpoints, user: "ops", path: "/token/server")
+            let missing = await #expect(throws: FleetEngineClientError.self) { try await backend.getTrip("t9") }
+            #expect(missing?.code == .notFound && missing?.httpStatus == 404)
+        }
+    }
+
+    @Test("the reporter keeps trying while the token server and Fleet Engine are down, then catches up")
+    func outage() async throws {
+        let fixture = try await StackFixture()
+        let ports = try await fixture.stack.run { endpoints in
+            _ = try await fixture.provision(endpoints)
+            return endpoints
+        }
+        let clock = ManualClock()
+        let tokenPort = try #require(URL(string: ports.tokenServerURL)?.port)
+        let emulatorPort = try #require(URL(string: ports.emulatorURL)?.port)
+        let driver = try fixture.client(ports, user: "dana", path: "/token/driver/{vehicleId}", clock: clock)
+        let reporter = VehicleReporter(client: driver, vehicleID: "v1", interval: .seconds(5), clock: clock)
+        var reports = reporter.results.makeAsyncIterator()
+        reporter.goOnline()
+        reporter.report(Self.location(37.1))
+        let reporting = Task { await reporter.run() }
+
+        let down = try #require(await reports.next())
+        #expect(
+            down.error?.code == .tokenUnavailable && down.error?.isTransient == true,
+            "\(String(describing: down.error))")
+        reporter.report(Self.location(37.2))
+        reporter.report(Self.location(37.3))
+
+        let latitude = try await fixture.stack.run(emulatorPort: emulatorPort, tokenServerPort: tokenPort) { _ in
+            clock.advance(by: .seconds(5))
+            let back = try #require(await reports.next())
+            #expect(back.isAccepted && back.state == .online, "\(String(describing: back.error))")
+            #expect(back.location?.latitude == 37.3, "the newest location is sent when the servers return")
+            let backend = try fixture.client(ports, user: "ops", path: "/token/server")
+            let vehicle = try await backend.getVehicle("v1")
+            return vehicle["lastLocation"]?.objectValue.flatMap(VehicleLocation.init(json:))?.latitude
+        }
+        #expect(latitude == 37.3)
+        reporter.finish()
+        clock.advance(by: .seconds(5))
+        // Both servers are down again: the final update fails (transiently); cancelling ends the reporter.
+        let final = try #require(await reports.next())
+        #expect(final.state == .offline && final.error?.isTransient == true)
+        reporting.cancel()
+        await reporting.value
+        #expect(await reports.next() == nil)
+    }
+}
