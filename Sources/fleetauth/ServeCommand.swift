@@ -1,0 +1,43 @@
+import ArgumentParser
+import FleetAuthStack
+import FleetTokenServer
+import Foundation
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the token server and the Fleet Engine emulator together until interrupted.",
+        discussion: """
+            The emulator trusts the token server's keys by JWK set URL. State (users, grants, keys, vehicles, \
+            trips) is kept in the data directory, so a restart continues where it stopped. The first start \
+            creates an operator account and prints its password once.
+            """
+    )
+
+    @Option(help: "Data directory.") var data: String = "fleetauth-data"
+    @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
+    @Option(help: "Emulator port.") var emulatorPort: Int = 8787
+    @Option(help: "Token server port.") var tokenServerPort: Int = 8788
+    @Option(help: "Google Cloud project (Fleet Engine provider) of generated keys.") var project: String =
+        "demo-project"
+
+    func run() async throws {
+        let stack = try await LocalStack(dataDirectory: data, project: project)
+        if try await stack.tokenStore.users().isEmpty {
+            let password = randomPassword()
+            try await stack.tokenServer.login.addUser(
+                AppUser(username: "operator", role: .operator), password: password)
+            say("Created operator account \"operator\" with password \(password) (shown once).")
+        }
+        try await stack.serve(host: host, emulatorPort: emulatorPort, tokenServerPort: tokenServerPort) { endpoints in
+            say("Token server:          \(endpoints.tokenServerURL)")
+            say("Fleet Engine emulator: \(endpoints.emulatorURL)  (provider \(endpoints.project))")
+            say("Add a driver:  fleetauth users add dana --role driver --vehicle v1 --data \(data)")
+            say(
+                "Log in:        curl -s -X POST \(endpoints.tokenServerURL)/v1/sessions -H 'Content-Type: application/json' -d '{\"username\":\"dana\",\"password\":\"...\"}'"
+            )
+            say("Get a token:   curl -s \(endpoints.tokenServerURL)/token/driver/v1 -H 'Authorization: Bearer SESSION'")
+            say("Press Ctrl-C to stop.")
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("fleetauth demo and serve", .serialized)
+struct DemoCLITests {
+    @Test("demo runs the whole chain, prints the table and passes every check; --data keeps the state")
+    func demo() throws {
+        let data = try CLI.temporaryDirectory() + "/demo"
+        let result = try CLI.run([
+            "demo", "--drivers", "2", "--consumers", "3", "--duration", "6", "--speed", "60", "--data", data,
+        ])
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("All 10 checks passed."), "\(result.stdout)")
+        for row in ["driver     vehicle vehicle-2", "consumer   trip trip-3", "dispatcher server", "total"] {
+            #expect(result.stdout.contains(row), "missing row \(row)")
+        }
+        #expect(!result.stdout.contains("✘"))
+        for file in ["token-server.sqlite", "emulator.sqlite", "emulator-trust.json", "keys"] {
+            #expect(FileManager.default.fileExists(atPath: data + "/" + file), "\(file)")
+        }
+    }
+
+    @Test("demo exits 1 and names the failed check when trips cannot finish in time")
+    func demoFailure() throws {
+        let result = try CLI.run(["demo", "--drivers", "1", "--consumers", "1", "--duration", "5", "--speed", "1"])
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("✘ every consumer followed its trip to COMPLETE (0/1)"), "\(result.stdout)")
+        #expect(result.stdout.contains("FAILED"))
+    }
+
+    @Test("demo refuses bad options with a message")
+    func demoOptions() throws {
+        let result = try CLI.run(["demo", "--drivers", "0"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("--drivers must be between 1 and 200."), "\(result.stderr)")
+    }
+
+    @Test("serve runs both servers until SIGINT and keeps its state for the next start")
+    func serve() throws {
+        let data = try CLI.temporaryDirectory() + "/serve"
+        for start in 1...2 {
+            let process = Process()
+            let output = Pipe()
+            process.executableURL = CLI.executable
+            process.arguments = ["serve", "--data", data, "--emulator-port", "0", "--token-server-port", "0"]
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var text = ""
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, !text.contains("Press Ctrl-C") {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            #expect(text.contains("Created operator account") == (start == 1), "\(text)")
+            func url(after label: String) -> URL? {
+                guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(label) }),
+                    let word = line.split(separator: " ").first(where: { $0.hasPrefix("http://") })
+                else { return nil }
+                return URL(string: String(word))
+            }
+            let emulator = try #require(url(after: "Fleet Engine emulator:"), "\(text)")
+            let tokenServer = try #require(url(after: "Token server:"), "\(text)")
+            #expect(try Self.status(emulator.appendingPathComponent("metrics")) == 200)
+            #expect(try Self.status(tokenServer.appendingPathComponent("healthz")) == 200)
+            #expect(try Self.status(tokenServer.appendingPathComponent("token/server")) == 401)
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+    }
+
+    /// The HTTP status of a GET, waited for on a plain thread (the test is synchronous).
+    static func status(_ url: URL) throws -> Int {
+        let semaphore = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var status = 0
+        URLSession.shared.dataTask(with: url) { _, response, _ in
+            status = (response as? HTTPURLResponse)?.statusCode ?? 0
+            semaphore.signal()
+        }.resume()
+        semaphore.wait()
+        return status
+    }
+}
