@@ -101,15 +101,17 @@ final class SpoilingFetcher: TokenFetcher, @unchecked Sendable {
 
     func fetchToken(for context: AuthorizationContext) async throws -> FetchedToken {
         var token = try await inner.fetchToken(for: context)
-        let spoil = lock.withLock {
+        let (spoil, serial) = lock.withLock {
             fetches += 1
             remaining -= 1
-            return remaining >= 0
+            return (remaining >= 0, fetches)
         }
         if spoil {
             var parts = token.jwt.split(separator: ".").map(String.init)
-            // Another first character keeps the base64url well-formed but the signature wrong.
-            parts[2] = (parts[2].hasPrefix("A") ? "B" : "A") + parts[2].dropFirst()
+            // Another first character keeps the base64url well-formed but the signature wrong; a different one
+            // each time, since the server mints the same token twice within a second.
+            let letters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ").filter { !parts[2].hasPrefix(String($0)) }
+            parts[2] = String(letters[serial % letters.count]) + parts[2].dropFirst()
             token.jwt = parts.joined(separator: ".")
         }
         return token
