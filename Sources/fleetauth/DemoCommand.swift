@@ -87,7 +87,7 @@ struct DemoRun: Sendable {
     func run() async throws -> Bool {
         let clock = AcceleratedClock(speed: speed)
         let backend = try await app(
-            "dispatcher", user: "dispatcher", role: .operator, grants: [], path: "/token/server")
+            "dispatcher", user: "dispatcher", role: .operator, grants: [], endpoint: .server)
         let plans = makePlans()
         for plan in plans {
             try await backend.createVehicle(
@@ -119,14 +119,14 @@ struct DemoRun: Sendable {
             let client = try await app(
                 "driver", user: "driver-\(plan.vehicleID)", role: .driver,
                 grants: [Grant(kind: .vehicle, id: plan.vehicleID)],
-                path: "/token/driver/{vehicleId}")
+                endpoint: .driver)
             driverApps.append((plan, client))
         }
         var consumerApps: [(String, FleetEngineClient)] = []
         for trip in plans.flatMap(\.trips) {
             let client = try await app(
                 "consumer", user: "rider-\(trip.id)", role: .consumer, grants: [Grant(kind: .trip, id: trip.id)],
-                path: "/token/consumer/{tripId}")
+                endpoint: .consumer)
             consumerApps.append((trip.id, client))
         }
 
@@ -183,15 +183,17 @@ struct DemoRun: Sendable {
     // MARK: Apps
 
     /// Creates `user`, logs in over HTTP like an app, and returns a Fleet Engine client whose tokens come from
-    /// the token server's `path` with that session.
-    func app(_ app: String, user: String, role: AppUserRole, grants: [Grant], path: String) async throws
+    /// the token server's `endpoint` with that session.
+    func app(
+        _ app: String, user: String, role: AppUserRole, grants: [Grant], endpoint: TokenServerSession.Endpoint
+    ) async throws
         -> FleetEngineClient
     {
         try await login.addUser(AppUser(username: user, role: role), password: Self.password)
         for grant in grants { try await tokenStore.addGrant(grant, to: user) }
-        let session = try await logIn(user)
-        let fetcher = TokenEndpointFetcher(
-            urlTemplate: endpoints.tokenServerURL + path, headers: { ["Authorization": "Bearer \(session)"] })
+        let session = try await TokenServerSession.logIn(
+            baseURL: URL(string: endpoints.tokenServerURL)!, username: user, password: Self.password)
+        let fetcher = session.fetcher(endpoint)
         let metrics = self.metrics
         // The provider runs on the accelerated clock too, so tokens age (and are refreshed) at the apps' pace.
         let provider = CachingTokenProvider(
@@ -199,19 +201,6 @@ struct DemoRun: Sendable {
         return FleetEngineClient(
             providerID: endpoints.project, tokens: provider, baseURL: URL(string: endpoints.emulatorURL)!,
             onExchange: { metrics.exchange(app: app, $0) })
-    }
-
-    /// `POST /v1/sessions`, as an app's login screen would.
-    func logIn(_ user: String) async throws -> String {
-        var request = URLRequest(url: URL(string: endpoints.tokenServerURL + "/v1/sessions")!)
-        request.httpMethod = "POST"
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(JSONObject(["username": .string(user), "password": .string(Self.password)]).jsonBytes)
-        let (body, response) = try await URLSession.shared.data(for: request)
-        guard (response as? HTTPURLResponse)?.statusCode == 201,
-            let token = try StrictJSONParser().parseObject(Array(body))["sessionToken"]?.stringValue
-        else { throw CLIError("Login of \(user) failed: \(String(decoding: body, as: UTF8.self))") }
-        return token
     }
 
     enum AppOutcome: Sendable {

@@ -238,6 +238,29 @@ struct LiveFleetTests {
         }
     }
 
+    @Test("an app logs in to the token server, fetches its tokens with the session, and logs out")
+    func appSession() async throws {
+        let fixture = try await StackFixture()
+        try await fixture.stack.run { endpoints in
+            let base = try #require(URL(string: endpoints.tokenServerURL))
+            let wrong = await #expect(throws: FleetTokenError.self) {
+                try await TokenServerSession.logIn(baseURL: base, username: "dana", password: "not it")
+            }
+            #expect(wrong?.code == .endpointRejected && wrong?.httpStatus == 401)
+            let session = try await TokenServerSession.logIn(
+                baseURL: base, username: "dana", password: StackFixture.password)
+            #expect(session.role == "driver" && session.expiresAt > Date().addingTimeInterval(3600))
+            let token = try await session.fetcher(.driver).fetchToken(for: .vehicle("v1"))
+            let claims = try StrictJSONParser().parseObject(try CompactJWS(token.jwt).payload)
+            #expect(claims["authorization"] == .object(["vehicleid": "v1"]))
+            try await session.logOut()
+            let after = await #expect(throws: FleetTokenError.self) {
+                try await session.fetcher(.driver).fetchToken(for: .vehicle("v1"))
+            }
+            #expect(after?.httpStatus == 401 && after?.isTransient == false)
+        }
+    }
+
     @Test("the reporter keeps trying while the token server and Fleet Engine are down, then catches up")
     func outage() async throws {
         let fixture = try await StackFixture()

@@ -117,15 +117,19 @@ public struct TokenEndpointFetcher: TokenFetcher {
         guard let http = response as? HTTPURLResponse else {
             throw FleetTokenError(.endpointUnavailable, "The token endpoint gave no HTTP answer.")
         }
-        switch http.statusCode {
-        case 200..<300:
-            return try Self.read(Array(data), keys: responseKeys, expiry: expiry)
+        guard (200..<300).contains(http.statusCode) else {
+            throw Self.error(status: http.statusCode, what: "The token endpoint")
+        }
+        return try Self.read(Array(data), keys: responseKeys, expiry: expiry)
+    }
+
+    /// The error for a non-2xx answer: 408, 425, 429 and 5xx are transient, any other status a refusal.
+    static func error(status: Int, what: String) -> FleetTokenError {
+        switch status {
         case 408, 425, 429, 500...599:
-            throw FleetTokenError(
-                .endpointUnavailable, "The token endpoint answered \(http.statusCode).", httpStatus: http.statusCode)
+            FleetTokenError(.endpointUnavailable, "\(what) answered \(status).", httpStatus: status)
         default:
-            throw FleetTokenError(
-                .endpointRejected, "The token endpoint answered \(http.statusCode).", httpStatus: http.statusCode)
+            FleetTokenError(.endpointRejected, "\(what) answered \(status).", httpStatus: status)
         }
     }
 

@@ -1,0 +1,94 @@
+import FleetAuthCore
+public import Foundation
+
+#if canImport(FoundationNetworking)
+    public import FoundationNetworking
+#endif
+
+/// An app user's session with a FleetAuth token server (`fleetauth token-server` / `serve`): the login screen's
+/// `POST /v1/sessions`, fetchers for the token endpoints carrying the session, and logout.
+///
+/// ```swift
+/// let session = try await TokenServerSession.logIn(
+///     baseURL: URL(string: "https://backend.example.com")!, username: "dana", password: password)
+/// let provider = CachingTokenProvider(fetcher: session.fetcher(.driver))
+/// ```
+///
+/// The session token is a bearer secret: keep it in the Keychain, never in logs.
+public struct TokenServerSession: Sendable {
+    /// The token server's token endpoints.
+    public enum Endpoint: String, Sendable, Hashable, CaseIterable {
+        /// `/token/driver/{vehicleId}`: driver tokens for granted vehicles.
+        case driver = "/token/driver/{vehicleId}"
+        /// `/token/consumer/{tripId}`: consumer tokens for granted trips.
+        case consumer = "/token/consumer/{tripId}"
+        /// `/token/delivery_driver/{deliveryVehicleId}`.
+        case deliveryDriver = "/token/delivery_driver/{deliveryVehicleId}"
+        /// `/token/delivery_consumer/{trackingId}`.
+        case deliveryConsumer = "/token/delivery_consumer/{trackingId}"
+        /// `/token/server`: server tokens (operators only).
+        case server = "/token/server"
+        /// `/token/fleet_reader`: delivery fleet reader tokens (operators only).
+        case fleetReader = "/token/fleet_reader"
+    }
+
+    public let baseURL: URL
+    public let username: String
+    /// `driver`, `consumer` or `operator`.
+    public let role: String
+    /// When the server ends the session.
+    public let expiresAt: Date
+    /// The opaque session token sent as `Authorization: Bearer`.
+    public let sessionToken: String
+    private let session: URLSession
+
+    /// Logs in. A wrong username or password is ``FleetTokenError/Code/endpointRejected`` with status 401; too many
+    /// failures are status 429 (transient: try again after the server's `Retry-After`).
+    public static func logIn(
+        baseURL: URL, username: String, password: String,
+        session: URLSession = URLSession(configuration: .ephemeral)
+    ) async throws(FleetTokenError) -> Self {
+        var request = URLRequest(url: baseURL.appendingPathComponent("v1/sessions"), timeoutInterval: 15)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(JSONObject(["username": .string(username), "password": .string(password)]).jsonBytes)
+        let (body, status) = try await send(request, session: session)
+        guard status == 201 else { throw TokenEndpointFetcher.error(status: status, what: "The login") }
+        guard let object = try? StrictJSONParser().parseObject(Array(body)),
+            let token = object["sessionToken"]?.stringValue, !token.isEmpty
+        else { throw FleetTokenError(.malformedToken, "The login answer has no sessionToken.", httpStatus: status) }
+        return Self(
+            baseURL: baseURL, username: object["username"]?.stringValue ?? username,
+            role: object["role"]?.stringValue ?? "",
+            expiresAt: Date(timeIntervalSince1970: (object["expiresAt"]?.numberValue ?? 0) / 1000),
+            sessionToken: token, session: session)
+    }
+
+    /// A fetcher for `endpoint` that sends this session.
+    public func fetcher(_ endpoint: Endpoint) -> TokenEndpointFetcher {
+        let token = sessionToken
+        let base =
+            baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
+        return TokenEndpointFetcher(
+            urlTemplate: base + endpoint.rawValue, headers: { ["Authorization": "Bearer \(token)"] }, session: session)
+    }
+
+    /// Ends the session on the server (`DELETE /v1/sessions/current`). Drop the app's token provider too.
+    public func logOut() async throws(FleetTokenError) {
+        var request = URLRequest(url: baseURL.appendingPathComponent("v1/sessions/current"), timeoutInterval: 15)
+        request.httpMethod = "DELETE"
+        request.setValue("Bearer \(sessionToken)", forHTTPHeaderField: "Authorization")
+        let (_, status) = try await Self.send(request, session: session)
+        guard (200..<300).contains(status) else { throw TokenEndpointFetcher.error(status: status, what: "The logout") }
+    }
+
+    private static func send(_ request: URLRequest, session: URLSession) async throws(FleetTokenError) -> (Data, Int) {
+        do {
+            let (body, response) = try await session.data(for: request)
+            guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
+            return (body, http.statusCode)
+        } catch {
+            throw FleetTokenError(.endpointUnavailable, "The token server could not be reached: \(error).")
+        }
+    }
+}
