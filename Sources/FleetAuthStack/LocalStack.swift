@@ -10,6 +10,8 @@ public import UnixSignals
 /// keys by their JWK set URL (so key rotations reach it without a restart). Used by `fleetauth demo`,
 /// `fleetauth serve` and the client's live tests.
 ///
+/// While running, retired keys are pruned once every token they signed has expired.
+///
 /// State lives in a data directory: `token-server.sqlite`, `keys/` (generated service-account keys, 0600),
 /// `emulator-trust.json` and `emulator.sqlite`.
 public struct LocalStack {
@@ -105,8 +107,9 @@ public struct LocalStack {
             tokenPorts.continuation.yield($0)
         }
         let tokenGroup = ServiceGroup(
-            configuration: .init(services: [tokenApplication], gracefulShutdownSignals: shutdownSignals, logger: logger)
-        )
+            configuration: .init(
+                services: [tokenApplication, KeyPruner(keyring: tokenServer.keyring)],
+                gracefulShutdownSignals: shutdownSignals, logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
                 defer { tokenPorts.continuation.finish() }
