@@ -46,6 +46,7 @@ public final class VehicleReporter<C: Clock>: @unchecked Sendable where C.Durati
     private var state: VehicleReporterState
     private var waiter: CheckedContinuation<Void, Never>?
     private var signaled = false
+    private var started = false
 
     /// - Parameters:
     ///   - client: the Fleet Engine client (its token provider supplies the vehicle's driver tokens).
@@ -79,7 +80,14 @@ public final class VehicleReporter<C: Clock>: @unchecked Sendable where C.Durati
     public func finish() { change { $0.finish() } }
 
     /// Sends updates until ``finish()`` has been honoured or the task is cancelled, then finishes ``results``.
+    /// Call it once: a second call returns at once.
     public func run() async {
+        guard
+            lock.withLock({ () -> Bool in
+                defer { started = true }
+                return !started
+            })
+        else { return }
         defer { continuation.finish() }
         let start = clock.now
         while !Task.isCancelled {
