@@ -38,11 +38,11 @@ public struct LocalStack {
     ///   - project: the Fleet Engine provider of generated keys.
     ///   - bcryptCost: the bcrypt cost of new password hashes.
     ///   - tokenLifetime: `exp − iat` of issued tokens, at most 3600 s.
+    ///   - auditLogger: where the token server logs every issued token (without the token).
     public init(
-        dataDirectory: String, project: String = "demo-project", bcryptCost: UInt8 = 12, tokenLifetime: Int64 = 3600
-    )
-        async throws
-    {
+        dataDirectory: String, project: String = "demo-project", bcryptCost: UInt8 = 12, tokenLifetime: Int64 = 3600,
+        auditLogger: Logger = Logger(label: "fleetauth.token-server.audit")
+    ) async throws {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         self.dataDirectory = dataDirectory
         self.project = project
@@ -50,7 +50,7 @@ public struct LocalStack {
         fleetStore = try SQLiteFleetStore(path: dataDirectory + "/emulator.sqlite")
         tokenServer = try await TokenServer(
             store: tokenStore, dataDirectory: dataDirectory, project: project, bcryptCost: bcryptCost,
-            tokenLifetime: tokenLifetime, auditLogger: EmulatorServer.quietLogger(label: "fleetauth.audit"))
+            tokenLifetime: tokenLifetime, auditLogger: auditLogger)
     }
 
     /// Starts the token server, then the emulator trusting it, runs `body` with their addresses (in this task),

@@ -2,6 +2,7 @@ import ArgumentParser
 import FleetAuthClient
 import FleetAuthCore
 import FleetAuthStack
+import FleetEngineEmulator
 import FleetTokenServer
 import Foundation
 
@@ -45,7 +46,8 @@ struct DemoCommand: AsyncParsableCommand {
         say("FleetAuth demo: \(drivers) driver apps, \(consumers) consumer apps, \(duration) s at \(Int(speed))× speed")
         say("Data: \(directory)\(data == nil ? " (removed afterwards)" : "")")
         let stack = try await LocalStack(
-            dataDirectory: directory, bcryptCost: 4, tokenLifetime: DemoRun.tokenLifetime)
+            dataDirectory: directory, bcryptCost: 4, tokenLifetime: DemoRun.tokenLifetime,
+            auditLogger: EmulatorServer.quietLogger(label: "fleetauth.audit"))
         let passed = try await stack.run { endpoints in
             say("Token server: \(endpoints.tokenServerURL)   Fleet Engine emulator: \(endpoints.emulatorURL)")
             let run = DemoRun(

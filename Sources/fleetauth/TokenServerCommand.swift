@@ -1,11 +1,14 @@
 import ArgumentParser
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthStack
 import FleetEngineEmulator
 import FleetTokenServer
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
+import UnixSignals
 
 /// Where the token server keeps its state, shared by `token-server`, `users` and `keys rotate`.
 struct TokenServerDataOptions: ParsableArguments {
@@ -83,18 +86,12 @@ struct TokenServerCommand: AsyncParsableCommand {
             for entry in keyring.keySetURLs(baseURL: base) { say("  \(entry.family) keys: \(entry.url)") }
             say("Trust it from the emulator: fleetauth emulator --trust \(trustPath)")
         }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await application.runService() }
-            group.addTask {
-                // Retired keys whose tokens have all expired are removed once a minute.
-                while !Task.isCancelled {
-                    try await Task.sleep(for: .seconds(60))
-                    try await keyring.prune()
-                }
-            }
-            try await group.next()
-            group.cancelAll()
-        }
+        // Retired keys whose tokens have all expired are removed once a minute.
+        let services = ServiceGroup(
+            configuration: .init(
+                services: [application, KeyPruner(keyring: keyring)], gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: EmulatorServer.quietLogger(label: "fleetauth.token-server")))
+        try await services.run()
     }
 }
 

@@ -2,6 +2,7 @@ import FleetAuthClient
 import FleetAuthCore
 import FleetAuthStack
 import FleetAuthTesting
+import FleetEngineEmulator
 import FleetTokenServer
 import Foundation
 import Testing
@@ -15,7 +16,9 @@ struct StackFixture {
 
     init() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stack-\(UUID().uuidString)")
-        stack = try await LocalStack(dataDirectory: directory.path, bcryptCost: 4)
+        stack = try await LocalStack(
+            dataDirectory: directory.path, bcryptCost: 4,
+            auditLogger: EmulatorServer.quietLogger(label: "fleetauth.audit"))
         let users: [(String, AppUserRole, Grant?)] = [
             ("ops", .operator, nil), ("dana", .driver, Grant(kind: .vehicle, id: "v1")),
             ("carl", .consumer, Grant(kind: .trip, id: "t1")),
