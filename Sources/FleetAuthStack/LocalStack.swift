@@ -1,7 +1,7 @@
+public import FleetAuthCore
 public import FleetEngineEmulator
 public import FleetTokenServer
 import Foundation
-import Hummingbird
 public import Logging
 import ServiceLifecycle
 public import UnixSignals
@@ -10,10 +10,8 @@ public import UnixSignals
 /// keys by their JWK set URL (so key rotations reach it without a restart). Used by `fleetauth demo`,
 /// `fleetauth serve` and the client's live tests.
 ///
-/// While running, retired keys are pruned once every token they signed has expired.
-///
 /// State lives in a data directory: `token-server.sqlite`, `keys/` (generated service-account keys, 0600),
-/// `emulator-trust.json` and `emulator.sqlite`.
+/// `emulator-trust.json` and `fleet-engine.sqlite`.
 public struct LocalStack {
     /// Where the two servers listen.
     public struct Endpoints: Sendable, Hashable {
@@ -26,31 +24,38 @@ public struct LocalStack {
     }
 
     public let dataDirectory: String
-    public let project: String
+    /// The token server (its store, users, login and keys).
     public let tokenServer: TokenServer
-    public let tokenStore: TokenServerStore
-    public let fleetStore: SQLiteFleetStore
+    /// The emulator's vehicles and trips.
+    public let fleetStore: any FleetStore
+    private let clock: any WallClock
+
+    /// The Fleet Engine provider of the generated keys.
+    public var project: String { tokenServer.configuration.project }
 
     /// Opens (or creates) the data directory's stores and keys.
     ///
     /// - Parameters:
     ///   - dataDirectory: where state lives; created if missing.
-    ///   - project: the Fleet Engine provider of generated keys.
-    ///   - bcryptCost: the bcrypt cost of new password hashes.
-    ///   - tokenLifetime: `exp − iat` of issued tokens, at most 3600 s.
+    ///   - tokenServer: the token server's configuration (its `dataDirectory` is replaced by `dataDirectory`).
+    ///   - clock: both servers' clock.
     ///   - auditLogger: where the token server logs every issued token (without the token).
     public init(
-        dataDirectory: String, project: String = "demo-project", bcryptCost: UInt8 = 12, tokenLifetime: Int64 = 3600,
-        auditLogger: Logger = Logger(label: "fleetauth.token-server.audit")
+        dataDirectory: String,
+        tokenServer configuration: TokenServer.Configuration? = nil,
+        clock: any WallClock = .system,
+        auditLogger: Logger = .silent(label: "fleetauth.token-server.audit")
     ) async throws {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         self.dataDirectory = dataDirectory
-        self.project = project
-        tokenStore = try TokenServerStore(path: dataDirectory + "/token-server.sqlite")
-        fleetStore = try SQLiteFleetStore(path: dataDirectory + "/emulator.sqlite")
+        self.clock = clock
+        var configuration = configuration ?? TokenServer.Configuration(dataDirectory: dataDirectory)
+        configuration.dataDirectory = dataDirectory
+        fleetStore = try SQLiteFleetStore(path: dataDirectory + "/" + EmulatorServer.databaseFileName)
         tokenServer = try await TokenServer(
-            store: tokenStore, dataDirectory: dataDirectory, project: project, bcryptCost: bcryptCost,
-            tokenLifetime: tokenLifetime, auditLogger: auditLogger)
+            configuration: configuration,
+            store: try SQLiteTokenServerStore(path: dataDirectory + "/" + TokenServer.databaseFileName),
+            clock: clock, auditLogger: auditLogger)
     }
 
     /// Starts the token server, then the emulator trusting it, runs `body` with their addresses (in this task),
@@ -66,7 +71,7 @@ public struct LocalStack {
         host: String = "127.0.0.1",
         emulatorPort: Int = 0,
         tokenServerPort: Int = 0,
-        logger: Logger = EmulatorServer.quietLogger(label: "fleetauth.stack"),
+        logger: Logger = .silent(label: "fleetauth.stack"),
         _ body: (Endpoints) async throws -> Result
     ) async throws -> Result {
         try await start(
@@ -82,7 +87,7 @@ public struct LocalStack {
         emulatorPort: Int = 8787,
         tokenServerPort: Int = 8788,
         shutdownSignals: [UnixSignal] = [.sigint, .sigterm],
-        logger: Logger = EmulatorServer.quietLogger(label: "fleetauth.stack"),
+        logger: Logger = .quiet(label: "fleetauth.stack"),
         onReady: (Endpoints) async throws -> Void
     ) async throws {
         try await start(
@@ -94,6 +99,8 @@ public struct LocalStack {
         }
     }
 
+    /// Runs the token server, then (once it listens, so its JWK set URLs are known) the emulator trusting it, each
+    /// in a service group of its own; `body` runs while both listen.
     private func start<Result>(
         host: String,
         emulatorPort: Int,
@@ -103,12 +110,11 @@ public struct LocalStack {
         _ body: (Endpoints, inout ThrowingTaskGroup<Void, any Error>) async throws -> Result
     ) async throws -> Result {
         let tokenPorts = AsyncStream.makeStream(of: Int.self)
-        let tokenApplication = tokenServer.application(host: host, port: tokenServerPort, logger: logger) {
-            tokenPorts.continuation.yield($0)
-        }
         let tokenGroup = ServiceGroup(
             configuration: .init(
-                services: [tokenApplication, KeyPruner(keyring: tokenServer.keyring)],
+                services: tokenServer.services(host: host, port: tokenServerPort, logger: logger) {
+                    tokenPorts.continuation.yield($0)
+                },
                 gracefulShutdownSignals: shutdownSignals, logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
@@ -120,18 +126,16 @@ public struct LocalStack {
                 var ports = tokenPorts.stream.makeAsyncIterator()
                 guard let tokenPort = await ports.next() else { throw try await Self.failure(of: &tasks) }
                 let tokenServerURL = "http://\(host):\(tokenPort)"
-                let trustPath = dataDirectory + "/emulator-trust.json"
-                try tokenServer.keyring.emulatorTrustFile(baseURL: tokenServerURL).write(
-                    toFile: trustPath, atomically: true, encoding: .utf8)
                 let emulator = try await EmulatorServer(
-                    configuration: try TrustConfiguration(contentsOf: trustPath), store: fleetStore)
+                    trust: tokenServer.keyring.trustConfiguration(baseURL: tokenServerURL), store: fleetStore,
+                    clock: clock)
                 let emulatorPorts = AsyncStream.makeStream(of: Int.self)
-                let emulatorApplication = emulator.application(host: host, port: emulatorPort, logger: logger) {
-                    emulatorPorts.continuation.yield($0)
-                }
                 let group = ServiceGroup(
                     configuration: .init(
-                        services: [emulatorApplication], gracefulShutdownSignals: shutdownSignals, logger: logger))
+                        services: emulator.services(host: host, port: emulatorPort, logger: logger) {
+                            emulatorPorts.continuation.yield($0)
+                        },
+                        gracefulShutdownSignals: shutdownSignals, logger: logger))
                 emulatorGroup = group
                 tasks.addTask {
                     defer { emulatorPorts.continuation.finish() }
@@ -142,11 +146,11 @@ public struct LocalStack {
                 let endpoints = Endpoints(
                     emulatorURL: "http://\(host):\(port)", tokenServerURL: tokenServerURL, project: project)
                 let result = try await body(endpoints, &tasks)
-                await Self.shutDown(tokenGroup, emulatorGroup)
+                await Self.shutDown(emulatorGroup, tokenGroup)
                 try await tasks.waitForAll()
                 return result
             } catch {
-                await Self.shutDown(tokenGroup, emulatorGroup)
+                await Self.shutDown(emulatorGroup, tokenGroup)
                 tasks.cancelAll()
                 throw error
             }

@@ -1,11 +1,16 @@
-import Foundation
+public import FleetAuthCore
+public import Foundation
 
 /// A clock that moves only when a test tells it to, so time-dependent code runs without sleeping.
+///
+/// It is also a ``FleetAuthCore/WallClock``: its ``currentDate`` starts at the date given (by default the real
+/// time when the clock was made) and moves with it, so one clock drives a client's monotonic timing and a
+/// server's token times alike.
 ///
 /// `sleep(until:)` suspends until ``advance(by:)`` (or ``advance(to:)``) moves the clock to or past the deadline;
 /// a cancelled sleeper throws `CancellationError` at once. ``sleeperCount`` lets a test wait until the code
 /// under test has gone to sleep before it advances time.
-public final class ManualClock: Clock, @unchecked Sendable {
+public final class ManualClock: WallClock, @unchecked Sendable {
     /// A point on the manual clock: the time elapsed since the clock was made.
     public struct Instant: InstantProtocol, Sendable, Hashable, CustomStringConvertible {
         /// Time since the clock's start.
@@ -28,18 +33,22 @@ public final class ManualClock: Clock, @unchecked Sendable {
     }
 
     private let lock = NSLock()
+    private let startDate: Date
     private var current: Instant
     private var sleepers: [Sleeper] = []
     private var nextID: UInt64 = 0
     /// Sleepers cancelled before they registered (the cancellation handler can run first).
     private var cancelledEarly: Set<UInt64> = []
 
-    /// A clock at `start` (default offset zero).
-    public init(start: Instant = Instant(offset: .zero)) {
+    /// A clock at `start` (default offset zero) whose wall-clock time at offset zero is `date`.
+    public init(start: Instant = Instant(offset: .zero), date: Date = Date()) {
         self.current = start
+        self.startDate = date
     }
 
     public var now: Instant { lock.withLock { current } }
+    /// The wall-clock time: the start date plus the time the clock has moved.
+    public var currentDate: Date { startDate.addingTimeInterval(now.offset.timeInterval) }
     public var minimumResolution: Duration { .zero }
 
     /// How many tasks are sleeping on this clock.

@@ -1,4 +1,6 @@
-public import Foundation
+public import FleetAuthCore
+public import FleetAuthServerSupport
+import Foundation
 public import Hummingbird
 
 /// A local Fleet Engine: the REST v1 API, every call authorized by its JWT exactly as Fleet Engine does.
@@ -18,13 +20,15 @@ public enum FleetEngineEmulator {
     ///   - store: where vehicles and trips live.
     ///   - keyRefresher: refetches JWK sets served by URL when a token names an unknown key.
     ///   - metrics: the Prometheus metrics served at `GET /metrics`; wire the authenticator's hooks to it.
-    ///   - now: the clock for server-set times.
+    ///   - maximumBodySize: the largest request body, in bytes (413 above it).
+    ///   - clock: the clock for server-set times.
     public static func makeRouter(
         authenticator: TokenAuthenticator,
         store: any FleetStore,
         keyRefresher: KeyRefresher? = nil,
         metrics: EmulatorMetrics = EmulatorMetrics(),
-        now: @escaping @Sendable () -> Date = { Date() }
+        maximumBodySize: Int = ServerLimits().maximumBodySize,
+        clock: any WallClock = .system
     ) -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
@@ -44,8 +48,9 @@ public enum FleetEngineEmulator {
         }
         let v1 = router.group("v1/providers/{provider}").add(
             middleware: AuthenticationMiddleware(authenticator: authenticator, refresher: keyRefresher))
-        VehicleRoutes(store: store, now: now).register(on: v1)
-        TripRoutes(store: store).register(on: v1)
+        let reading = RequestReading(maximumBodySize: maximumBodySize)
+        VehicleRoutes(store: store, reading: reading, clock: clock).register(on: v1)
+        TripRoutes(store: store, reading: reading).register(on: v1)
         return router
     }
 }

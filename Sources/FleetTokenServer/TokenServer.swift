@@ -1,72 +1,172 @@
-import FleetAuthCore
-public import Foundation
+public import FleetAuthCore
+public import FleetAuthServerSupport
+import Foundation
 public import Hummingbird
 public import Logging
+public import ServiceLifecycle
 
 /// "Your server": app users log in, and get Fleet Engine tokens for what they were granted.
 ///
 /// ```swift
-/// let store = try TokenServerStore(path: "token-server-data/token-server.sqlite")
-/// let server = try await TokenServer(store: store, dataDirectory: "token-server-data", project: "my-project")
-/// try await server.application(port: 8788).runService()
+/// let store = try SQLiteTokenServerStore(path: "token-server-data/" + TokenServer.databaseFileName)
+/// let server = try await TokenServer(configuration: .init(dataDirectory: "token-server-data"), store: store)
+/// try await ServiceGroup(services: server.services(), gracefulShutdownSignals: [.sigterm], logger: logger).run()
 /// ```
+///
+/// Once listening, the server writes `DATA/emulator-trust.json`, the trust file that makes a Fleet Engine emulator
+/// trust its accounts by JWK set URL. While it runs, retired keys are pruned once every token they signed has
+/// expired.
 public struct TokenServer {
+    /// How the token server listens, signs and throttles.
+    public struct Configuration: Sendable, Hashable {
+        /// Where generated keys (`keys/`) and the emulator's trust file are written.
+        public var dataDirectory: String
+        /// The Google Cloud project (Fleet Engine provider) of generated keys.
+        public var project: String
+        /// Existing service-account key files to use for some families instead of generating keys.
+        public var keyFiles: [TokenFamily: String]
+        /// The bcrypt cost of new password hashes.
+        public var bcryptCost: UInt8
+        /// `exp − iat` of issued tokens, in seconds (at most 3600).
+        public var tokenLifetime: Int64
+        /// How long a login session lasts.
+        public var sessionLifetime: Duration
+        /// The failed-login throttle.
+        public var throttle: LoginThrottle.Policy
+        /// Header, body and idle limits (request bodies are small JSON: 64 KiB by default).
+        public var limits: ServerLimits
+        /// How often retired keys are checked for pruning.
+        public var keyPruneInterval: Duration
+
+        public init(
+            dataDirectory: String,
+            project: String = "demo-project",
+            keyFiles: [TokenFamily: String] = [:],
+            bcryptCost: UInt8 = 12,
+            tokenLifetime: Int64 = 3600,
+            sessionLifetime: Duration = .seconds(12 * 3600),
+            throttle: LoginThrottle.Policy = LoginThrottle.Policy(),
+            limits: ServerLimits = ServerLimits(maximumBodySize: 64 * 1024),
+            keyPruneInterval: Duration = .seconds(60)
+        ) {
+            self.dataDirectory = dataDirectory
+            self.project = project
+            self.keyFiles = keyFiles
+            self.bcryptCost = bcryptCost
+            self.tokenLifetime = tokenLifetime
+            self.sessionLifetime = sessionLifetime
+            self.throttle = throttle
+            self.limits = limits
+            self.keyPruneInterval = keyPruneInterval
+        }
+    }
+
+    /// The name of the token server's SQLite file in a data directory.
+    public static let databaseFileName = "token-server.sqlite"
+    /// The name of the trust file written for the emulator in the data directory.
+    public static let trustFileName = "emulator-trust.json"
+
+    public let configuration: Configuration
+    /// Users, grants, sessions, key records and audit.
+    public let store: any TokenServerStorage
     /// Passwords, sessions and throttling.
     public let login: LoginService
+    /// Users and grants.
+    public let users: UserDirectory
     /// The signing keys.
     public let keyring: Keyring
     /// The API.
     public let router: Router<TokenServerRequestContext>
+    private let clock: any WallClock
 
     /// Opens the keyring (creating missing keys under `dataDirectory/keys`) and builds the router.
     ///
     /// - Parameters:
+    ///   - configuration: listening, keys, lifetimes and throttling.
     ///   - store: users, grants, sessions, key records and audit.
-    ///   - dataDirectory: where generated keys are written.
-    ///   - project: the Google Cloud project (Fleet Engine provider) of generated keys.
-    ///   - keyFiles: existing service-account key files to use for some families instead of generating keys.
-    ///   - bcryptCost: the bcrypt cost of new password hashes.
-    ///   - tokenLifetime: `exp − iat` of issued tokens, at most 3600 s.
-    ///   - throttle: the failed-login throttle.
-    ///   - auditLogger: where every issued token is logged (without the token).
-    ///   - now: the clock.
+    ///   - clock: the clock for tokens, sessions, throttling and key retirement.
+    ///   - auditLogger: where every issued token is logged, without the token (silent by default; the audit table
+    ///     records them either way).
     public init(
-        store: TokenServerStore,
-        dataDirectory: String,
-        project: String,
-        keyFiles: [TokenFamily: String] = [:],
-        bcryptCost: UInt8 = 12,
-        tokenLifetime: Int64 = 3600,
-        throttle: LoginThrottle = LoginThrottle(),
-        auditLogger: Logger = Logger(label: "fleetauth.token-server.audit"),
-        now: @escaping @Sendable () -> Date = { Date() }
+        configuration: Configuration,
+        store: any TokenServerStorage,
+        clock: any WallClock = .system,
+        auditLogger: Logger = .silent(label: "fleetauth.token-server.audit")
     ) async throws {
-        login = LoginService(store: store, bcryptCost: bcryptCost, throttle: throttle, now: now)
+        self.configuration = configuration
+        self.store = store
+        self.clock = clock
+        let hasher = PasswordHasher(cost: configuration.bcryptCost)
+        login = LoginService(
+            users: store, sessions: store, hasher: hasher, sessionLifetime: configuration.sessionLifetime,
+            throttle: LoginThrottle(policy: configuration.throttle), clock: clock)
+        users = UserDirectory(store: store, hasher: hasher, clock: clock)
         keyring = try await Keyring(
-            store: store, keyDirectory: dataDirectory + "/keys", project: project, keyFiles: keyFiles,
-            tokenLifetime: tokenLifetime, now: now())
+            store: store, keyDirectory: configuration.dataDirectory + "/keys", project: configuration.project,
+            keyFiles: configuration.keyFiles, tokenLifetime: configuration.tokenLifetime, clock: clock)
         router = Router(context: TokenServerRequestContext.self)
-        TokenServerRoutes(login: login, keyring: keyring, now: now, auditLogger: auditLogger).register(on: router)
+        TokenServerRoutes(
+            login: login, users: users, keyring: keyring, audit: store, clock: clock, auditLogger: auditLogger,
+            maximumBodySize: configuration.limits.maximumBodySize
+        ).register(on: router)
     }
 
-    /// An HTTP/1.1 server on `host:port` (port 0 picks a free one, passed to `onServerRunning`), with bounded
-    /// headers and a 30-second idle timeout.
+    /// Adds an `operator` account with a random password when there are no users at all (a first start).
+    /// Returns the password, to be shown once, or `nil` when users exist.
+    public func createOperatorIfNoUsers() async throws -> String? {
+        guard try await users.users().isEmpty else { return nil }
+        let password = UserDirectory.generatePassword()
+        try await users.addUser(AppUser(username: "operator", role: .operator), password: password)
+        return password
+    }
+
+    /// The HTTP/1.1 server for the API, with the configured limits. Once it listens it writes the emulator's
+    /// trust file for its address, then calls `onServerRunning` with its port.
+    ///
+    /// - Parameters:
+    ///   - host: the address to listen on.
+    ///   - port: the port (0 picks a free one).
+    ///   - logger: Hummingbird's logger (silent by default).
+    ///   - onServerRunning: called once it listens, with its port.
     public func application(
         host: String = "127.0.0.1",
         port: Int = 8788,
-        logger: Logger = Logger(label: "fleetauth.token-server"),
+        logger: Logger = .silent(label: "fleetauth.token-server"),
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        Application(
+        let keyring = self.keyring
+        let configuration = self.configuration
+        return ServerApplication.make(
             router: router,
-            server: .http1(
-                configuration: .init(
-                    idleTimeout: .seconds(30),
-                    httpDecoderConfiguration: .init(
-                        maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 64 * 1024, maxHeaderFieldCount: 100))),
-            configuration: .init(address: .hostname(host, port: port), serverName: "fleetauth-token-server"),
-            onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
+            serverName: "fleetauth-token-server",
+            host: host,
+            port: port,
+            limits: configuration.limits,
             logger: logger
-        )
+        ) { port in
+            let trustPath = configuration.dataDirectory + "/" + Self.trustFileName
+            do {
+                try keyring.trustConfiguration(baseURL: "http://\(host):\(port)").write(to: trustPath)
+            } catch {
+                logger.error(
+                    "cannot write the emulator trust file",
+                    metadata: .fleetauth(["path": .string(trustPath), "error": .string("\(error)")]))
+            }
+            await onServerRunning(port)
+        }
+    }
+
+    /// Everything to run, in the order a `ServiceGroup` needs it: the store (closed last), the HTTP server, and
+    /// the key pruner.
+    public func services(
+        host: String = "127.0.0.1",
+        port: Int = 8788,
+        logger: Logger = .silent(label: "fleetauth.token-server"),
+        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) -> [any Service] {
+        [
+            store, application(host: host, port: port, logger: logger, onServerRunning: onServerRunning),
+            keyring.pruner(interval: configuration.keyPruneInterval, logger: logger),
+        ]
     }
 }

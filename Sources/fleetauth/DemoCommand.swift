@@ -46,12 +46,12 @@ struct DemoCommand: AsyncParsableCommand {
         say("FleetAuth demo: \(drivers) driver apps, \(consumers) consumer apps, \(duration) s at \(Int(speed))× speed")
         say("Data: \(directory)\(data == nil ? " (removed afterwards)" : "")")
         let stack = try await LocalStack(
-            dataDirectory: directory, bcryptCost: 4, tokenLifetime: DemoRun.tokenLifetime,
-            auditLogger: EmulatorServer.quietLogger(label: "fleetauth.audit"))
+            dataDirectory: directory,
+            tokenServer: .init(dataDirectory: directory, bcryptCost: 4, tokenLifetime: DemoRun.tokenLifetime))
         let passed = try await stack.run { endpoints in
             say("Token server: \(endpoints.tokenServerURL)   Fleet Engine emulator: \(endpoints.emulatorURL)")
             let run = DemoRun(
-                login: stack.tokenServer.login, tokenStore: stack.tokenStore, endpoints: endpoints, drivers: drivers,
+                users: stack.tokenServer.users, endpoints: endpoints, drivers: drivers,
                 consumers: consumers,
                 duration: .seconds(duration), speed: speed)
             return try await run.run()
@@ -70,8 +70,7 @@ struct DemoRun: Sendable {
     /// Metres per simulated second.
     static let velocity = 12.0
 
-    let login: LoginService
-    let tokenStore: TokenServerStore
+    let users: UserDirectory
     let endpoints: LocalStack.Endpoints
     let drivers: Int
     let consumers: Int
@@ -191,8 +190,8 @@ struct DemoRun: Sendable {
     ) async throws
         -> FleetEngineClient
     {
-        try await login.addUser(AppUser(username: user, role: role), password: Self.password)
-        for grant in grants { try await tokenStore.addGrant(grant, to: user) }
+        try await users.addUser(AppUser(username: user, role: role), password: Self.password)
+        for grant in grants { try await users.grant(grant, to: user) }
         let session = try await TokenServerSession.logIn(
             baseURL: URL(string: endpoints.tokenServerURL)!, username: user, password: Self.password)
         let fetcher = session.fetcher(endpoint)

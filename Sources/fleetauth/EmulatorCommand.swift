@@ -3,7 +3,9 @@ import FleetAuthCore
 import FleetAuthJWT
 import FleetEngineEmulator
 import Foundation
-import Hummingbird
+import Logging
+import ServiceLifecycle
+import UnixSignals
 
 struct EmulatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -32,38 +34,43 @@ struct EmulatorCommand: AsyncParsableCommand {
 
     func run() async throws {
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        let configuration: TrustConfiguration
-        if let trust {
-            do {
-                configuration = try TrustConfiguration(contentsOf: trust)
-            } catch {
-                throw CLIError(error.message)
-            }
-        } else {
-            let accounts = try DefaultProvisioning.provision(dataDirectory: data, project: project)
-            say("Provider: \(project)")
-            say("Service accounts (one per role), keys in \(data)/keys:")
-            for account in accounts {
-                say("  \(account.role.id)")
-                say("    \(account.key.clientEmail)")
-                say("    \(account.mintCommand)")
-            }
-            configuration = try TrustConfiguration(contentsOf: data + "/trust.json")
-        }
-        let store =
-            inMemory ? try SQLiteFleetStore(inMemory: ()) : try SQLiteFleetStore(path: data + "/fleet-engine.sqlite")
-        let server: EmulatorServer
+        let trust: TrustConfiguration
         do {
-            server = try await EmulatorServer(configuration: configuration, store: store)
+            if let path = self.trust {
+                trust = try TrustConfiguration(contentsOf: path)
+            } else {
+                let accounts = try DefaultProvisioning.provision(dataDirectory: data, project: project)
+                say("Provider: \(project)")
+                say("Service accounts (one per role), keys in \(data)/keys:")
+                for account in accounts {
+                    say("  \(account.role.id)")
+                    say("    \(account.key.clientEmail)")
+                    say("    \(account.mintCommand)")
+                }
+                trust = try TrustConfiguration(contentsOf: data + "/" + DefaultProvisioning.trustFileName)
+            }
         } catch let error as TrustConfigurationError {
             throw CLIError(error.message)
         }
-        var limits = EmulatorServer.Limits()
-        limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
-        let host = self.host
-        let application = server.application(host: host, port: port, limits: limits) { port in
-            say("Fleet Engine emulator listening on http://\(host):\(port)")
+        let store =
+            inMemory
+            ? try SQLiteFleetStore(inMemory: ())
+            : try SQLiteFleetStore(path: data + "/" + EmulatorServer.databaseFileName)
+        var configuration = EmulatorServer.Configuration()
+        configuration.limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        let server: EmulatorServer
+        do {
+            server = try await EmulatorServer(configuration: configuration, trust: trust, store: store)
+        } catch let error as TrustConfigurationError {
+            throw CLIError(error.message)
         }
-        try await application.runService()
+        let host = self.host
+        let logger = Logger.quiet(label: "fleetauth.emulator")
+        try await ServiceGroup(
+            services: server.services(host: host, port: port, logger: logger) { port in
+                say("Fleet Engine emulator listening on http://\(host):\(port)")
+            },
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+        ).run()
     }
 }

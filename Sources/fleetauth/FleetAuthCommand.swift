@@ -1,4 +1,6 @@
 import ArgumentParser
+import FleetAuthBenchmarks
+import Foundation
 
 @main
 struct FleetAuthCommand: AsyncParsableCommand {
@@ -17,4 +19,10 @@ struct FleetAuthCommand: AsyncParsableCommand {
 struct CLIError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Prints a line and flushes it at once, so progress shows even when the output is a pipe.
+func say(_ line: String) {
+    print(line)
+    fflush(nil)
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import FleetAuthStack
 import FleetTokenServer
 import Foundation
+import Logging
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -22,17 +23,18 @@ struct ServeCommand: AsyncParsableCommand {
         "demo-project"
 
     func run() async throws {
-        let stack = try await LocalStack(dataDirectory: data, project: project)
-        if try await stack.tokenStore.users().isEmpty {
-            let password = randomPassword()
-            try await stack.tokenServer.login.addUser(
-                AppUser(username: "operator", role: .operator), password: password)
+        var auditLogger = Logger(label: "fleetauth.token-server.audit")
+        auditLogger.logLevel = .info
+        let stack = try await LocalStack(
+            dataDirectory: data, tokenServer: .init(dataDirectory: data, project: project), auditLogger: auditLogger)
+        if let password = try await stack.tokenServer.createOperatorIfNoUsers() {
             say("Created operator account \"operator\" with password \(password) (shown once).")
         }
         try await stack.serve(host: host, emulatorPort: emulatorPort, tokenServerPort: tokenServerPort) { endpoints in
             say("Token server:          \(endpoints.tokenServerURL)")
             say("Fleet Engine emulator: \(endpoints.emulatorURL)  (provider \(endpoints.project))")
-            say("Add a driver:  fleetauth users add dana --role driver --vehicle v1 --data \(data)")
+            say("Add a driver:  fleetauth users add dana --role driver --data \(data)")
+            say("               fleetauth users grant dana --vehicle v1 --data \(data)")
             say(
                 "Log in:        curl -s -X POST \(endpoints.tokenServerURL)/v1/sessions -H 'Content-Type: application/json' -d '{\"username\":\"dana\",\"password\":\"...\"}'"
             )

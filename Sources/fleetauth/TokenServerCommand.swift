@@ -1,11 +1,8 @@
 import ArgumentParser
 import FleetAuthCore
 import FleetAuthJWT
-import FleetAuthStack
-import FleetEngineEmulator
 import FleetTokenServer
 import Foundation
-import Hummingbird
 import Logging
 import ServiceLifecycle
 import UnixSignals
@@ -14,21 +11,31 @@ import UnixSignals
 struct TokenServerDataOptions: ParsableArguments {
     @Option(help: "Token server data directory (database and generated keys).") var data: String = "token-server-data"
 
-    var databasePath: String { data + "/token-server.sqlite" }
+    var databasePath: String { data + "/" + TokenServer.databaseFileName }
 
     /// The existing store; an error naming the command to run first when there is none.
-    func existingStore() throws -> TokenServerStore {
+    func existingStore() throws -> SQLiteTokenServerStore {
         guard FileManager.default.fileExists(atPath: databasePath) else {
             throw CLIError("No token server data in \(data). Start `fleetauth token-server --data \(data)` once first.")
         }
-        return try TokenServerStore(path: databasePath)
+        return try SQLiteTokenServerStore(path: databasePath)
+    }
+
+    /// The users and grants of the existing store.
+    func directory(bcryptCost: UInt8 = 12) throws -> UserDirectory {
+        UserDirectory(store: try existingStore(), hasher: PasswordHasher(cost: bcryptCost))
     }
 }
 
-/// A random password of 24 base64url characters (144 bits).
-func randomPassword() -> String {
-    var generator = SystemRandomNumberGenerator()
-    return Base64URL.encode((0..<18).map { _ in UInt8.random(in: 0...255, using: &generator) })
+/// Runs `body`, reporting a refusal by the server's rules or its store as a CLI error (its message, exit 1).
+func reportingRefusals<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let error as GoogleAPIError {
+        throw CLIError(error.message)
+    } catch let error as StoreError {
+        throw CLIError(error.message)
+    }
 }
 
 struct TokenServerCommand: AsyncParsableCommand {
@@ -65,33 +72,26 @@ struct TokenServerCommand: AsyncParsableCommand {
         keyFiles[.consumer] = consumerKey
         keyFiles[.server] = serverKey
         keyFiles[.delivery] = deliveryKey
-        let store = try TokenServerStore(path: storage.databasePath)
+        let logger = Logger.quiet(label: "fleetauth.token-server")
+        var auditLogger = Logger(label: "fleetauth.token-server.audit")
+        auditLogger.logLevel = .info
         let server = try await TokenServer(
-            store: store, dataDirectory: storage.data, project: project, keyFiles: keyFiles, bcryptCost: bcryptCost)
-        if try await store.users().isEmpty {
-            let password = randomPassword()
-            try await server.login.addUser(AppUser(username: "operator", role: .operator), password: password)
+            configuration: .init(
+                dataDirectory: storage.data, project: project, keyFiles: keyFiles, bcryptCost: bcryptCost),
+            store: try SQLiteTokenServerStore(path: storage.databasePath), auditLogger: auditLogger)
+        if let password = try await server.createOperatorIfNoUsers() {
             say("Created operator account \"operator\" with password \(password) (shown once).")
         }
         let host = self.host
         let data = storage.data
         let keyring = server.keyring
-        let application = server.application(
-            host: host, port: port, logger: EmulatorServer.quietLogger(label: "fleetauth.token-server")
-        ) { port in
+        let services = server.services(host: host, port: port, logger: logger) { port in
             let base = "http://\(host):\(port)"
-            let trustPath = data + "/emulator-trust.json"
-            try? keyring.emulatorTrustFile(baseURL: base).write(toFile: trustPath, atomically: true, encoding: .utf8)
             say("Token server listening on \(base)")
             for entry in keyring.keySetURLs(baseURL: base) { say("  \(entry.family) keys: \(entry.url)") }
-            say("Trust it from the emulator: fleetauth emulator --trust \(trustPath)")
+            say("Trust it from the emulator: fleetauth emulator --trust \(data)/\(TokenServer.trustFileName)")
         }
-        // Retired keys whose tokens have all expired are removed once a minute.
-        let services = ServiceGroup(
-            configuration: .init(
-                services: [application, KeyPruner(keyring: keyring)], gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: EmulatorServer.quietLogger(label: "fleetauth.token-server")))
-        try await services.run()
+        try await ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
     }
 }
 
@@ -116,16 +116,14 @@ struct UsersCommand: AsyncParsableCommand {
                 + trip.map { .init(kind: .trip, id: $0) } + tracking.map { .init(kind: .tracking, id: $0) }
         }
 
-        /// Applies `change` to every named grant, reporting store errors as CLI errors.
+        /// Applies `change` to every named grant, reporting refusals as CLI errors.
         func apply(
             _ storage: TokenServerDataOptions, verb: String,
-            _ change: (TokenServerStore, FleetTokenServer.Grant) async throws -> Void
+            _ change: (UserDirectory, FleetTokenServer.Grant) async throws -> Void
         ) async throws {
-            let store = try storage.existingStore()
-            do {
-                for grant in grants { try await change(store, grant) }
-            } catch let error as TokenServerError {
-                throw CLIError(error.message)
+            let directory = try storage.directory()
+            try await reportingRefusals {
+                for grant in grants { try await change(directory, grant) }
             }
             say("\(verb): \(grants.map(\.description).joined(separator: ", ")).")
         }
@@ -156,7 +154,7 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             guard let role = AppUserRole(rawValue: role) else {
-                throw CLIError("--role must be one of \(AppUserRole.allCases.map(\.rawValue).joined(separator: ", ")).")
+                throw CLIError("--role must be one of \(AppUserRole.names).")
             }
             let password: String
             if passwordStdin {
@@ -165,13 +163,11 @@ struct UsersCommand: AsyncParsableCommand {
                 }
                 password = line
             } else {
-                password = randomPassword()
+                password = UserDirectory.generatePassword()
             }
-            let login = LoginService(store: try storage.existingStore(), bcryptCost: bcryptCost)
-            do {
-                try await login.addUser(AppUser(username: username, role: role), password: password)
-            } catch let error as TokenServerError {
-                throw CLIError(error.message)
+            let directory = try storage.directory(bcryptCost: bcryptCost)
+            try await reportingRefusals {
+                try await directory.addUser(AppUser(username: username, role: role), password: password)
             }
             say("Added \(role) \(username)." + (passwordStdin ? "" : " Password: \(password) (shown once)."))
         }
@@ -186,7 +182,7 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await grantOptions.apply(storage, verb: "Granted \(username)") {
-                try await $0.addGrant($1, to: username)
+                try await $0.grant($1, to: username)
             }
         }
     }
@@ -199,7 +195,7 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await grantOptions.apply(storage, verb: "Revoked from \(username)") {
-                try await $0.removeGrant($1, from: username)
+                try await $0.revoke($1, from: username)
             }
         }
     }
@@ -209,9 +205,10 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var storage: TokenServerDataOptions
 
         func run() async throws {
-            for (user, grants) in try await storage.existingStore().users() {
-                let granted = grants.isEmpty ? "" : "  " + grants.map(\.description).joined(separator: ", ")
-                say("\(user.username)  \(user.role)\(granted)")
+            for record in try await storage.directory().users() {
+                let granted =
+                    record.grants.isEmpty ? "" : "  " + record.grants.map(\.description).joined(separator: ", ")
+                say("\(record.user.username)  \(record.user.role)\(granted)")
             }
         }
     }
@@ -222,11 +219,8 @@ struct UsersCommand: AsyncParsableCommand {
         @Argument(help: "Username.") var username: String
 
         func run() async throws {
-            do {
-                try await storage.existingStore().removeUser(username)
-            } catch let error as TokenServerError {
-                throw CLIError(error.message)
-            }
+            let directory = try storage.directory()
+            try await reportingRefusals { try await directory.removeUser(username) }
             say("Removed \(username).")
         }
     }
@@ -252,7 +246,7 @@ extension KeysCommand {
                 throw CLIError("--family must be one of driver, consumer, server, delivery, all.")
             }
             let store = try storage.existingStore()
-            let records = try await store.keyRecords()
+            let records = try await store.signingKeys()
             guard let project = records.first.flatMap({ try? ServiceAccountKey(contentsOf: $0.keyPath).projectID })
             else {
                 throw CLIError("No signing keys in \(storage.data).")

@@ -19,7 +19,7 @@ struct DemoCLITests {
             #expect(result.stdout.contains(row), "missing row \(row)")
         }
         #expect(!result.stdout.contains("✘"))
-        for file in ["token-server.sqlite", "emulator.sqlite", "emulator-trust.json", "keys"] {
+        for file in ["token-server.sqlite", "fleet-engine.sqlite", "emulator-trust.json", "keys"] {
             #expect(FileManager.default.fileExists(atPath: data + "/" + file), "\(file)")
         }
     }

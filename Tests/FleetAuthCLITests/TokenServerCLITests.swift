@@ -9,8 +9,8 @@ struct TokenServerCLITests {
     static func dataDirectory() async throws -> String {
         let directory = try CLI.temporaryDirectory()
         _ = try await TokenServer(
-            store: try TokenServerStore(path: directory + "/token-server.sqlite"), dataDirectory: directory,
-            project: "demo-project", bcryptCost: 4)
+            configuration: .init(dataDirectory: directory, bcryptCost: 4),
+            store: try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName))
         return directory
     }
 
@@ -35,8 +35,8 @@ struct TokenServerCLITests {
         #expect(list.stdout.contains("dana  driver  vehicle v1") && !list.stdout.contains("v2"))
         #expect(list.stdout.contains("carol  consumer"))
 
-        let store = try TokenServerStore(path: data + "/token-server.sqlite")
-        let login = LoginService(store: store, bcryptCost: 4)
+        let store = try SQLiteTokenServerStore(path: data + "/" + TokenServer.databaseFileName)
+        let login = LoginService(users: store, sessions: store, hasher: PasswordHasher(cost: 4))
         #expect(
             try await login.login(username: "dana", password: "a long enough password", address: nil).user.role
                 == .driver)
@@ -49,11 +49,11 @@ struct TokenServerCLITests {
     @Test("keys rotate adds a signing key per family and keeps the old one published")
     func rotate() async throws {
         let data = try await Self.dataDirectory()
-        let store = try TokenServerStore(path: data + "/token-server.sqlite")
-        let before = try await store.keyRecords()
+        let store = try SQLiteTokenServerStore(path: data + "/" + TokenServer.databaseFileName)
+        let before = try await store.signingKeys()
         let rotated = try CLI.run(["keys", "rotate", "--family", "driver", "--data", data])
         #expect(rotated.status == 0, "\(rotated.stderr)")
-        let after = try await store.keyRecords()
+        let after = try await store.signingKeys()
         #expect(after.count == before.count + 1)
         let drivers = after.filter { $0.family == .driver }
         #expect(drivers.count == 2 && drivers.filter { $0.retiredAt == nil }.count == 1)

@@ -11,28 +11,35 @@ import Testing
 /// `dana` (driver of v1) and `carl` (consumer of t1).
 struct StackFixture {
     static let password = "correct horse battery staple"
+    let directory: String
     let stack: LocalStack
     let sessions: [String: String]
 
     init() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("stack-\(UUID().uuidString)")
-        stack = try await LocalStack(
-            dataDirectory: directory.path, bcryptCost: 4,
-            auditLogger: EmulatorServer.quietLogger(label: "fleetauth.audit"))
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("stack-\(UUID().uuidString)").path
+        stack = try await Self.open(directory)
         let users: [(String, AppUserRole, Grant?)] = [
             ("ops", .operator, nil), ("dana", .driver, Grant(kind: .vehicle, id: "v1")),
             ("carl", .consumer, Grant(kind: .trip, id: "t1")),
         ]
         var sessions: [String: String] = [:]
         for (name, role, grant) in users {
-            try await stack.tokenServer.login.addUser(AppUser(username: name, role: role), password: Self.password)
-            if let grant { try await stack.tokenStore.addGrant(grant, to: name) }
+            try await stack.tokenServer.users.addUser(AppUser(username: name, role: role), password: Self.password)
+            if let grant { try await stack.tokenServer.users.grant(grant, to: name) }
             sessions[name] = try await stack.tokenServer.login.login(
                 username: name, password: Self.password, address: nil
             ).token
         }
         self.sessions = sessions
     }
+
+    static func open(_ directory: String) async throws -> LocalStack {
+        try await LocalStack(dataDirectory: directory, tokenServer: .init(dataDirectory: directory, bcryptCost: 4))
+    }
+
+    /// The same data directory opened again, as a restarted process would (a stack runs once: its stores close
+    /// when it stops).
+    func restarted() async throws -> LocalStack { try await Self.open(directory) }
 
     /// `user`'s token endpoint fetcher for `path` (`/token/driver/{vehicleId}`...).
     func fetcher(_ endpoints: LocalStack.Endpoints, user: String, path: String) throws -> TokenEndpointFetcher {
@@ -288,7 +295,8 @@ struct LiveFleetTests {
         reporter.report(Self.location(37.2))
         reporter.report(Self.location(37.3))
 
-        let latitude = try await fixture.stack.run(emulatorPort: emulatorPort, tokenServerPort: tokenPort) { _ in
+        let restarted = try await fixture.restarted()
+        let latitude = try await restarted.run(emulatorPort: emulatorPort, tokenServerPort: tokenPort) { _ in
             clock.advance(by: .seconds(5))
             let back = try #require(await reports.next())
             #expect(back.isAccepted && back.state == .online, "\(String(describing: back.error))")

@@ -17,11 +17,11 @@ struct LiveTokenServerTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString)")
             .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let store = try TokenServerStore(path: directory + "/token-server.sqlite")
         let server = try await TokenServer(
-            store: store, dataDirectory: directory, project: "demo-project", bcryptCost: 4)
-        try await server.login.addUser(AppUser(username: "dana", role: .driver), password: "a long enough password")
-        try await store.addGrant(Grant(kind: .vehicle, id: "v1"), to: "dana")
+            configuration: .init(dataDirectory: directory, bcryptCost: 4),
+            store: try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName))
+        try await server.users.addUser(AppUser(username: "dana", role: .driver), password: "a long enough password")
+        try await server.users.grant(Grant(kind: .vehicle, id: "v1"), to: "dana")
         let session = try await server.login.login(username: "dana", password: "a long enough password", address: nil)
         var logger = Logger(label: "live")
         logger.logLevel = .critical

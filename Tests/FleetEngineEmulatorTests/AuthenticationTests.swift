@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthTesting
 import FleetEngineEmulator
 import Foundation
 import Testing
@@ -10,15 +11,6 @@ final class ReasonLog: @unchecked Sendable {
     private var reasons: [String] = []
     func record(_ reason: String) { lock.withLock { reasons.append(reason) } }
     var all: [String] { lock.withLock { reasons } }
-}
-
-/// A clock tests move by hand.
-final class TestClock: @unchecked Sendable {
-    private let lock = NSLock()
-    private var seconds: TimeInterval
-    init(_ seconds: TimeInterval) { self.seconds = seconds }
-    func advance(_ delta: TimeInterval) { lock.withLock { seconds += delta } }
-    var date: Date { lock.withLock { Date(timeIntervalSince1970: seconds) } }
 }
 
 @Suite("Token authentication")
@@ -37,18 +29,18 @@ struct AuthenticationTests {
         ).jwt
     }
 
-    func authenticator(clock: TestClock, log: ReasonLog, cache: Int = 100) -> TokenAuthenticator {
+    func authenticator(clock: ManualClock, log: ReasonLog, cache: Int = 100) -> TokenAuthenticator {
         TokenAuthenticator(
             accounts: [(Self.driver, [Self.driverKey.verificationKey])],
             cacheCapacity: cache,
-            now: { clock.date },
+            clock: clock,
             onRejection: { log.record($0) }
         )
     }
 
     @Test("a valid bearer token yields the signing account and its claims")
     func valid() throws {
-        let clock = TestClock(Self.start)
+        let clock = ManualClock(date: Date(timeIntervalSince1970: Self.start))
         let auth = authenticator(clock: clock, log: ReasonLog())
         let principal = try auth.authenticate(authorization: "Bearer " + Self.mint(.driver(vehicleID: "v1")))
         #expect(principal.account == Self.driver)
@@ -61,7 +53,7 @@ struct AuthenticationTests {
 
     @Test("every token problem is the same 401 body; the reason goes to the rejection hook")
     func uniform401() throws {
-        let clock = TestClock(Self.start)
+        let clock = ManualClock(date: Date(timeIntervalSince1970: Self.start))
         let log = ReasonLog()
         let auth = authenticator(clock: clock, log: log)
         let good = try Self.mint(.driver(vehicleID: "v1"))
@@ -87,7 +79,7 @@ struct AuthenticationTests {
 
     @Test("a genuine token without scopes is 403 'JWT does not contain any scopes.'")
     func noScopes() throws {
-        let clock = TestClock(Self.start)
+        let clock = ManualClock(date: Date(timeIntervalSince1970: Self.start))
         let auth = authenticator(clock: clock, log: ReasonLog())
         let header = #"{"alg":"RS256","typ":"JWT","kid":"\#(Self.driverKey.privateKeyID)"}"#
         let now = Int64(Self.start)
@@ -104,14 +96,14 @@ struct AuthenticationTests {
 
     @Test("cached tokens still expire exactly at exp, and a key change empties the cache")
     func cacheHonoursExpiryAndRotation() throws {
-        let clock = TestClock(Self.start)
+        let clock = ManualClock(date: Date(timeIntervalSince1970: Self.start))
         let log = ReasonLog()
         let auth = authenticator(clock: clock, log: log)
         let header = "Bearer " + (try Self.mint(.driver(vehicleID: "v1")))
         for _ in 0..<3 { _ = try auth.authenticate(authorization: header) }
-        clock.advance(3599)
+        clock.advance(by: .seconds(3599))
         #expect(throws: Never.self) { try auth.authenticate(authorization: header) }
-        clock.advance(1)
+        clock.advance(by: .seconds(1))
         #expect(throws: FleetEngineError.unauthenticated("")) { try auth.authenticate(authorization: header) }
         #expect(log.all == ["expired"])
 
@@ -124,7 +116,7 @@ struct AuthenticationTests {
 
     @Test("forged tokens are never cached")
     func forgedNotCached() throws {
-        let clock = TestClock(Self.start)
+        let clock = ManualClock(date: Date(timeIntervalSince1970: Self.start))
         let auth = authenticator(clock: clock, log: ReasonLog())
         for index in 0..<50 {
             let forged = try Self.mint(.driver(vehicleID: "v\(index)"), key: Self.otherKey)

@@ -23,15 +23,15 @@ struct LimitsTests {
 
     /// Runs the emulator server with `limits` on a free port for the duration of `body`.
     static func withLiveEmulator(
-        limits: EmulatorServer.Limits = .init(),
+        limits: ServerLimits = .init(),
         _ body: @Sendable (_ port: Int, _ store: SQLiteFleetStore) async throws -> Void
     ) async throws {
         let store = try SQLiteFleetStore(inMemory: ())
-        let server = EmulatorServer(accounts: F.accounts, store: store)
+        let server = EmulatorServer(configuration: .init(limits: limits), accounts: F.accounts, store: store)
         var logger = Logger(label: "limits")
         logger.logLevel = .critical
         let ports = AsyncStream.makeStream(of: Int.self)
-        let application = server.application(port: 0, limits: limits, logger: logger) { ports.continuation.yield($0) }
+        let application = server.application(port: 0, logger: logger) { ports.continuation.yield($0) }
         let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -109,7 +109,7 @@ struct LimitsTests {
 
     @Test("D4: a client that never finishes its request is disconnected after the idle timeout; others are served")
     func slowClient() async throws {
-        var limits = EmulatorServer.Limits()
+        var limits = ServerLimits()
         limits.idleTimeout = .milliseconds(500)
         try await Self.withLiveEmulator(limits: limits) { port, _ in
             let (served, ends, waited) = try await onThread {

@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthTesting
 import FleetEngineEmulator
 import Foundation
 import Hummingbird
@@ -256,7 +257,8 @@ struct ServerTimeTests {
         let date = Date(timeIntervalSince1970: seconds)
         let store = try SQLiteFleetStore(inMemory: ())
         let router = FleetEngineEmulator.makeRouter(
-            authenticator: TokenAuthenticator(accounts: EmulatorFixture.accounts), store: store, now: { date })
+            authenticator: TokenAuthenticator(accounts: EmulatorFixture.accounts), store: store,
+            clock: ManualClock(date: date))
         let reference = ISO8601DateFormatter()
         reference.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let milliseconds = (seconds * 1000).rounded(.down) / 1000

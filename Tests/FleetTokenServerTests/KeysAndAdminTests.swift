@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthTesting
 import FleetEngineEmulator
 import FleetTokenServer
 import Foundation
@@ -27,7 +28,7 @@ struct KeysTests {
             let oldToken = try #require(before["jwt"]?.stringValue)
             #expect(Self.keyIDs(try await client.json(.get, jwks).1) == [old.record.kid])
 
-            let rotated = try await keyring.rotate(.driver, now: fixture.time.now)
+            let rotated = try await keyring.rotate(.driver)
             #expect(rotated.kid != old.record.kid)
             let (_, after, _) = try await client.json(.get, "/token/driver/v1", bearer: session)
             let newToken = try #require(after["jwt"]?.stringValue)
@@ -40,15 +41,15 @@ struct KeysTests {
             var trust = TrustStore()
             trust.add(keys, issuer: old.key.clientEmail)
             let verifier = FleetEngineTokenVerifier(trustStore: trust)
-            _ = try verifier.verify(oldToken, now: fixture.time.now)
-            _ = try verifier.verify(newToken, now: fixture.time.now)
+            _ = try verifier.verify(oldToken, now: fixture.clock.currentDate)
+            _ = try verifier.verify(newToken, now: fixture.clock.currentDate)
 
             // Once every token the old key signed has expired, it is no longer published, and pruning removes it.
-            fixture.time.advance(TimeInterval(keyring.publicationWindow) - 1)
+            fixture.clock.advance(by: keyring.publicationWindow - .seconds(1))
             #expect(Set(Self.keyIDs(try await client.json(.get, jwks).1)).count == 2)
-            fixture.time.advance(1)
+            fixture.clock.advance(by: .seconds(1))
             #expect(Self.keyIDs(try await client.json(.get, jwks).1) == [rotated.kid])
-            #expect(try await keyring.prune(now: fixture.time.now) == [old.record.kid])
+            #expect(try await keyring.prune() == [old.record.kid])
             #expect(!FileManager.default.fileExists(atPath: old.record.keyPath))
             #expect(try await client.json(.get, "/service_accounts/v1/metadata/jwk/nobody@x").0 == .notFound)
         }
@@ -58,14 +59,15 @@ struct KeysTests {
     func restartAndExternalRotation() async throws {
         let fixture = try await TokenServerFixture()
         let before = try fixture.server.keyring.signingKey(for: .consumer).record.kid
-        let reopened = try await TokenServer(
-            store: try TokenServerStore(path: fixture.directory + "/token-server.sqlite"),
-            dataDirectory: fixture.directory, project: "demo-project", bcryptCost: 4, now: { fixture.time.now })
+        let reopened = try await TokenServerFixture.open(
+            fixture.directory,
+            store: try SQLiteTokenServerStore(path: fixture.directory + "/" + TokenServer.databaseFileName),
+            clock: fixture.clock)
         #expect(try reopened.keyring.signingKey(for: .consumer).record.kid == before)
-        let rotated = try await reopened.keyring.rotate(.consumer, now: fixture.time.now)
+        let rotated = try await reopened.keyring.rotate(.consumer)
         // The first server notices within its refresh interval.
-        fixture.time.advance(TimeInterval(fixture.server.keyring.refreshInterval))
-        try await fixture.server.keyring.refreshIfStale(now: Int64(fixture.time.now.timeIntervalSince1970))
+        fixture.clock.advance(by: fixture.server.keyring.refreshInterval)
+        try await fixture.server.keyring.refreshIfStale()
         #expect(try fixture.server.keyring.signingKey(for: .consumer).record.kid == rotated.kid)
     }
 
@@ -93,11 +95,11 @@ struct KeysTests {
     }
 
     static func exercise(_ fixture: TokenServerFixture, baseURL: String) async throws {
-        let trustPath = fixture.directory + "/emulator-trust.json"
-        try fixture.server.keyring.emulatorTrustFile(baseURL: baseURL).write(
-            toFile: trustPath, atomically: true, encoding: .utf8)
-        let emulator = try await EmulatorServer(
-            configuration: try TrustConfiguration(contentsOf: trustPath), store: try SQLiteFleetStore(inMemory: ()))
+        // The trust file the running server wrote for its address, read back as the emulator reads it.
+        let trustPath = fixture.directory + "/" + TokenServer.trustFileName
+        let trust = try TrustConfiguration(contentsOf: trustPath)
+        #expect(trust == fixture.server.keyring.trustConfiguration(baseURL: baseURL))
+        let emulator = try await EmulatorServer(trust: trust, store: try SQLiteFleetStore(inMemory: ()))
         let emulatorRouter = Unchecked(value: emulator.router)
         let tokenServer = Application(router: fixture.server.router)
         try await tokenServer.test(.router) { tokens in
@@ -124,7 +126,7 @@ struct KeysTests {
                 #expect(try await fleet.json(.get, "\(vehicles)/v2", bearer: before).0 == .forbidden)
 
                 // Rotate: the emulator fetches the new key when it first sees its kid; the old token still works.
-                try await fixture.server.keyring.rotate(.driver, now: fixture.time.now)
+                try await fixture.server.keyring.rotate(.driver)
                 let after = try await token("/token/driver/v1", driver)
                 #expect(
                     try await fleet.json(.put, "\(vehicles)/v1?updateMask=last_location", bearer: after, body: move).0

@@ -8,45 +8,44 @@ import HummingbirdTesting
 import Logging
 import Testing
 
-/// A settable clock for the server.
-final class TestTime: @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-    init(_ start: Date = Date()) { current = start }
-    var now: Date { lock.withLock { current } }
-    func advance(_ seconds: TimeInterval) { lock.withLock { current += seconds } }
-}
-
 /// A token server on a temporary data directory with a fast bcrypt cost, an operator, two drivers and two
 /// consumers with grants. (Unchecked: the router is built once, before any test code shares it.)
 struct TokenServerFixture: @unchecked Sendable {
     static let password = "correct horse battery"
     let directory: String
-    let store: TokenServerStore
+    let store: SQLiteTokenServerStore
     let server: TokenServer
-    let time: TestTime
+    /// The server's clock: a test moves it, the server never reads the system's.
+    let clock: ManualClock
 
-    init(throttle: LoginThrottle = LoginThrottle(), auditLogger: Logger = Logger(label: "audit")) async throws {
+    init(auditLogger: Logger = Logger(label: "audit")) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("ts-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        store = try TokenServerStore(path: directory + "/token-server.sqlite")
-        let time = TestTime()
-        self.time = time
-        server = try await TokenServer(
-            store: store, dataDirectory: directory, project: "demo-project", bcryptCost: 4, throttle: throttle,
-            auditLogger: auditLogger, now: { time.now })
+        clock = ManualClock()
+        store = try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName)
+        server = try await Self.open(directory, store: store, clock: clock, auditLogger: auditLogger)
         for (name, role) in [
             ("ops", AppUserRole.operator), ("dana", .driver), ("dave", .driver), ("carol", .consumer),
             ("cody", .consumer),
         ] {
-            try await server.login.addUser(AppUser(username: name, role: role), password: Self.password)
+            try await server.users.addUser(AppUser(username: name, role: role), password: Self.password)
         }
-        try await store.addGrant(Grant(kind: .vehicle, id: "v1"), to: "dana")
-        try await store.addGrant(Grant(kind: .deliveryVehicle, id: "dv1"), to: "dana")
-        try await store.addGrant(Grant(kind: .vehicle, id: "v2"), to: "dave")
-        try await store.addGrant(Grant(kind: .trip, id: "t1"), to: "carol")
-        try await store.addGrant(Grant(kind: .tracking, id: "track-1"), to: "carol")
-        try await store.addGrant(Grant(kind: .trip, id: "t2"), to: "cody")
+        try await server.users.grant(Grant(kind: .vehicle, id: "v1"), to: "dana")
+        try await server.users.grant(Grant(kind: .deliveryVehicle, id: "dv1"), to: "dana")
+        try await server.users.grant(Grant(kind: .vehicle, id: "v2"), to: "dave")
+        try await server.users.grant(Grant(kind: .trip, id: "t1"), to: "carol")
+        try await server.users.grant(Grant(kind: .tracking, id: "track-1"), to: "carol")
+        try await server.users.grant(Grant(kind: .trip, id: "t2"), to: "cody")
+    }
+
+    /// A token server on `directory`'s data (as a second process would open it).
+    static func open(
+        _ directory: String, store: SQLiteTokenServerStore, clock: ManualClock,
+        auditLogger: Logger = Logger(label: "audit")
+    ) async throws -> TokenServer {
+        try await TokenServer(
+            configuration: .init(dataDirectory: directory, bcryptCost: 4), store: store, clock: clock,
+            auditLogger: auditLogger)
     }
 
     var application: some ApplicationProtocol { Application(router: server.router) }
@@ -90,11 +89,13 @@ struct LoginTests {
             let session = try #require(body["sessionToken"]?.stringValue)
             #expect(session.utf8.count == 43 && Base64URL.decode(session)?.count == 32)
             #expect(body["role"] == "driver" && body["username"] == "dana")
-            #expect((body["expiresAt"]?.integerValue ?? 0) > Int64(fixture.time.now.timeIntervalSince1970) * 1000)
+            #expect((body["expiresAt"]?.integerValue ?? 0) > fixture.clock.currentEpochSeconds * 1000)
             // Only the hash is stored.
-            #expect(try await fixture.store.sessionUser(tokenHash: session, now: 0) == nil)
+            let past = Date(epochSeconds: 0)
+            #expect(try await fixture.store.sessionUser(tokenHash: session, at: past, holding: nil) == nil)
             #expect(
-                try await fixture.store.sessionUser(tokenHash: TokenServerStore.hash(sessionToken: session), now: 0)
+                try await fixture.store.sessionUser(
+                    tokenHash: LoginService.hash(sessionToken: session), at: past, holding: nil)?.user
                     == AppUser(username: "dana", role: .driver))
 
             #expect(try await client.json(.get, "/token/driver/v1", bearer: session).0 == .ok)
@@ -130,9 +131,9 @@ struct LoginTests {
         let fixture = try await TokenServerFixture()
         try await fixture.application.test(.router) { client in
             let session = try await client.login("dana")
-            fixture.time.advance(12 * 3600 - 1)
+            fixture.clock.advance(by: .seconds(12 * 3600 - 1))
             #expect(try await client.json(.get, "/token/driver/v1", bearer: session).0 == .ok)
-            fixture.time.advance(1)
+            fixture.clock.advance(by: .seconds(1))
             #expect(try await client.json(.get, "/token/driver/v1", bearer: session).0 == .unauthorized)
         }
     }
@@ -151,7 +152,7 @@ struct LoginTests {
             #expect(retryAfter == 30)
             // Other users are unaffected.
             _ = try await client.login("dave")
-            fixture.time.advance(TimeInterval(retryAfter))
+            fixture.clock.advance(by: .seconds(retryAfter))
             _ = try await client.login("dana")
         }
     }
@@ -187,7 +188,7 @@ struct TokenEndpointTests {
         let key = try fixture.server.keyring.signingKey(for: family).key
         var trust = TrustStore()
         trust.add([key.verificationKey], issuer: key.clientEmail)
-        return try FleetEngineTokenVerifier(trustStore: trust).verify(jwt, now: fixture.time.now)
+        return try FleetEngineTokenVerifier(trustStore: trust).verify(jwt, now: fixture.clock.currentDate)
     }
 
     @Test("a driver gets a token for a granted vehicle, with the minting issue's header and claims; 403 otherwise")
@@ -281,13 +282,13 @@ struct TokenEndpointTests {
             let session = try await client.login("dana")
             let (_, body, _) = try await client.json(.get, "/token/delivery_driver/dv1", bearer: session)
             let jwt = try #require(body["jwt"]?.stringValue)
-            let entries = try await fixture.store.auditEntries(limit: 10)
+            let entries = try await fixture.store.recentEntries(limit: 10)
             #expect(entries.count == 1)
             let entry = try #require(entries.first)
-            #expect(entry.username == "dana" && entry.tokenType == "delivery_driver")
+            #expect(entry.username == "dana" && entry.endpoint == .deliveryDriver)
             #expect(entry.scope == #"{"deliveryvehicleid":"dv1"}"#)
             #expect(entry.kid == (try fixture.server.keyring.signingKey(for: .delivery).record.kid))
-            #expect(entry.expiresAt * 1000 == body["expirationTimestamp"]?.integerValue)
+            #expect(entry.expiresAt.epochSeconds * 1000 == body["expirationTimestamp"]?.integerValue)
             let ops = try await client.login("ops")
             let (_, audit, _) = try await client.json(.get, "/v1/admin/audit?limit=5", bearer: ops)
             #expect(audit["entries"]?.arrayValue?.count == 1)

@@ -1,4 +1,5 @@
 public import FleetAuthJWT
+public import FleetAuthServerSupport
 import Foundation
 
 /// Refetches the JWK sets of accounts whose keys come from a URL, when a token names a key the emulator does not

@@ -1,12 +1,13 @@
-import FleetAuthCore
+public import FleetAuthCore
 public import FleetAuthJWT
-public import Foundation
+public import FleetAuthServerSupport
+import Foundation
 
 /// Turns an `Authorization: Bearer <JWT>` header into a ``Principal``, as Fleet Engine does before any
 /// authorization check: strict verification (``FleetEngineTokenVerifier``), then the trusted account of `iss`.
 ///
 /// Every token problem is the same 401 `UNAUTHENTICATED` body, whatever the reason (no oracle for an attacker,
-/// `reference/jwt-security.md` A9); the reason code goes to ``onRejection`` for metrics and logs. A genuine token
+/// <doc:AuthorizationModel>); the reason code goes to ``onRejection`` for metrics and logs. A genuine token
 /// without `authorization` claims is 403 "JWT does not contain any scopes.".
 public final class TokenAuthenticator: @unchecked Sendable {
     /// The message of every 401 for a token that is present but unacceptable.
@@ -23,7 +24,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
     private var keyGeneration: UInt64 = 0
     private var accounts: [String: TrustedServiceAccount]
     private let cache: VerifiedTokenCache
-    private let now: @Sendable () -> Date
+    private let clock: any WallClock
     /// Called with the reason code of every rejected token.
     private let onRejection: (@Sendable (String) -> Void)?
     /// Called with the time each authentication took and whether the token came from the cache.
@@ -33,14 +34,14 @@ public final class TokenAuthenticator: @unchecked Sendable {
     ///   - accounts: the trusted accounts, each with the keys its tokens may be signed with.
     ///   - policy: the verification limits (Fleet Engine's by default).
     ///   - cacheCapacity: how many verified tokens to remember (0 turns the cache off).
-    ///   - now: the clock.
+    ///   - clock: the clock for the token's time rules.
     ///   - onRejection: called with the reason code of every rejected token (for metrics and logs).
     ///   - onAuthentication: called with the duration of every token check and whether the cache answered it.
     public init(
         accounts: [(TrustedServiceAccount, [RSAVerificationKey])],
         policy: FleetEngineTokenVerifier.Policy = .init(),
         cacheCapacity: Int = 100_000,
-        now: @escaping @Sendable () -> Date = { Date() },
+        clock: any WallClock = .system,
         onRejection: (@Sendable (String) -> Void)? = nil,
         onAuthentication: (@Sendable (Duration, Bool) -> Void)? = nil
     ) {
@@ -56,7 +57,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
         self.accounts = byEmail
         self.cache = VerifiedTokenCache(capacity: max(cacheCapacity, 1))
         self.cacheEnabled = cacheCapacity > 0
-        self.now = now
+        self.clock = clock
     }
 
     private let cacheEnabled: Bool
@@ -76,7 +77,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
         guard let authorization, let token = Self.bearerToken(authorization) else {
             throw .unauthenticated(Self.missingCredentialsMessage)
         }
-        let nowSeconds = Int64(now().timeIntervalSince1970.rounded(.down))
+        let nowSeconds = clock.currentEpochSeconds
         let started = ContinuousClock.now
         let verified: VerifiedToken
         if cacheEnabled, let cached = cache.lookup(token, now: nowSeconds) {

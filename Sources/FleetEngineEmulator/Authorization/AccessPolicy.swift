@@ -1,4 +1,5 @@
 public import FleetAuthCore
+public import FleetAuthServerSupport
 
 /// The authorization steps that follow token verification (`reference/fleet-engine.md` §1.5 steps 7–10), in order:
 ///

@@ -1,3 +1,4 @@
+import FleetAuthServerSupport
 public import Hummingbird
 
 /// The request context of the emulator's routes: Hummingbird's core storage plus the authenticated caller.

@@ -1,11 +1,12 @@
 import FleetAuthCore
+import FleetAuthServerSupport
 import Foundation
 import Hummingbird
 
 /// Reading path, query and body values with Fleet Engine's error messages.
-enum RequestReading {
-    /// The largest request body accepted.
-    static let maximumBodySize = 1 << 20
+struct RequestReading: Sendable {
+    /// The largest request body accepted, in bytes.
+    let maximumBodySize: Int
 
     /// A resource ID from the path or query, checked against the ID rules.
     static func id(_ value: String?, field: String) throws(FleetEngineError) -> String {
@@ -19,24 +20,8 @@ enum RequestReading {
     }
 
     /// The request body as a strict JSON object; an empty body is an empty object.
-    static func body(_ request: Request, field: String) async throws -> JSONObject {
-        let tooLarge = FleetEngineError(.payloadTooLarge, "The request body is larger than \(maximumBodySize) bytes.")
-        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maximumBodySize {
-            throw tooLarge
-        }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: maximumBodySize)
-        } catch {
-            throw tooLarge
-        }
-        let bytes = Array(buffer.readableBytesView)
-        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return JSONObject() }
-        do {
-            return try StrictJSONParser(maximumDepth: 64).parseObject(bytes)
-        } catch {
-            throw FleetEngineError.invalidArgument("Invalid JSON payload received for '\(field)': \(error.message).")
-        }
+    func body(_ request: Request, field: String) async throws(FleetEngineError) -> JSONObject {
+        try await JSONRequestBody.read(request, limit: maximumBodySize, field: field)
     }
 
     /// The paths of an `updateMask` query parameter (comma-separated; at least one).

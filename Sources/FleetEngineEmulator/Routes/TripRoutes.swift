@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthServerSupport
 import Foundation
 import Hummingbird
 
@@ -9,6 +10,7 @@ import Hummingbird
 /// to that vehicle.
 struct TripRoutes: Sendable {
     let store: any FleetStore
+    let reading: RequestReading
 
     func register(on group: RouterGroup<EmulatorRequestContext>) {
         group.post("trips") { request, context in try await create(request, context) }
@@ -25,7 +27,7 @@ struct TripRoutes: Sendable {
         try AccessPolicy.check(
             account: principal.account, claims: principal.claims, method: .createTrip,
             scope: .trip(id, assignedVehicleID: nil), provider: provider)
-        let body = try await RequestReading.body(request, field: "trip")
+        let body = try await reading.body(request, field: "trip")
         try TripSchema.trip.validate(body, path: "trip")
         for field in TripSchema.requiredOnCreate where body[field] == nil || body[field] == .null {
             throw FleetEngineError.invalidArgument("trip.\(field) is required.")
@@ -89,7 +91,7 @@ struct TripRoutes: Sendable {
                 account: principal.account, claims: principal.claims, method: .updateTrip,
                 scope: .trip(current.id, assignedVehicleID: current.vehicleID), provider: provider)
         }
-        let body = try await RequestReading.body(request, field: "trip")
+        let body = try await reading.body(request, field: "trip")
         try TripSchema.trip.validate(body, path: "trip")
         var newVehicleID = current.vehicleID
         if fields.contains("vehicleId") {
@@ -144,7 +146,7 @@ struct TripRoutes: Sendable {
     func search(_ request: Request, _ context: EmulatorRequestContext) async throws -> Response {
         let principal = try context.requirePrincipal()
         let provider = try VehicleRoutes.provider(context)
-        let body = try await RequestReading.body(request, field: "request")
+        let body = try await reading.body(request, field: "request")
         let schema = MessageSchema(
             name: "SearchTripsRequest",
             fields: [

@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthServerSupport
 import Foundation
 import Hummingbird
 
@@ -7,7 +8,7 @@ extension VehicleRoutes {
     /// stay. Answers the vehicle's full attribute list.
     func updateAttributes(_ request: Request, _ context: EmulatorRequestContext) async throws -> Response {
         let (_, provider, id) = try authorizedVehicle(context, .updateVehicleAttributes)
-        let body = try await RequestReading.body(request, field: "request")
+        let body = try await reading.body(request, field: "request")
         let schema = MessageSchema(
             name: "UpdateVehicleAttributesRequest",
             fields: ["header": .any, "attributes": .repeated(.message(VehicleSchema.attribute), maximumCount: 100)])
@@ -68,7 +69,7 @@ extension VehicleRoutes {
         let provider = try Self.provider(context)
         // The role is checked before the body is read; the claim once the body names the trip.
         try AccessPolicy.checkRole(account: principal.account, method: .searchVehicles)
-        let body = try await RequestReading.body(request, field: "request")
+        let body = try await reading.body(request, field: "request")
         try Self.searchSchema.validate(body, path: "request")
         for field in [
             "pickupPoint", "pickupRadiusMeters", "count", "minimumCapacity", "tripTypes", "vehicleTypes", "orderBy",
@@ -97,7 +98,7 @@ extension VehicleRoutes {
         let minimumCapacity = body["minimumCapacity"]?.integerValue ?? 1
         let staleness = body["maximumStaleness"]?.stringValue.flatMap { Double($0.dropLast()) } ?? 300
         let anyCurrentTrips = body["currentTripsPresent"] == "ANY" || body["includeBackToBack"] == .bool(true)
-        let now = self.now()
+        let now = clock.currentDate
 
         var matches: [(distance: Double, vehicle: JSONObject)] = []
         var afterID: String?

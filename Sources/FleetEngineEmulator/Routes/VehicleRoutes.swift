@@ -1,11 +1,13 @@
 import FleetAuthCore
+import FleetAuthServerSupport
 import Foundation
 import Hummingbird
 
 /// VehicleService over REST: `/v1/providers/{provider}/vehicles`.
 struct VehicleRoutes: Sendable {
     let store: any FleetStore
-    let now: @Sendable () -> Date
+    let reading: RequestReading
+    let clock: any WallClock
 
     func register(on group: RouterGroup<EmulatorRequestContext>) {
         group.post("vehicles") { request, context in try await create(request, context) }
@@ -45,7 +47,7 @@ struct VehicleRoutes: Sendable {
         try AccessPolicy.check(
             account: principal.account, claims: principal.claims, method: .createVehicle, scope: .vehicle(id),
             provider: provider)
-        let body = try await RequestReading.body(request, field: "vehicle")
+        let body = try await reading.body(request, field: "vehicle")
         try VehicleSchema.vehicle.validate(body, path: "vehicle")
         try VehicleSchema.validateAttributes(body["attributes"], path: "vehicle.attributes")
         for field in VehicleSchema.requiredOnCreate where body[field] == nil || body[field] == .null {
@@ -62,7 +64,7 @@ struct VehicleRoutes: Sendable {
             stored[member.key] = member.value
         }
         if case .object(var location)? = stored["lastLocation"] {
-            location["serverTime"] = .string(RFC3339.format(now()))
+            location["serverTime"] = .string(RFC3339.format(clock.currentDate))
             stored["lastLocation"] = .object(location)
         }
         try await store.insertVehicle(provider: provider, id: id, body: stored)
@@ -94,13 +96,13 @@ struct VehicleRoutes: Sendable {
         try AccessPolicy.check(
             account: principal.account, claims: principal.claims, method: method, scope: .vehicle(id),
             provider: provider)
-        let body = try await RequestReading.body(request, field: "vehicle")
+        let body = try await reading.body(request, field: "vehicle")
         try VehicleSchema.vehicle.validate(body, path: "vehicle")
         try VehicleSchema.validateAttributes(body["attributes"], path: "vehicle.attributes")
         if fields.contains("maximumCapacity"), body["maximumCapacity"] == nil {
             throw FleetEngineError.invalidArgument("vehicle.maximumCapacity is in the update mask but not set.")
         }
-        let serverTime = RFC3339.format(now())
+        let serverTime = RFC3339.format(clock.currentDate)
         let maskedFields = fields
         let updated = try await store.updateVehicle(provider: provider, id: id) { current in
             var next = current
@@ -150,8 +152,6 @@ struct VehicleRoutes: Sendable {
         return JSONResponse.make(response)
     }
 
-    /// The Vehicle message as returned: stored fields, `name`, and `currentTrips` from the trips table (or as
-    /// already read by the caller).
     /// The Vehicle message as returned: stored fields, `name`, `currentTrips` and `availableCapacity`
     /// (`maximumCapacity` less the passengers of its active trips).
     func render(_ body: JSONObject, provider: String, id: String, activeTrips: [StoredTrip]? = nil) async throws

@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthServerSupport
 
 /// The JSON shape of a proto field in the REST mapping, for validating request bodies.
 indirect enum FieldType: Sendable {

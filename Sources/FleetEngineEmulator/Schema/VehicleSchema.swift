@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthServerSupport
 
 /// `maps.fleetengine.v1.Vehicle` and its parts, in the REST JSON mapping (`reference/fleet-engine.md` §3.1).
 enum VehicleSchema {

@@ -1,29 +1,27 @@
 public import FleetAuthCore
+public import FleetAuthServerSupport
 import Foundation
 import GRDB
 
-/// ``FleetStore`` on SQLite through GRDB: one file, WAL journal, `synchronous = NORMAL` (a committed write
-/// survives a crash of the process, `kill -9` included), versioned migrations. `inMemory` keeps a private database
-/// for throwaway runs.
+/// ``FleetStore`` on SQLite through GRDB: one file (``SQLiteDatabase``: WAL journal, `synchronous = NORMAL`, so a
+/// committed write survives a crash of the process, `kill -9` included), versioned migrations. `inMemory` keeps a
+/// private database for throwaway runs.
 public final class SQLiteFleetStore: FleetStore {
-    private let writer: any DatabaseWriter
+    private let database: SQLiteDatabase
+    private var writer: any DatabaseWriter { database.writer }
 
     /// Opens (creating if needed) the database at `path`.
-    public init(path: String) throws {
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
-        writer = try DatabasePool(path: path, configuration: configuration)
-        try Self.migrator.migrate(writer)
+    public init(path: String) throws(StoreError) {
+        database = try SQLiteDatabase(path: path, migrator: Self.migrator)
     }
 
     /// A private in-memory database.
-    public init(inMemory: Void = ()) throws {
-        writer = try DatabaseQueue()
-        try Self.migrator.migrate(writer)
+    public init(inMemory: Void = ()) throws(StoreError) {
+        database = try SQLiteDatabase(inMemoryWith: Self.migrator)
     }
+
+    /// Keeps the database open until graceful shutdown, then closes it.
+    public func run() async throws { try await database.run() }
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -49,7 +47,7 @@ public final class SQLiteFleetStore: FleetStore {
         do {
             return try StrictJSONParser(maximumDepth: 64).parseObject(Array(text.utf8))
         } catch {
-            throw FleetEngineError(.internal, "A stored resource is not valid JSON: \(error.message)")
+            throw StoreError.corrupted("A stored resource is not valid JSON: \(error.message)")
         }
     }
 
@@ -69,7 +67,7 @@ public final class SQLiteFleetStore: FleetStore {
                 db.cachedStatement(sql: "SELECT 1 FROM vehicles WHERE provider = ? AND id = ?"),
                 arguments: [provider, id]) != nil
             {
-                throw FleetEngineError.alreadyExists("Vehicle providers/\(provider)/vehicles/\(id) already exists.")
+                throw StoreError.alreadyExists("Vehicle providers/\(provider)/vehicles/\(id) already exists.")
             }
             try db.cachedStatement(sql: "INSERT INTO vehicles (provider, id, body) VALUES (?, ?, ?)").execute(
                 arguments: [provider, id, text])
@@ -90,7 +88,7 @@ public final class SQLiteFleetStore: FleetStore {
                     db.cachedStatement(sql: "SELECT body FROM vehicles WHERE provider = ? AND id = ?"),
                     arguments: [provider, id])
             else {
-                throw FleetEngineError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
+                throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
             }
             let updated = try transform(try Self.decode(text))
             try db.cachedStatement(sql: "UPDATE vehicles SET body = ? WHERE provider = ? AND id = ?")
@@ -113,7 +111,7 @@ public final class SQLiteFleetStore: FleetStore {
                     db.cachedStatement(sql: "SELECT 1 FROM vehicles WHERE provider = ? AND id = ?"),
                     arguments: [provider, id]) != nil
             else {
-                throw FleetEngineError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
+                throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
             }
             let active =
                 try Int.fetchOne(
@@ -121,7 +119,7 @@ public final class SQLiteFleetStore: FleetStore {
                         sql: "SELECT COUNT(*) FROM trips WHERE provider = ? AND vehicle_id = ? AND active = 1"),
                     arguments: [provider, id]) ?? 0
             guard active == 0 else {
-                throw FleetEngineError.failedPrecondition(
+                throw StoreError.conflict(
                     "Vehicle providers/\(provider)/vehicles/\(id) has \(active) active trip(s); complete or cancel them first."
                 )
             }
@@ -173,7 +171,7 @@ public final class SQLiteFleetStore: FleetStore {
                 db.cachedStatement(sql: "SELECT 1 FROM trips WHERE provider = ? AND id = ?"), arguments: [provider, id])
                 != nil
             {
-                throw FleetEngineError.alreadyExists("Trip providers/\(provider)/trips/\(id) already exists.")
+                throw StoreError.alreadyExists("Trip providers/\(provider)/trips/\(id) already exists.")
             }
             try db.cachedStatement(
                 sql: "INSERT INTO trips (provider, id, vehicle_id, active, body) VALUES (?, ?, ?, ?, ?)"
@@ -194,7 +192,7 @@ public final class SQLiteFleetStore: FleetStore {
                         sql: "SELECT id, vehicle_id, active, body FROM trips WHERE provider = ? AND id = ?"),
                     arguments: [provider, id])
             else {
-                throw FleetEngineError.notFound("Trip providers/\(provider)/trips/\(id) not found.")
+                throw StoreError.notFound("Trip providers/\(provider)/trips/\(id) not found.")
             }
             let updated = try transform(try Self.makeTrip(Self.tripColumns(row)))
             try db.cachedStatement(
@@ -211,7 +209,7 @@ public final class SQLiteFleetStore: FleetStore {
                 provider, id,
             ])
             guard db.changesCount > 0 else {
-                throw FleetEngineError.notFound("Trip providers/\(provider)/trips/\(id) not found.")
+                throw StoreError.notFound("Trip providers/\(provider)/trips/\(id) not found.")
             }
         }
     }

@@ -1,5 +1,6 @@
 public import FleetAuthCore
 public import FleetAuthJWT
+import FleetAuthServerSupport
 import Foundation
 
 /// The zero-configuration start: one service account per Fleet Engine role, with key files in a data directory,
@@ -40,12 +41,16 @@ public enum DefaultProvisioning {
         }
     }
 
-    /// Creates (or reuses) `<dataDirectory>/keys/<role>.json` for every role and writes `<dataDirectory>/trust.json`.
+    /// The trust file's name in the data directory.
+    public static let trustFileName = "trust.json"
+
+    /// Creates (or reuses) `<dataDirectory>/keys/<role>.json` for every role and writes `<dataDirectory>/trust.json`
+    /// trusting them by key file.
     public static func provision(dataDirectory: String, project: String = "demo-project") throws -> [Account] {
         let keys = dataDirectory + "/keys"
         try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
         var accounts: [Account] = []
-        var entries: [JSONValue] = []
+        var trust = TrustConfiguration(serviceAccounts: [])
         for role in FleetEngineRole.all {
             let name = accountName(for: role)
             let path = "\(keys)/\(name).json"
@@ -57,17 +62,12 @@ public enum DefaultProvisioning {
                 try key.write(to: path)
             }
             accounts.append(Account(role: role, keyPath: path, key: key))
-            entries.append(
-                .object(
-                    JSONObject([
-                        "email": .string(key.clientEmail), "project": .string(key.projectID),
-                        "roles": .array([.string(role.id)]), "keyFile": .string("keys/\(name).json"),
-                    ])
-                )
-            )
+            trust.serviceAccounts.append(
+                .init(
+                    account: TrustedServiceAccount(email: key.clientEmail, project: key.projectID, roles: [role]),
+                    keySource: .keyFile("keys/\(name).json")))
         }
-        let trust = JSONValue.object(JSONObject(["serviceAccounts": .array(entries)])).prettyText() + "\n"
-        try Data(trust.utf8).write(to: URL(fileURLWithPath: dataDirectory + "/trust.json"), options: .atomic)
+        try trust.write(to: dataDirectory + "/" + trustFileName)
         return accounts
     }
 }

@@ -30,46 +30,25 @@ public enum TokenFamily: String, Sendable, Hashable, CaseIterable, CustomStringC
     }
 }
 
-/// One token endpoint: the path segment, the family that signs it, the grant it needs and the token type.
-public struct TokenEndpoint: Sendable, Hashable {
-    /// The path segment after `/token/`.
-    public let name: String
-    /// The family whose key signs the token.
-    public let family: TokenFamily
+extension TokenServerEndpoint {
+    /// The family whose key signs the endpoint's tokens.
+    public var family: TokenFamily {
+        switch self {
+        case .driver: .driver
+        case .consumer: .consumer
+        case .deliveryDriver, .deliveryConsumer: .delivery
+        default: .server
+        }
+    }
+
     /// The grant a user needs for the requested ID; `nil` for the operator-only endpoints without an ID.
-    public let grantKind: GrantKind?
-    /// Whether the LMFS snake_case keys (`creation_timestamp_ms`, `expiration_timestamp_ms`) are added.
-    public let deliveryStyle: Bool
-    /// The token type for an ID (the ID is ignored by the operator-only endpoints).
-    let tokenType: @Sendable (String) throws -> FleetEngineTokenType
-
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.name == rhs.name }
-    public func hash(into hasher: inout Hasher) { hasher.combine(name) }
-
-    /// `GET /token/driver/{vehicleId}`.
-    public static let driver = Self(name: "driver", family: .driver, grantKind: .vehicle, deliveryStyle: false) {
-        try .driver(vehicleID: $0)
+    public var grantKind: GrantKind? {
+        switch self {
+        case .driver: .vehicle
+        case .consumer: .trip
+        case .deliveryDriver: .deliveryVehicle
+        case .deliveryConsumer: .tracking
+        default: nil
+        }
     }
-    /// `GET /token/consumer/{tripId}`.
-    public static let consumer = Self(name: "consumer", family: .consumer, grantKind: .trip, deliveryStyle: false) {
-        try .consumer(tripID: $0)
-    }
-    /// `GET /token/server` (operators only).
-    public static let server = Self(name: "server", family: .server, grantKind: nil, deliveryStyle: false) { _ in
-        .server
-    }
-    /// `GET /token/fleet_reader` (operators only).
-    public static let fleetReader = Self(name: "fleet_reader", family: .server, grantKind: nil, deliveryStyle: true) {
-        _ in .fleetReader
-    }
-    /// `GET /token/delivery_driver/{deliveryVehicleId}`.
-    public static let deliveryDriver = Self(
-        name: "delivery_driver", family: .delivery, grantKind: .deliveryVehicle, deliveryStyle: true
-    ) { try .untrustedDeliveryDriver(deliveryVehicleID: $0) }
-    /// `GET /token/delivery_consumer/{trackingId}`.
-    public static let deliveryConsumer = Self(
-        name: "delivery_consumer", family: .delivery, grantKind: .tracking, deliveryStyle: true
-    ) { try .deliveryConsumer(trackingID: $0) }
-
-    public static let all: [Self] = [driver, consumer, server, fleetReader, deliveryDriver, deliveryConsumer]
 }

@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerSupport
 import Foundation
 import Hummingbird
 
@@ -7,30 +8,31 @@ import Hummingbird
 /// operator's session.
 struct AdminRoutes {
     let login: LoginService
+    let users: UserDirectory
     let keyring: Keyring
-
-    var store: TokenServerStore { login.store }
+    let audit: any AuditLog
+    let maximumBodySize: Int
 
     func register(on group: RouterGroup<TokenServerRequestContext>) {
         group.get("users") { request, _ in
             _ = try await requireOperator(request)
-            let users = try await store.users().map { entry -> JSONValue in
+            let users = try await users.users().map { entry -> JSONValue in
                 .object([
                     "username": .string(entry.user.username), "role": .string(entry.user.role.rawValue),
                     "grants": .array(
                         entry.grants.map { .object(["kind": .string($0.kind.rawValue), "id": .string($0.id)]) }),
                 ])
             }
-            return JSONBody.response(["users": .array(users)])
+            return JSONResponse.make(["users": .array(users)])
         }
         group.post("users") { request, _ in
             _ = try await requireOperator(request)
-            let body = try await JSONBody.read(request)
-            let username = try JSONBody.string(body, "username")
-            let role = try Self.role(try JSONBody.string(body, "role"))
-            try await login.addUser(
-                AppUser(username: username, role: role), password: try JSONBody.string(body, "password"))
-            return JSONBody.response(["username": .string(username), "role": .string(role.rawValue)], status: .created)
+            let body = try await readBody(request, "user")
+            let username = try JSONRequestBody.string(body, "username")
+            let role = try Self.role(try JSONRequestBody.string(body, "role"))
+            try await users.addUser(
+                AppUser(username: username, role: role), password: try JSONRequestBody.string(body, "password"))
+            return JSONResponse.make(["username": .string(username), "role": .string(role.rawValue)], status: .created)
         }
         group.delete("users/{username}") { request, context in
             let operatorUser = try await requireOperator(request)
@@ -38,23 +40,24 @@ struct AdminRoutes {
             guard username != operatorUser.username else {
                 throw TokenServerError.invalidArgument("Operators cannot delete their own account.")
             }
-            try await store.removeUser(username)
-            return Response(status: .noContent)
+            try await users.removeUser(username)
+            return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
         group.post("users/{username}/grants") { request, context in
             _ = try await requireOperator(request)
-            let body = try await JSONBody.read(request)
-            let grant = try Self.grant(kind: try JSONBody.string(body, "kind"), id: try JSONBody.string(body, "id"))
-            try await store.addGrant(grant, to: context.parameters.get("username") ?? "")
-            return JSONBody.response(["kind": .string(grant.kind.rawValue), "id": .string(grant.id)], status: .created)
+            let body = try await readBody(request, "grant")
+            let grant = try Self.grant(
+                kind: try JSONRequestBody.string(body, "kind"), id: try JSONRequestBody.string(body, "id"))
+            try await users.grant(grant, to: context.parameters.get("username") ?? "")
+            return JSONResponse.make(["kind": .string(grant.kind.rawValue), "id": .string(grant.id)], status: .created)
         }
         group.delete("users/{username}/grants/{kind}/{id}") { request, context in
             _ = try await requireOperator(request)
             let grant = try Self.grant(
                 kind: context.parameters.get("kind") ?? "",
                 id: (context.parameters.get("id") ?? "").removingPercentEncoding ?? "")
-            try await store.removeGrant(grant, from: context.parameters.get("username") ?? "")
-            return Response(status: .noContent)
+            try await users.revoke(grant, from: context.parameters.get("username") ?? "")
+            return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
         group.post("keys/{family}/rotate") { request, context in
             _ = try await requireOperator(request)
@@ -64,7 +67,7 @@ struct AdminRoutes {
             }
             let record = try await keyring.rotate(family)
             let email = try keyring.signingKey(for: family).key.clientEmail
-            return JSONBody.response([
+            return JSONResponse.make([
                 "family": .string(family.rawValue), "kid": .string(record.kid), "email": .string(email),
             ])
         }
@@ -74,15 +77,19 @@ struct AdminRoutes {
             guard (1...10_000).contains(limit) else {
                 throw TokenServerError.invalidArgument("limit must be between 1 and 10000.")
             }
-            let entries = try await store.auditEntries(limit: limit).map { entry -> JSONValue in
+            let entries = try await audit.recentEntries(limit: limit).map { entry -> JSONValue in
                 .object([
-                    "issuedAt": .integer(entry.issuedAt * 1000), "username": .string(entry.username),
-                    "tokenType": .string(entry.tokenType), "scope": .string(entry.scope), "kid": .string(entry.kid),
-                    "expiresAt": .integer(entry.expiresAt * 1000),
+                    "issuedAt": .integer(entry.issuedAt.epochSeconds * 1000), "username": .string(entry.username),
+                    "tokenType": .string(entry.endpoint.name), "scope": .string(entry.scope),
+                    "kid": .string(entry.kid), "expiresAt": .integer(entry.expiresAt.epochSeconds * 1000),
                 ])
             }
-            return JSONBody.response(["entries": .array(entries)])
+            return JSONResponse.make(["entries": .array(entries)])
         }
+    }
+
+    func readBody(_ request: Request, _ field: String) async throws(TokenServerError) -> JSONObject {
+        try await JSONRequestBody.read(request, limit: maximumBodySize, field: field)
     }
 
     func requireOperator(_ request: Request) async throws -> AppUser {
@@ -95,8 +102,7 @@ struct AdminRoutes {
 
     static func role(_ name: String) throws(TokenServerError) -> AppUserRole {
         guard let role = AppUserRole(rawValue: name) else {
-            throw .invalidArgument(
-                "role must be one of \(AppUserRole.allCases.map(\.rawValue).joined(separator: ", ")).")
+            throw .invalidArgument("role must be one of \(AppUserRole.names).")
         }
         return role
     }

@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerSupport
 import Foundation
 public import Hummingbird
 import Logging
@@ -19,16 +20,17 @@ public struct TokenServerRequestContext: RequestContext {
 /// The token server's HTTP API: sessions, token endpoints, public keys and the operators' admin API.
 struct TokenServerRoutes {
     let login: LoginService
+    let users: UserDirectory
     let keyring: Keyring
-    let now: @Sendable () -> Date
+    let audit: any AuditLog
+    let clock: any WallClock
     let auditLogger: Logger
-
-    var store: TokenServerStore { login.store }
+    let maximumBodySize: Int
 
     func register(on router: Router<TokenServerRequestContext>) {
         router.post("v1/sessions", use: createSession)
         router.delete("v1/sessions/current", use: deleteSession)
-        for endpoint in TokenEndpoint.all {
+        for endpoint in TokenServerEndpoint.all {
             if endpoint.grantKind != nil {
                 router.get("token/\(endpoint.name)/{id}") { request, context in
                     try await self.token(endpoint, id: context.parameters.get("id"), request)
@@ -42,17 +44,18 @@ struct TokenServerRoutes {
         }
         router.get("service_accounts/v1/metadata/jwk/{email}", use: publicKeys)
         router.get("healthz") { _, _ in "ok" }
-        AdminRoutes(login: login, keyring: keyring).register(on: router.group("v1/admin"))
+        AdminRoutes(login: login, users: users, keyring: keyring, audit: audit, maximumBodySize: maximumBodySize)
+            .register(on: router.group("v1/admin"))
     }
 
     // MARK: Sessions
 
     func createSession(_ request: Request, _ context: TokenServerRequestContext) async throws -> Response {
-        let body = try await JSONBody.read(request)
-        let username = try JSONBody.string(body, "username")
-        let password = try JSONBody.string(body, "password")
+        let body = try await JSONRequestBody.read(request, limit: maximumBodySize, field: "session")
+        let username = try JSONRequestBody.string(body, "username")
+        let password = try JSONRequestBody.string(body, "password")
         let session = try await login.login(username: username, password: password, address: context.remoteAddress)
-        return JSONBody.response(session.jsonObject, status: .created)
+        return JSONResponse.make(session.jsonObject, status: .created)
     }
 
     func deleteSession(_ request: Request, _ context: TokenServerRequestContext) async throws -> Response {
@@ -72,7 +75,7 @@ struct TokenServerRoutes {
     // MARK: Tokens
 
     /// Mints `endpoint`'s token for `id` if the session's user may have it; audits it.
-    func token(_ endpoint: TokenEndpoint, id rawID: String?, _ request: Request) async throws -> Response {
+    func token(_ endpoint: TokenServerEndpoint, id rawID: String?, _ request: Request) async throws -> Response {
         let id = rawID?.removingPercentEncoding ?? rawID
         let grant = endpoint.grantKind.flatMap { kind in id.map { Grant(kind: kind, id: $0) } }
         let (user, granted) = try await login.user(sessionToken: Self.bearer(request), holding: grant)
@@ -88,72 +91,38 @@ struct TokenServerRoutes {
         } else if user.role != .operator {
             throw TokenServerError.permissionDenied("Only operators may get \(endpoint.name) tokens.")
         }
-        let type = try endpoint.tokenType(id ?? "")
-        let issuedAt = now()
-        try await keyring.refreshIfStale(now: Int64(issuedAt.timeIntervalSince1970))
+        let type = try endpoint.tokenType(id: id ?? "")
+        let issuedAt = clock.currentDate
+        try await keyring.refreshIfStale()
         let key = try keyring.signingKey(for: endpoint.family)
         let token = try key.minter.mintSynchronously(type, now: issuedAt)
         let scope = JSONValue.object(type.authorization.jsonObject).jsonText
-        try await store.audit(
-            .init(
-                issuedAt: token.claims.issuedAt, username: user.username, tokenType: endpoint.name, scope: scope,
-                kid: key.record.kid, expiresAt: token.claims.expiresAt))
+        try await audit.append(
+            AuditEntry(
+                issuedAt: Date(epochSeconds: token.claims.issuedAt), username: user.username, endpoint: endpoint,
+                scope: scope, kid: key.record.kid, expiresAt: Date(epochSeconds: token.claims.expiresAt)))
         auditLogger.info(
             "issued token",
-            metadata: [
-                "user": .string(user.username), "type": .string(endpoint.name), "scope": .string(scope),
+            metadata: .fleetauth([
+                "user": .string(user.username), "endpoint": .string(endpoint.name), "scope": .string(scope),
                 "kid": .string(key.record.kid), "exp": .stringConvertible(token.claims.expiresAt),
-            ])
-        var object = token.endpointResponse(now: Int64(issuedAt.timeIntervalSince1970)).jsonObject
-        if endpoint.deliveryStyle {
+            ]))
+        var object = token.endpointResponse(now: issuedAt.epochSeconds).jsonObject
+        if endpoint.addsDeliveryKeys {
             object["creation_timestamp_ms"] = .integer(token.claims.issuedAt * 1000)
             object["expiration_timestamp_ms"] = .integer(token.claims.expiresAt * 1000)
         }
-        return JSONBody.response(object)
+        return JSONResponse.make(object)
     }
 
     // MARK: Public keys
 
     func publicKeys(_ request: Request, _ context: TokenServerRequestContext) async throws -> Response {
         let email = context.parameters.get("email") ?? ""
-        let seconds = Int64(now().timeIntervalSince1970)
-        try await keyring.refreshIfStale(now: seconds)
-        guard let keys = keyring.publishedKeys(email: email, now: seconds) else {
+        try await keyring.refreshIfStale()
+        guard let keys = keyring.publishedKeys(email: email) else {
             throw TokenServerError.notFound("No service account \(email.prefix(200)) is served here.")
         }
-        var response = JSONBody.response(JSONWebKeySet(keys).jsonObject)
-        response.headers[.cacheControl] = "public, max-age=60"
-        return response
-    }
-}
-
-/// Strict JSON request bodies and JSON responses.
-enum JSONBody {
-    static let maximumSize = 64 * 1024
-
-    static func read(_ request: Request) async throws -> JSONObject {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: maximumSize)
-        } catch {
-            throw TokenServerError(.contentTooLarge, "INVALID_ARGUMENT", "The request body is larger than 64 KiB.")
-        }
-        do {
-            return try StrictJSONParser().parseObject(Array(buffer.readableBytesView))
-        } catch {
-            throw TokenServerError.invalidArgument("The request body is not a JSON object: \(error.message).")
-        }
-    }
-
-    static func string(_ object: JSONObject, _ key: String) throws(TokenServerError) -> String {
-        guard case .string(let value)? = object[key] else { throw .invalidArgument("\(key) is required (a string).") }
-        return value
-    }
-
-    static func response(_ object: JSONObject, status: HTTPResponse.Status = .ok) -> Response {
-        Response(
-            status: status,
-            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(bytes: object.jsonBytes)))
+        return JSONResponse.make(JSONWebKeySet(keys).jsonObject, headers: [.cacheControl: "public, max-age=60"])
     }
 }

@@ -1,15 +1,14 @@
-/// What an app user is in the app: a driver, a consumer, or an operator of the fleet.
-public enum AppUserRole: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    case driver, consumer, `operator`
+public import FleetAuthCore
+import FleetAuthServerSupport
 
-    public var description: String { rawValue }
-
-    /// The grant kinds a user of this role may hold.
+extension AppUserRole {
+    /// The grant kinds a user of this role may hold: vehicles for drivers, trips and tracking IDs for consumers,
+    /// none for operators (who may have any token).
     public var grantKinds: [GrantKind] {
         switch self {
         case .driver: [.vehicle, .deliveryVehicle]
         case .consumer: [.trip, .tracking]
-        case .operator: []
+        default: []
         }
     }
 }

@@ -2,7 +2,9 @@ import FleetAuthCore
 public import FleetAuthJWT
 import Foundation
 
-/// Which service accounts the emulator trusts, read from `fleetauth emulator --trust FILE`:
+/// Which service accounts a Fleet Engine trusts, and where their public keys are: the trust file that
+/// `fleetauth emulator --trust FILE` reads and that the token server writes for it (`emulator-trust.json`, trusting
+/// its keys by JWK set URL). This type owns the format, both ways:
 ///
 /// ```json
 /// {"serviceAccounts": [
@@ -15,6 +17,7 @@ import Foundation
 ///
 /// Each account has exactly one key source. Relative paths are relative to the trust file. Unknown members,
 /// unknown roles and duplicate emails are errors, so a typo never silently trusts less (or more) than meant.
+/// ``jsonText`` writes the same document back, so what one server writes the other reads.
 public struct TrustConfiguration: Sendable, Hashable {
     /// Where an account's public keys come from.
     public struct KeySource: Sendable, Hashable, CustomStringConvertible {
@@ -128,6 +131,24 @@ public struct TrustConfiguration: Sendable, Hashable {
         self.serviceAccounts = accounts
     }
 
+    /// The trust document, pretty-printed, ending with a newline. Key sources are written as given.
+    public var jsonText: String {
+        let entries = serviceAccounts.map { entry -> JSONValue in
+            var object: JSONObject = [
+                "email": .string(entry.account.email), "project": .string(entry.account.project),
+                "roles": .array(entry.account.roles.map { .string($0.id) }),
+            ]
+            object[entry.keySource.kind.rawValue] = .string(entry.keySource.location)
+            return .object(object)
+        }
+        return JSONValue.object(["serviceAccounts": .array(entries)]).prettyText() + "\n"
+    }
+
+    /// Writes ``jsonText`` to `path`, replacing the file at once (readers see the old or the new file, whole).
+    public func write(to path: String) throws {
+        try Data(jsonText.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
     static func resolve(_ path: String, in directory: String) -> String {
         path.hasPrefix("/") ? path : directory + "/" + path
     }
@@ -164,9 +185,9 @@ public struct TrustConfiguration: Sendable, Hashable {
     }
 }
 
-/// A trust file the emulator cannot use; the message names the file, the entry and the problem.
+/// A trust file that cannot be used; the message names the file, the entry and the problem.
 public struct TrustConfigurationError: Error, Hashable, CustomStringConvertible {
     public let message: String
-    init(_ message: String) { self.message = message }
+    public init(_ message: String) { self.message = message }
     public var description: String { message }
 }

@@ -65,7 +65,7 @@ extension BenchCommand {
                 }
                 let elapsed = clock.now - start
                 guard served == 1000, fetcher.fetches - before == 1 else {
-                    throw CLIError("1,000 callers made \(fetcher.fetches - before) fetches, served \(served).")
+                    throw BenchmarkFailure("1,000 callers made \(fetcher.fetches - before) fetches, served \(served).")
                 }
                 bestConcurrent = min(bestConcurrent, elapsed)
             }

@@ -4,6 +4,7 @@ import FleetAuthJWT
 import FleetEngineEmulator
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
@@ -45,10 +46,10 @@ extension BenchCommand {
             say("Provisioning service accounts, \(vehicles) vehicles and \(vehicles) driver tokens in \(directory)…")
             let accounts = try DefaultProvisioning.provision(dataDirectory: directory, project: Self.provider)
             guard let driver = accounts.first(where: { $0.role == .driverSdkUser }) else {
-                throw CLIError("No driver service account was provisioned.")
+                throw BenchmarkFailure("No driver service account was provisioned.")
             }
-            let trust = try TrustConfiguration(contentsOf: directory + "/trust.json")
-            let store = try SQLiteFleetStore(path: directory + "/fleet-engine.sqlite")
+            let trust = try TrustConfiguration(contentsOf: directory + "/" + DefaultProvisioning.trustFileName)
+            let store = try SQLiteFleetStore(path: directory + "/" + EmulatorServer.databaseFileName)
             let minter = try FleetEngineTokenMinter(signer: LocalKeySigner(key: driver.key))
             var tokens: [String] = []
             for index in 0..<vehicles {
@@ -58,19 +59,21 @@ extension BenchCommand {
             }
             let requests = Self.requests(tokens: tokens, connections: connections)
 
-            let cached = try await EmulatorServer(configuration: trust, store: store)
-            let uncached = try await EmulatorServer(configuration: trust, store: store, tokenCacheCapacity: 0)
+            let cached = try await EmulatorServer(trust: trust, store: store)
+            let uncached = try await EmulatorServer(
+                configuration: .init(tokenCacheCapacity: 0), trust: trust, store: store)
             let trivial = Router()
             trivial.put("v1/providers/{provider}/vehicles/{vehicle}") { _, _ in "{}" }
 
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let ports = AsyncStream.makeStream(of: (String, Int).self)
-                let logger = EmulatorServer.quietLogger(label: "fleetauth.bench")
+                let logger = Logger.quiet(label: "fleetauth.bench")
                 var servers: [(String, any ApplicationProtocol)] = [
                     (
                         "trivial",
-                        EmulatorServer.application(
-                            router: trivial, serverName: "bench-trivial", host: "127.0.0.1", port: 0, logger: logger
+                        ServerApplication.make(
+                            router: trivial, serverName: "bench-trivial", host: "127.0.0.1", port: 0,
+                            limits: ServerLimits(), logger: logger
                         ) { ports.continuation.yield(("trivial", $0)) }
                     ),
                     ("cached", cached.application(port: 0) { ports.continuation.yield(("cached", $0)) }),
@@ -93,7 +96,8 @@ extension BenchCommand {
             guard let sample = try await store.vehicle(provider: Self.provider, id: Self.vehicleID(0)),
                 case .object(let location)? = sample["lastLocation"], location["serverTime"] != nil
             else {
-                throw CLIError("The updates were not persisted: vehicle \(Self.vehicleID(0)) has no lastLocation.")
+                throw BenchmarkFailure(
+                    "The updates were not persisted: vehicle \(Self.vehicleID(0)) has no lastLocation.")
             }
         }
 
@@ -115,7 +119,8 @@ extension BenchCommand {
                         warmUp: .milliseconds(500), duration: .milliseconds(Int64(seconds * 1000)))
                     let failures = result.count - result.successes
                     if name != "trivial" && failures > 0 {
-                        throw CLIError("\(name): \(failures) of \(result.count) updates failed: \(result.statuses)")
+                        throw BenchmarkFailure(
+                            "\(name): \(failures) of \(result.count) updates failed: \(result.statuses)")
                     }
                     say(
                         String(

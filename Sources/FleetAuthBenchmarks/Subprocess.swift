@@ -13,7 +13,7 @@ func runCapturingOutput(_ arguments: [String], environment: [String: String]) th
 {
     #if canImport(Glibc)
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw CLIError("pipe() failed") }
+        guard pipe(&fds) == 0 else { throw BenchmarkFailure("pipe() failed") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -47,7 +47,7 @@ func runCapturingOutput(_ arguments: [String], environment: [String: String]) th
         close(fds[1])
         guard spawned == 0 else {
             close(fds[0])
-            throw CLIError("cannot run \(arguments[0]): \(String(cString: strerror(spawned)))")
+            throw BenchmarkFailure("cannot run \(arguments[0]): \(String(cString: strerror(spawned)))")
         }
         var output = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 4096)

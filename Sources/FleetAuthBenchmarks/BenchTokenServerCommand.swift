@@ -1,10 +1,10 @@
 import ArgumentParser
 import FleetAuthCore
 import FleetAuthJWT
-import FleetEngineEmulator
 import FleetTokenServer
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
@@ -39,14 +39,14 @@ extension BenchCommand {
                 .appendingPathComponent("fleetauth-bench-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: directory) }
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let store = try TokenServerStore(path: directory + "/token-server.sqlite")
-            let quiet = EmulatorServer.quietLogger(label: "fleetauth.bench")
+            let store = try SQLiteTokenServerStore(
+                path: directory + "/" + FleetTokenServer.TokenServer.databaseFileName)
+            let quiet = Logger.quiet(label: "fleetauth.bench")
             let server = try await FleetTokenServer.TokenServer(
-                store: store, dataDirectory: directory, project: "bench-project", bcryptCost: 10,
-                auditLogger: quiet)
-            let password = randomPassword()
-            try await server.login.addUser(AppUser(username: "driver", role: .driver), password: password)
-            for index in 0..<100 { try await store.addGrant(Grant(kind: .vehicle, id: "v\(index)"), to: "driver") }
+                configuration: .init(dataDirectory: directory, project: "bench-project", bcryptCost: 10), store: store)
+            let password = "bench password, not a secret"
+            try await server.users.addUser(AppUser(username: "driver", role: .driver), password: password)
+            for index in 0..<100 { try await server.users.grant(Grant(kind: .vehicle, id: "v\(index)"), to: "driver") }
             let session = try await server.login.login(username: "driver", password: password, address: nil).token
             let minter = try server.keyring.signingKey(for: .driver).minter
             let cores = ProcessInfo.processInfo.activeProcessorCount
@@ -59,7 +59,9 @@ extension BenchCommand {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 var iterator = ports.stream.makeAsyncIterator()
-                guard let port = await iterator.next() else { throw CLIError("The token server did not start.") }
+                guard let port = await iterator.next() else {
+                    throw BenchmarkFailure("The token server did not start.")
+                }
                 let headers: HTTPHeaders = ["Host": "127.0.0.1", "Authorization": "Bearer \(session)"]
                 let generator = LoadGenerator(host: "127.0.0.1", port: port, connections: connections) { _, sequence in
                     LoadGenerator.Request(
@@ -71,7 +73,7 @@ extension BenchCommand {
                     let http = try await generator.run(
                         warmUp: .milliseconds(300), duration: .milliseconds(Int64(seconds * 1000)))
                     guard http.successes == http.count, http.count > 0 else {
-                        throw CLIError("Token requests failed: \(http.statuses)")
+                        throw BenchmarkFailure("Token requests failed: \(http.statuses)")
                     }
                     let one = try await Self.mintRate(minter, tasks: 1, seconds: seconds)
                     let all = try await Self.mintRate(minter, tasks: cores, seconds: seconds)
@@ -98,8 +100,8 @@ extension BenchCommand {
                         best.http.rate / best.all, best.http.rate / best.all >= 0.8 ? "met" : "NOT met",
                         best.http.rate / Double(cores), best.one))
             }
-            let audited = try await store.auditEntries(limit: 1)
-            guard audited.first?.username == "driver" else { throw CLIError("No token was audited.") }
+            let audited = try await store.recentEntries(limit: 1)
+            guard audited.first?.username == "driver" else { throw BenchmarkFailure("No token was audited.") }
         }
 
         /// Driver tokens minted per second by `tasks` concurrent tasks, each minting synchronously.

@@ -1,0 +1,48 @@
+public import FleetAuthCore
+public import Logging
+public import ServiceLifecycle
+
+/// Work repeated at a fixed interval on an injected clock, as a service: it ends on graceful shutdown or
+/// cancellation, and a failed round is logged and tried again at the next interval, never ending the service
+/// (and so never the server it runs beside).
+public struct PeriodicTask: Service {
+    /// What the task does, for the log (`key pruning`).
+    public let name: String
+    /// The time between two rounds; the first round runs one interval after the start.
+    public let interval: Duration
+    private let clock: any WallClock
+    private let logger: Logger
+    private let work: @Sendable () async throws -> Void
+
+    public init(
+        name: String,
+        interval: Duration,
+        clock: any WallClock = .system,
+        logger: Logger = .silent(label: "fleetauth.periodic"),
+        work: @escaping @Sendable () async throws -> Void
+    ) {
+        self.name = name
+        self.interval = interval
+        self.clock = clock
+        self.logger = logger
+        self.work = work
+    }
+
+    public func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await cancelWhenGracefulShutdown { try await clock.sleep(for: interval) }
+            } catch {
+                return
+            }
+            if Task.isCancelled || Task.isShuttingDownGracefully { return }
+            do {
+                try await work()
+            } catch {
+                logger.error(
+                    "periodic task failed; retrying at the next interval",
+                    metadata: .fleetauth(["task": .string(name), "error": .string("\(error)")]))
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+public import GRDB
+public import ServiceLifecycle
+
+/// A SQLite database the way both servers keep one: a file in WAL mode with `synchronous = NORMAL` (a committed
+/// write survives a crash of the process, `kill -9` included, and readers never wait for the writer), a 5-second
+/// busy timeout so a second process (`fleetauth users` next to a running server) waits its turn instead of
+/// failing, foreign keys on, and the store's versioned migrations applied at open.
+///
+/// As a service it keeps the database open until graceful shutdown and then closes it; list it before the
+/// services that use it in a `ServiceGroup`, which shuts services down in reverse order.
+public final class SQLiteDatabase: Service, Sendable {
+    /// Reads and writes.
+    public let writer: any DatabaseWriter
+
+    /// Opens (creating if needed) the database file at `path` and migrates it.
+    public init(path: String, migrator: DatabaseMigrator) throws(StoreError) {
+        var configuration = Self.configuration
+        configuration.busyMode = .timeout(5)
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        do {
+            writer = try DatabasePool(path: path, configuration: configuration)
+            try migrator.migrate(writer)
+        } catch {
+            throw .unavailable("Cannot open the database \(path): \(error)")
+        }
+    }
+
+    /// A private in-memory database, migrated.
+    public init(inMemoryWith migrator: DatabaseMigrator) throws(StoreError) {
+        do {
+            writer = try DatabaseQueue(configuration: Self.configuration)
+            try migrator.migrate(writer)
+        } catch {
+            throw .unavailable("Cannot open an in-memory database: \(error)")
+        }
+    }
+
+    private static var configuration: Configuration {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        return configuration
+    }
+
+    /// Waits for graceful shutdown, then closes the database.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try writer.close()
+    }
+}

@@ -1,0 +1,280 @@
+import FleetAuthCore
+public import FleetAuthServerSupport
+public import Foundation
+import GRDB
+
+/// The token server's state in SQLite (``SQLiteDatabase``: GRDB, WAL): users with bcrypt password hashes, their
+/// grants, sessions (only the SHA-256 of each session token), the signing keys of each token family, and the
+/// audit log of issued tokens. The server and the `fleetauth users` / `keys rotate` commands open the same file.
+/// Times are stored as whole epoch seconds.
+public final class SQLiteTokenServerStore: TokenServerStorage {
+    private let database: SQLiteDatabase
+    private var writer: any DatabaseWriter { database.writer }
+
+    /// Opens (creating if needed) the database at `path`.
+    public init(path: String) throws(StoreError) {
+        database = try SQLiteDatabase(path: path, migrator: Self.migrator)
+    }
+
+    /// A private in-memory database.
+    public init(inMemory: Void = ()) throws(StoreError) {
+        database = try SQLiteDatabase(inMemoryWith: Self.migrator)
+    }
+
+    /// Keeps the database open until graceful shutdown, then closes it.
+    public func run() async throws { try await database.run() }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: users, grants, sessions, keys, audit") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE users (
+                        username TEXT PRIMARY KEY, role TEXT NOT NULL, password_hash TEXT NOT NULL,
+                        created_at INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE TABLE grants (
+                        username TEXT NOT NULL REFERENCES users(username) ON DELETE CASCADE,
+                        kind TEXT NOT NULL, resource_id TEXT NOT NULL,
+                        PRIMARY KEY (username, kind, resource_id)) WITHOUT ROWID;
+                    CREATE TABLE sessions (
+                        token_hash TEXT PRIMARY KEY,
+                        username TEXT NOT NULL REFERENCES users(username) ON DELETE CASCADE,
+                        created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE INDEX sessions_by_user ON sessions (username);
+                    CREATE TABLE signing_keys (
+                        kid TEXT PRIMARY KEY, family TEXT NOT NULL, key_path TEXT NOT NULL,
+                        created_at INTEGER NOT NULL, retired_at INTEGER) WITHOUT ROWID;
+                    CREATE TABLE audit (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT, issued_at INTEGER NOT NULL, username TEXT NOT NULL,
+                        token_type TEXT NOT NULL, scope TEXT NOT NULL, kid TEXT NOT NULL, expires_at INTEGER NOT NULL);
+                    """
+            )
+        }
+        return migrator
+    }
+
+    private static func user(_ row: Row) throws(StoreError) -> AppUser {
+        guard let role = AppUserRole(rawValue: row["role"]) else {
+            throw .corrupted("User \(row["username"] as String) has an unknown role.")
+        }
+        return AppUser(username: row["username"], role: role)
+    }
+}
+
+// MARK: - Users and grants
+
+extension SQLiteTokenServerStore {
+    public func addUser(_ user: AppUser, passwordHash: String, createdAt: Date) async throws {
+        try await writer.write { db in
+            if try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ?"), arguments: [user.username]) != nil
+            {
+                throw StoreError.alreadyExists("User \(user.username) already exists.")
+            }
+            try db.cachedStatement(
+                sql: "INSERT INTO users (username, role, password_hash, created_at) VALUES (?, ?, ?, ?)"
+            ).execute(arguments: [user.username, user.role.rawValue, passwordHash, createdAt.epochSeconds])
+        }
+    }
+
+    public func setPasswordHash(_ hash: String, for username: String) async throws {
+        try await writer.write { db in
+            try db.cachedStatement(sql: "UPDATE users SET password_hash = ? WHERE username = ?").execute(arguments: [
+                hash, username,
+            ])
+            guard db.changesCount == 1 else { throw StoreError.notFound("User \(username) not found.") }
+            try db.cachedStatement(sql: "DELETE FROM sessions WHERE username = ?").execute(arguments: [username])
+        }
+    }
+
+    public func removeUser(_ username: String) async throws {
+        try await writer.write { db in
+            try db.cachedStatement(sql: "DELETE FROM users WHERE username = ?").execute(arguments: [username])
+            guard db.changesCount == 1 else { throw StoreError.notFound("User \(username) not found.") }
+        }
+    }
+
+    public func credentials(for username: String) async throws -> StoredCredentials? {
+        try await writer.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT username, role, password_hash FROM users WHERE username = ?"),
+                    arguments: [username])
+            else { return nil }
+            return StoredCredentials(user: try Self.user(row), passwordHash: row["password_hash"])
+        }
+    }
+
+    public func users() async throws -> [UserRecord] {
+        try await writer.read { db in
+            let users = try Row.fetchAll(db.cachedStatement(sql: "SELECT username, role FROM users ORDER BY username"))
+            var grants: [String: [Grant]] = [:]
+            for row in try Row.fetchAll(
+                db.cachedStatement(
+                    sql: "SELECT username, kind, resource_id FROM grants ORDER BY username, kind, resource_id"))
+            {
+                guard let kind = GrantKind(rawValue: row["kind"]) else {
+                    throw StoreError.corrupted("A grant of \(row["username"] as String) has an unknown kind.")
+                }
+                grants[row["username"], default: []].append(Grant(kind: kind, id: row["resource_id"]))
+            }
+            return try users.map { row in
+                let user = try Self.user(row)
+                return UserRecord(user: user, grants: grants[user.username] ?? [])
+            }
+        }
+    }
+
+    public func addGrant(_ grant: Grant, to username: String) async throws {
+        try await writer.write { db in
+            guard
+                try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ?"), arguments: [username]) != nil
+            else { throw StoreError.notFound("User \(username) not found.") }
+            try db.cachedStatement(sql: "INSERT OR IGNORE INTO grants (username, kind, resource_id) VALUES (?, ?, ?)")
+                .execute(arguments: [username, grant.kind.rawValue, grant.id])
+        }
+    }
+
+    public func removeGrant(_ grant: Grant, from username: String) async throws {
+        try await writer.write { db in
+            try db.cachedStatement(sql: "DELETE FROM grants WHERE username = ? AND kind = ? AND resource_id = ?")
+                .execute(arguments: [username, grant.kind.rawValue, grant.id])
+            guard db.changesCount == 1 else {
+                throw StoreError.notFound("User \(username) holds no grant for \(grant.kind) \(grant.id).")
+            }
+        }
+    }
+}
+
+// MARK: - Sessions
+
+extension SQLiteTokenServerStore {
+    public func addSession(_ session: SessionRecord) async throws {
+        try await writer.write { db in
+            try db.cachedStatement(sql: "DELETE FROM sessions WHERE expires_at <= ?").execute(arguments: [
+                session.createdAt.epochSeconds
+            ])
+            try db.cachedStatement(
+                sql: "INSERT INTO sessions (token_hash, username, created_at, expires_at) VALUES (?, ?, ?, ?)"
+            ).execute(arguments: [
+                session.tokenHash, session.username, session.createdAt.epochSeconds, session.expiresAt.epochSeconds,
+            ])
+        }
+    }
+
+    public func sessionUser(tokenHash: String, at now: Date, holding grant: Grant?) async throws
+        -> (user: AppUser, granted: Bool)?
+    {
+        try await writer.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT users.username, users.role FROM sessions JOIN users USING (username)
+                            WHERE sessions.token_hash = ? AND sessions.expires_at > ?
+                            """),
+                    arguments: [tokenHash, now.epochSeconds])
+            else { return nil }
+            let user = try Self.user(row)
+            guard let grant else { return (user, false) }
+            let granted =
+                try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT 1 FROM grants WHERE username = ? AND kind = ? AND resource_id = ?"),
+                    arguments: [user.username, grant.kind.rawValue, grant.id]) != nil
+            return (user, granted)
+        }
+    }
+
+    public func removeSession(tokenHash: String) async throws {
+        try await writer.write { db in
+            try db.cachedStatement(sql: "DELETE FROM sessions WHERE token_hash = ?").execute(arguments: [tokenHash])
+        }
+    }
+}
+
+// MARK: - Signing keys
+
+extension SQLiteTokenServerStore {
+    private static let keyColumns = "SELECT kid, family, key_path, created_at, retired_at FROM signing_keys"
+
+    private static func keyRecords(_ db: Database, _ condition: String, _ arguments: StatementArguments) throws
+        -> [SigningKeyRecord]
+    {
+        try Row.fetchAll(
+            db.cachedStatement(sql: "\(keyColumns) \(condition) ORDER BY created_at, kid"), arguments: arguments
+        ).map { row in
+            guard let family = TokenFamily(rawValue: row["family"]) else {
+                throw StoreError.corrupted("Signing key \(row["kid"] as String) has an unknown family.")
+            }
+            return SigningKeyRecord(
+                kid: row["kid"], family: family, keyPath: row["key_path"],
+                createdAt: Date(epochSeconds: row["created_at"]),
+                retiredAt: (row["retired_at"] as Int64?).map(Date.init(epochSeconds:)))
+        }
+    }
+
+    public func signingKeys() async throws -> [SigningKeyRecord] {
+        try await writer.read { db in try Self.keyRecords(db, "", []) }
+    }
+
+    public func addSigningKey(_ record: SigningKeyRecord) async throws {
+        try await writer.write { db in
+            try db.cachedStatement(
+                sql: "UPDATE signing_keys SET retired_at = ? WHERE family = ? AND retired_at IS NULL"
+            ).execute(arguments: [record.createdAt.epochSeconds, record.family.rawValue])
+            try db.cachedStatement(
+                sql: "INSERT INTO signing_keys (kid, family, key_path, created_at) VALUES (?, ?, ?, ?)"
+            ).execute(arguments: [record.kid, record.family.rawValue, record.keyPath, record.createdAt.epochSeconds])
+        }
+    }
+
+    public func removeSigningKeys(retiredAtOrBefore cutoff: Date) async throws -> [SigningKeyRecord] {
+        try await writer.write { db in
+            let removed = try Self.keyRecords(db, "WHERE retired_at <= ?", [cutoff.epochSeconds])
+            try db.cachedStatement(sql: "DELETE FROM signing_keys WHERE retired_at <= ?").execute(arguments: [
+                cutoff.epochSeconds
+            ])
+            return removed
+        }
+    }
+}
+
+// MARK: - Audit
+
+extension SQLiteTokenServerStore {
+    public func append(_ entry: AuditEntry) async throws {
+        try await writer.write { db in
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO audit (issued_at, username, token_type, scope, kid, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    """
+            ).execute(
+                arguments: [
+                    entry.issuedAt.epochSeconds, entry.username, entry.endpoint.name, entry.scope, entry.kid,
+                    entry.expiresAt.epochSeconds,
+                ])
+        }
+    }
+
+    public func recentEntries(limit: Int) async throws -> [AuditEntry] {
+        try await writer.read { db in
+            try Row.fetchAll(
+                db.cachedStatement(
+                    sql: """
+                        SELECT issued_at, username, token_type, scope, kid, expires_at FROM audit
+                        ORDER BY id DESC LIMIT ?
+                        """),
+                arguments: [limit]
+            ).map { row in
+                guard let endpoint = TokenServerEndpoint(name: row["token_type"]) else {
+                    throw StoreError.corrupted("An audit entry names an unknown endpoint.")
+                }
+                return AuditEntry(
+                    issuedAt: Date(epochSeconds: row["issued_at"]), username: row["username"], endpoint: endpoint,
+                    scope: row["scope"], kid: row["kid"], expiresAt: Date(epochSeconds: row["expires_at"]))
+            }
+        }
+    }
+}

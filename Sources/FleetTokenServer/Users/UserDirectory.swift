@@ -1,0 +1,62 @@
+public import FleetAuthCore
+import FleetAuthServerSupport
+import Foundation
+
+/// The app users and what they are granted: the one place the admin API and `fleetauth users` change them, so the
+/// username and password rules and the grant rules hold whichever way a change comes in.
+public struct UserDirectory: Sendable {
+    /// Where users and grants are kept.
+    public let store: any UserStore
+    /// Hashes new passwords.
+    public let hasher: PasswordHasher
+    private let clock: any WallClock
+
+    public init(store: any UserStore, hasher: PasswordHasher = PasswordHasher(), clock: any WallClock = .system) {
+        self.store = store
+        self.hasher = hasher
+        self.clock = clock
+    }
+
+    /// Adds a user after checking the username and password rules; `already_exists` if the name is taken.
+    public func addUser(_ user: AppUser, password: String) async throws {
+        try AppUser.validate(username: user.username)
+        try AppUser.validate(password: password)
+        try await store.addUser(user, passwordHash: try await hasher.hash(password), createdAt: clock.currentDate)
+    }
+
+    /// Deletes a user with its grants and sessions.
+    public func removeUser(_ username: String) async throws {
+        try await store.removeUser(username)
+    }
+
+    /// Grants `grant` to a user whose role may hold it (idempotent): `not_found` for an unknown user,
+    /// `INVALID_ARGUMENT` for a grant the role cannot hold (a driver cannot be granted a trip).
+    public func grant(_ grant: Grant, to username: String) async throws {
+        guard let user = try await store.credentials(for: username)?.user else {
+            throw StoreError.notFound("User \(username) not found.")
+        }
+        guard user.role.grantKinds.contains(grant.kind) else {
+            let allowed = user.role.grantKinds.map(\.rawValue).joined(separator: ", ")
+            throw GoogleAPIError.invalidArgument(
+                "A \(user.role) cannot be granted a \(grant.kind); allowed: \(allowed.isEmpty ? "none" : allowed).")
+        }
+        // Roles never change, so the check above still holds when the grant is written.
+        try await store.addGrant(grant, to: username)
+    }
+
+    /// Takes a grant away; `not_found` if the user does not hold it.
+    public func revoke(_ grant: Grant, from username: String) async throws {
+        try await store.removeGrant(grant, from: username)
+    }
+
+    /// Every user with its grants, by username.
+    public func users() async throws -> [UserRecord] {
+        try await store.users()
+    }
+
+    /// A random password of 24 base64url characters (144 bits), for accounts created without one.
+    public static func generatePassword() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Base64URL.encode((0..<18).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+}
