@@ -5,6 +5,9 @@ import Foundation
 /// A fake token endpoint for token-provider tests: counts fetches, answers with JWT-shaped tokens (unsigned: a
 /// provider reads `iat` and `exp`, it never verifies), can hold fetches in flight until released, and can fail on
 /// demand. It stands in for the app's backend, which tests cannot reach.
+///
+/// Every fetch it starts, holds and answers is an ``Event`` in ``events``, so a test waits for "the fetch is
+/// held" or "three fetches have started" with ``waitUntil(fetches:held:)`` instead of polling.
 public final class CountingTokenFetcher: TokenFetcher, @unchecked Sendable {
     /// What the next fetches answer.
     public enum Answer: Sendable {
@@ -18,6 +21,18 @@ public final class CountingTokenFetcher: TokenFetcher, @unchecked Sendable {
         case failure(FleetTokenError)
     }
 
+    /// What happened to a fetch.
+    public enum Event: Sendable, Hashable {
+        /// Fetch `n` began (the first is 1).
+        case started(Int)
+        /// Fetch `n` is held in flight until ``CountingTokenFetcher/release()``.
+        case held(Int)
+        /// Fetch `n` answered or failed.
+        case answered(Int)
+    }
+
+    /// Every fetch event, in order.
+    public let events = EventRecorder<Event>()
     private let lock = NSLock()
     private var count = 0
     private var answers: [Answer] = []
@@ -57,30 +72,52 @@ public final class CountingTokenFetcher: TokenFetcher, @unchecked Sendable {
         for continuation in waiting { continuation.resume() }
     }
 
-    public func fetchToken(for context: AuthorizationContext) async throws -> FetchedToken {
-        let mustHold = lock.withLock {
-            count += 1
-            return holding
+    /// Returns once at least `fetches` fetches have started and at least `held` are held in flight.
+    public func waitUntil(fetches: Int = 0, held: Int = 0) async {
+        await events.wait { events in
+            var started = 0
+            var holding = Set<Int>()
+            for event in events {
+                switch event {
+                case .started: started += 1
+                case .held(let number): holding.insert(number)
+                case .answered(let number): holding.remove(number)
+                }
+            }
+            return started >= fetches && holding.count >= held
         }
+    }
+
+    public func fetchToken(for context: AuthorizationContext) async throws -> FetchedToken {
+        let (mustHold, number) = lock.withLock {
+            count += 1
+            return (holding, count)
+        }
+        events.record(.started(number))
+        defer { events.record(.answered(number)) }
         if mustHold {
             await withCheckedContinuation { continuation in
                 let resumeNow = lock.withLock {
                     if holding { held.append(continuation) }
                     return !holding
                 }
-                if resumeNow { continuation.resume() }
+                if resumeNow {
+                    continuation.resume()
+                } else {
+                    events.record(.held(number))
+                }
             }
         }
-        let (answer, number, iat) = lock.withLock {
+        let (answer, tokenSerial, iat) = lock.withLock {
             serial += 1
             return (answers.isEmpty ? defaultAnswer : answers.removeFirst(), serial, issuedAt)
         }
         switch answer {
         case .token(let lifetime):
-            return FetchedToken(jwt: Self.jwt(context: context, issuedAt: iat, lifetime: lifetime, serial: number))
+            return FetchedToken(jwt: Self.jwt(context: context, issuedAt: iat, lifetime: lifetime, serial: tokenSerial))
         case .tokenWithStatedLifetime(let lifetime, let stated):
             return FetchedToken(
-                jwt: Self.jwt(context: context, issuedAt: iat, lifetime: lifetime, serial: number),
+                jwt: Self.jwt(context: context, issuedAt: iat, lifetime: lifetime, serial: tokenSerial),
                 statedLifetime: stated)
         case .jwt(let jwt):
             return FetchedToken(jwt: jwt)

@@ -24,12 +24,9 @@ public struct RecordingLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    public func log(
-        level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
-        let merged = self.metadata.merging(metadata ?? [:]) { $1 }
-        recorder.append("\(level) \(message) \(merged)")
+    public func log(event: LogEvent) {
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        recorder.append("\(event.level) \(event.message) \(merged)")
     }
 }
 

@@ -4,29 +4,16 @@ import FleetAuthTesting
 import Foundation
 import Testing
 
-/// Collects provider events.
-final class EventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [TokenProviderEvent] = []
-    var events: [TokenProviderEvent] { lock.withLock { stored } }
-    func record(_ event: TokenProviderEvent) { lock.withLock { stored.append(event) } }
-}
-
 @Suite("CachingTokenProvider")
 struct CachingTokenProviderTests {
     let clock = ManualClock()
     let fetcher = CountingTokenFetcher(lifetime: 3600)
-    let events = EventLog()
+    let events = EventRecorder<TokenProviderEvent>()
     let context = AuthorizationContext.vehicle("v1")
 
     func provider() -> CachingTokenProvider<ManualClock> {
         let events = self.events
         return CachingTokenProvider(fetcher: fetcher, clock: clock) { events.record($0) }
-    }
-
-    /// Waits (without sleeping on a clock) until `condition` holds, yielding to other tasks.
-    func eventually(_ condition: () -> Bool) async {
-        for _ in 0..<10_000 where !condition() { await Task.yield() }
     }
 
     static func serial(_ jwt: String) -> String? {
@@ -43,7 +30,7 @@ struct CachingTokenProviderTests {
         fetcher.hold()
         let tokens = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<1000 { group.addTask { try await provider.token(for: context) } }
-            await eventually { fetcher.heldCount == 1 }
+            await fetcher.waitUntil(held: 1)
             fetcher.release()
             return try await group.reduce(into: Set<String>()) { $0.insert($1) }
         }
@@ -74,7 +61,8 @@ struct CachingTokenProviderTests {
         let first = Task { try await provider.token(for: context) }
         let second = Task { try await provider.token(for: context) }
         let third = Task { try await provider.token(for: context) }
-        await eventually { fetcher.heldCount == 1 && events.events.filter { $0 == .coalesced(context) }.count == 2 }
+        await fetcher.waitUntil(held: 1)
+        await events.wait { $0.filter { $0 == .coalesced(context) }.count == 2 }
         second.cancel()
         let cancelled = await second.result
         #expect(throws: FleetTokenError(.cancelled, "")) { try cancelled.get() }
@@ -117,7 +105,7 @@ struct CachingTokenProviderTests {
         fetcher.hold()
         fetcher.enqueue(.jwt(rejected))
         #expect(try await provider.token(for: context) == rejected)
-        await eventually { fetcher.heldCount == 1 }
+        await fetcher.waitUntil(held: 1)
         provider.invalidate(rejected, for: context)
         let waiter = Task { try await provider.token(for: context) }
         fetcher.release()
@@ -136,13 +124,11 @@ struct CachingTokenProviderTests {
         clock.advance(by: .seconds(1))
         fetcher.hold()
         for _ in 0..<10 { #expect(try await provider.token(for: context) == first) }
-        await eventually { fetcher.heldCount == 1 }
+        await fetcher.waitUntil(held: 1)
         #expect(fetcher.fetchCount == 2)
         #expect(events.events.contains(.fetchStarted(context, background: true)))
         fetcher.release()
-        await eventually {
-            events.events.filter { if case .fetchSucceeded = $0 { true } else { false } }.count == 2
-        }
+        await events.wait { $0.filter { if case .fetchSucceeded = $0 { true } else { false } }.count == 2 }
         let second = try await provider.token(for: context)
         #expect(second != first)
         #expect(fetcher.fetchCount == 2)
@@ -156,7 +142,7 @@ struct CachingTokenProviderTests {
         clock.advance(by: .seconds(3600 - 300))
         fetcher.hold()
         let waiter = Task { try await provider.token(for: context) }
-        await eventually { fetcher.heldCount == 1 }
+        await fetcher.waitUntil(held: 1)
         fetcher.release()
         let second = try await waiter.value
         #expect(second != first)
@@ -170,7 +156,7 @@ struct CachingTokenProviderTests {
         let context = self.context
         fetcher.hold()
         let waiter = Task { try await provider.token(for: context) }
-        await eventually { fetcher.heldCount == 1 }
+        await fetcher.waitUntil(held: 1)
         clock.advance(by: .seconds(100))  // the fetch took 100 s
         fetcher.release()
         let first = try await waiter.value
@@ -180,7 +166,7 @@ struct CachingTokenProviderTests {
         #expect(fetcher.fetchCount == 1)
         clock.advance(by: .seconds(1))
         _ = try await provider.token(for: context)
-        await eventually { fetcher.fetchCount == 2 }
+        await fetcher.waitUntil(fetches: 2)
         #expect(fetcher.fetchCount == 2)
     }
 
@@ -193,7 +179,7 @@ struct CachingTokenProviderTests {
         clock.advance(by: .seconds(301))  // 599 s left: inside the 10-minute margin
         fetcher.enqueue(.token(lifetime: 200))
         _ = try await provider.token(for: context)  // served; background fetch returns a too-short token
-        await eventually { events.events.contains { if case .fetchFailed = $0 { true } else { false } } }
+        await events.wait { $0.contains { if case .fetchFailed = $0 { true } else { false } } }
         guard
             case .fetchFailed(_, let error)? = events.events.last(where: {
                 if case .fetchFailed = $0 { true } else { false }
@@ -239,8 +225,8 @@ struct CachingTokenProviderTests {
         clock.advance(by: .seconds(3600 - 500))
         fetcher.enqueue(.failure(unavailable), .failure(unavailable))
         #expect(try await provider.token(for: context) == token)
-        await eventually { fetcher.fetchCount == 3 }
-        await eventually { events.events.filter { if case .fetchFailed = $0 { true } else { false } }.count == 2 }
+        await fetcher.waitUntil(fetches: 3)
+        await events.wait { $0.filter { if case .fetchFailed = $0 { true } else { false } }.count == 2 }
         #expect(try await provider.token(for: context) == token)
         #expect(fetcher.fetchCount == 3)
     }

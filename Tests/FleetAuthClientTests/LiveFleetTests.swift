@@ -259,7 +259,7 @@ struct LiveFleetTests {
             #expect(wrong?.code == .endpointRejected && wrong?.httpStatus == 401)
             let session = try await TokenServerSession.logIn(
                 baseURL: base, username: "dana", password: StackFixture.password)
-            #expect(session.role == "driver" && session.expiresAt > Date().addingTimeInterval(3600))
+            #expect(session.role == .driver && session.expiresAt > Date().addingTimeInterval(3600))
             let token = try await session.fetcher(.driver).fetchToken(for: .vehicle("v1"))
             let claims = try StrictJSONParser().parseObject(try CompactJWS(token.jwt).payload)
             #expect(claims["authorization"] == .object(["vehicleid": "v1"]))

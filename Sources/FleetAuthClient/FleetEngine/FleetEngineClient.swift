@@ -96,15 +96,16 @@ public struct FleetEngineClient: Sendable {
         return try await updateVehicle(id, vehicle, updateMask: mask)
     }
 
-    /// UpdateVehicle: the fields of `vehicle` named by `updateMask` (proto or JSON spelling).
+    /// UpdateVehicle: the fields of `vehicle` named by `updateMask` (proto or JSON spelling), with a token for
+    /// `context` (default: the vehicle's own).
     @discardableResult
-    public func updateVehicle(_ id: String, _ vehicle: JSONObject, updateMask: [String])
-        async throws(FleetEngineClientError) -> JSONObject
-    {
+    public func updateVehicle(
+        _ id: String, _ vehicle: JSONObject, updateMask: [String], context: AuthorizationContext? = nil
+    ) async throws(FleetEngineClientError) -> JSONObject {
         try await send(
             "UpdateVehicle", "PUT", try path("vehicles", id),
             query: [URLQueryItem(name: "updateMask", value: updateMask.joined(separator: ","))], body: vehicle,
-            context: .vehicle(id))
+            context: context ?? .vehicle(id))
     }
 
     /// CreateVehicle (a backend call: needs a server token, so the context is empty by default).

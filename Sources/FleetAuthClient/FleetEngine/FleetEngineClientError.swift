@@ -3,31 +3,55 @@
 ///
 /// Equality compares the code only.
 public struct FleetEngineClientError: Error, Hashable, CustomStringConvertible {
-    /// Google's canonical status names for answers from Fleet Engine, and three client-side codes.
-    public enum Code: String, Sendable, Hashable, CaseIterable {
-        case invalidArgument = "INVALID_ARGUMENT"
-        case failedPrecondition = "FAILED_PRECONDITION"
-        case outOfRange = "OUT_OF_RANGE"
+    /// Google's canonical status names for answers from Fleet Engine (`PERMISSION_DENIED`), and three client-side
+    /// codes in lowercase (`token_unavailable`, `unreachable`, `invalid_response`). Stable, and safe for logs and
+    /// metric labels. Codes are static members, so new ones can be added without breaking callers.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        /// The status name or client-side code.
+        public let rawValue: String
+
+        private init(_ rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// The code named `rawValue`, if it is one of the known codes.
+        public init?(rawValue: String) {
+            guard let code = Self.all.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = code
+        }
+
+        public var description: String { rawValue }
+
+        public static let invalidArgument = Code("INVALID_ARGUMENT")
+        public static let failedPrecondition = Code("FAILED_PRECONDITION")
+        public static let outOfRange = Code("OUT_OF_RANGE")
         /// 401: the token was refused, also after one retry with a fresh token.
-        case unauthenticated = "UNAUTHENTICATED"
+        public static let unauthenticated = Code("UNAUTHENTICATED")
         /// 403: the token is valid but does not allow this call. Never retried.
-        case permissionDenied = "PERMISSION_DENIED"
-        case notFound = "NOT_FOUND"
-        case alreadyExists = "ALREADY_EXISTS"
-        case aborted = "ABORTED"
-        case resourceExhausted = "RESOURCE_EXHAUSTED"
-        case cancelled = "CANCELLED"
-        case `internal` = "INTERNAL"
-        case unimplemented = "UNIMPLEMENTED"
-        case unavailable = "UNAVAILABLE"
-        case deadlineExceeded = "DEADLINE_EXCEEDED"
-        case unknown = "UNKNOWN"
+        public static let permissionDenied = Code("PERMISSION_DENIED")
+        public static let notFound = Code("NOT_FOUND")
+        public static let alreadyExists = Code("ALREADY_EXISTS")
+        public static let aborted = Code("ABORTED")
+        public static let resourceExhausted = Code("RESOURCE_EXHAUSTED")
+        public static let cancelled = Code("CANCELLED")
+        public static let `internal` = Code("INTERNAL")
+        public static let unimplemented = Code("UNIMPLEMENTED")
+        public static let unavailable = Code("UNAVAILABLE")
+        public static let deadlineExceeded = Code("DEADLINE_EXCEEDED")
+        public static let unknown = Code("UNKNOWN")
         /// The token provider could not supply a token; ``FleetEngineClientError/tokenError`` says why.
-        case tokenUnavailable = "token_unavailable"
+        public static let tokenUnavailable = Code("token_unavailable")
         /// Fleet Engine could not be reached (connection refused, timeout, DNS).
-        case unreachable = "unreachable"
+        public static let unreachable = Code("unreachable")
         /// Fleet Engine answered something other than a JSON object.
-        case invalidResponse = "invalid_response"
+        public static let invalidResponse = Code("invalid_response")
+
+        /// Every known code.
+        public static let all: [Code] = [
+            .invalidArgument, .failedPrecondition, .outOfRange, .unauthenticated, .permissionDenied, .notFound,
+            .alreadyExists, .aborted, .resourceExhausted, .cancelled, .internal, .unimplemented, .unavailable,
+            .deadlineExceeded, .unknown, .tokenUnavailable, .unreachable, .invalidResponse,
+        ]
     }
 
     public let code: Code

@@ -35,21 +35,43 @@ public protocol TokenFetcher: Sendable {
 ///
 /// Equality compares the code only.
 public struct FleetTokenError: Error, Hashable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable {
-        /// The call named no context (the completion-handler entry point with `nil`).
-        case missingContext = "missing_context"
+    /// What went wrong, as a stable short code safe for logs and metric labels (`endpoint_unavailable`).
+    ///
+    /// | code | meaning | transient |
+    /// |---|---|---|
+    /// | `missing_context` | the call named no context (the completion-handler entry point with `nil`) | no |
+    /// | `endpoint_unavailable` | the token endpoint could not be reached, timed out, or answered 429 or 5xx | yes |
+    /// | `endpoint_rejected` | the token endpoint refused the request (4xx other than 429) | no |
+    /// | `malformed_token` | the endpoint's answer held no usable JWT | no |
+    /// | `lifetime_too_short` | the token arrived with less than the minimum lifetime left | no |
+    /// | `rejected_token_returned` | the endpoint answered a refresh with the token Fleet Engine had rejected | no |
+    /// | `cancelled` | the caller was cancelled while waiting, or the provider was reset | no |
+    ///
+    /// Codes are static members, so new ones can be added without breaking callers.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        /// The short code, such as `endpoint_unavailable`.
+        public let rawValue: String
+
+        private init(_ rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        public var description: String { rawValue }
+
+        /// The call named no context.
+        public static let missingContext = Code("missing_context")
         /// The token endpoint could not be reached, timed out, or answered 429 or 5xx (transient).
-        case endpointUnavailable = "endpoint_unavailable"
+        public static let endpointUnavailable = Code("endpoint_unavailable")
         /// The token endpoint refused the request (4xx other than 429): not retried until asked again.
-        case endpointRejected = "endpoint_rejected"
+        public static let endpointRejected = Code("endpoint_rejected")
         /// The endpoint's answer held no usable JWT.
-        case malformedToken = "malformed_token"
+        public static let malformedToken = Code("malformed_token")
         /// The token arrived with less than the minimum lifetime left.
-        case lifetimeTooShort = "lifetime_too_short"
+        public static let lifetimeTooShort = Code("lifetime_too_short")
         /// The endpoint answered a refresh with the very token Fleet Engine had rejected.
-        case rejectedTokenReturned = "rejected_token_returned"
+        public static let rejectedTokenReturned = Code("rejected_token_returned")
         /// The caller was cancelled while waiting.
-        case cancelled
+        public static let cancelled = Code("cancelled")
     }
 
     public let code: Code

@@ -1,4 +1,4 @@
-import FleetAuthCore
+public import FleetAuthCore
 public import Foundation
 
 #if canImport(FoundationNetworking)
@@ -16,26 +16,10 @@ public import Foundation
 ///
 /// The session token is a bearer secret: keep it in the Keychain, never in logs.
 public struct TokenServerSession: Sendable {
-    /// The token server's token endpoints.
-    public enum Endpoint: String, Sendable, Hashable, CaseIterable {
-        /// `/token/driver/{vehicleId}`: driver tokens for granted vehicles.
-        case driver = "/token/driver/{vehicleId}"
-        /// `/token/consumer/{tripId}`: consumer tokens for granted trips.
-        case consumer = "/token/consumer/{tripId}"
-        /// `/token/delivery_driver/{deliveryVehicleId}`.
-        case deliveryDriver = "/token/delivery_driver/{deliveryVehicleId}"
-        /// `/token/delivery_consumer/{trackingId}`.
-        case deliveryConsumer = "/token/delivery_consumer/{trackingId}"
-        /// `/token/server`: server tokens (operators only).
-        case server = "/token/server"
-        /// `/token/fleet_reader`: delivery fleet reader tokens (operators only).
-        case fleetReader = "/token/fleet_reader"
-    }
-
     public let baseURL: URL
     public let username: String
-    /// `driver`, `consumer` or `operator`.
-    public let role: String
+    /// What the user is to the token server; `nil` for a role this version of the client does not know.
+    public let role: AppUserRole?
     /// When the server ends the session.
     public let expiresAt: Date
     /// The opaque session token sent as `Authorization: Bearer`.
@@ -59,18 +43,19 @@ public struct TokenServerSession: Sendable {
         else { throw FleetTokenError(.malformedToken, "The login answer has no sessionToken.", httpStatus: status) }
         return Self(
             baseURL: baseURL, username: object["username"]?.stringValue ?? username,
-            role: object["role"]?.stringValue ?? "",
+            role: object["role"]?.stringValue.flatMap(AppUserRole.init(rawValue:)),
             expiresAt: Date(timeIntervalSince1970: (object["expiresAt"]?.numberValue ?? 0) / 1000),
             sessionToken: token, session: session)
     }
 
-    /// A fetcher for `endpoint` that sends this session.
-    public func fetcher(_ endpoint: Endpoint) -> TokenEndpointFetcher {
+    /// A fetcher for `endpoint` (such as ``FleetAuthCore/TokenServerEndpoint/driver``) that sends this session.
+    public func fetcher(_ endpoint: TokenServerEndpoint) -> TokenEndpointFetcher {
         let token = sessionToken
         let base =
             baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
         return TokenEndpointFetcher(
-            urlTemplate: base + endpoint.rawValue, headers: { ["Authorization": "Bearer \(token)"] }, session: session)
+            urlTemplate: base + endpoint.pathTemplate, headers: { ["Authorization": "Bearer \(token)"] },
+            session: session)
     }
 
     /// Ends the session on the server (`DELETE /v1/sessions/current`). Drop the app's token provider too.
