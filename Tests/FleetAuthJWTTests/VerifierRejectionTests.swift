@@ -5,7 +5,7 @@ import FleetAuthJWT
 import Foundation
 import Testing
 
-/// One row of `reference/jwt-security.md` §1.2–1.6 and §1.8 D1.
+/// One rule of FleetAuthJWT's *Verification rules* article (F, J, H, S and C rows, and D1).
 struct Row: Sendable, CustomTestStringConvertible {
     let id: String
     let token: String
@@ -44,7 +44,7 @@ private func hmac(_ header: String, key: [UInt8]) -> String {
     return input + "." + Base64URL.encode(Array(mac))
 }
 
-@Suite("Verifier: every reject row of jwt-security.md")
+@Suite("Verifier: every rule of the Verification rules article")
 struct VerifierRejectionTests {
     static let formatRows: [Row] = [
         Row("F1 empty", "", .malformedToken),
@@ -363,19 +363,19 @@ struct VerifierRejectionTests {
                 key: F.strangerKey), .invalidSignature),
     ]
 
-    @Test("§1.2 format and encoding, §1.8 D1 size", arguments: formatRows)
+    @Test("format and encoding (F rows), size (D1)", arguments: formatRows)
     func format(_ row: Row) { check(row) }
 
-    @Test("§1.3 JSON", arguments: jsonRows)
+    @Test("JSON (J rows)", arguments: jsonRows)
     func jsonRules(_ row: Row) { check(row) }
 
-    @Test("§1.4 header, algorithm and key selection", arguments: headerRows)
+    @Test("header, algorithm and key selection (H rows)", arguments: headerRows)
     func headerRules(_ row: Row) { check(row) }
 
-    @Test("§1.5 signature", arguments: signatureRows)
+    @Test("signature (S rows)", arguments: signatureRows)
     func signatureRules(_ row: Row) { check(row) }
 
-    @Test("§1.6 claims and time", arguments: claimRows)
+    @Test("claims and time (C rows)", arguments: claimRows)
     func claimRules(_ row: Row) { check(row) }
 
     func check(_ row: Row) {

@@ -47,7 +47,7 @@ struct WycheproofTests {
 
     /// Cases labelled valid that FleetAuth's policy refuses, each for a documented rule.
     static let policyOverrides: [Int: String] = [
-        259: "empty payload segment (jwt-security.md F2)"
+        259: "empty payload segment (rule F2)"
     ]
 
     @Test("json_web_signature_test.json under the RS256-only policy")

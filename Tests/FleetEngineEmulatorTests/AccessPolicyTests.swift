@@ -61,7 +61,7 @@ struct AccessPolicyTests {
         }
     }
 
-    @Test("Google's validation-script expectations (§2.3) at the policy level")
+    @Test("the expectations of Google's token validation scripts (java-fleetengine-auth), at the policy level")
     func googleExpectations() {
         func allowed(
             _ role: FleetEngineRole, _ claims: AuthorizationClaims, _ method: FleetEngineMethod, _ scope: ResourceScope

@@ -8,7 +8,7 @@ import HummingbirdTesting
 import Logging
 import Testing
 
-/// Every row of `reference/jwt-security.md` §1.7 (A1–A7, A9) as HTTP calls against the emulator; A8 is
+/// Every authorization rule of FleetAuthJWT's *Verification rules* article (A1–A7, A9) as HTTP calls against the emulator; A8 is
 /// ``HTTPMatrixTests``.
 @Suite("Authorization rows A1–A9 over HTTP")
 struct AuthorizationRowsTests {

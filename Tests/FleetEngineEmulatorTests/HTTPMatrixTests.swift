@@ -6,7 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// The role × method matrix over HTTP (`reference/jwt-security.md` A8): every role × every RPC, with a token
+/// The role × method matrix over HTTP (rule A8 of the *Verification rules* article): every role × every RPC, with a token
 /// signed by a service account holding only that role. Where the role grants the method's permission, a token
 /// whose claim covers the resource succeeds and one whose claim does not is 403; where it does not, even the
 /// covering token is 403 and names the permission. A denied call changes nothing in the store.

@@ -15,7 +15,7 @@ import Testing
     private let systemSend = Darwin.send
 #endif
 
-/// Requests no well-behaved client sends, over a real socket: `reference/jwt-security.md` D2 (huge headers and
+/// Requests no well-behaved client sends, over a real socket: rule D2 of the *Verification rules* article (huge headers and
 /// bodies) and D4 (slow clients). Each test runs the emulator's own HTTP server on a free loopback port.
 @Suite("Request limits and slow clients (live socket)")
 struct LimitsTests {

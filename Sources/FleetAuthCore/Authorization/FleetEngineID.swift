@@ -4,7 +4,7 @@ import Foundation
 ///
 /// From the `maps.fleetengine.v1` protos: an ID is valid Unicode, at most 64 characters, NFC-normalized, and has
 /// none of `/ : ? , #`. FleetAuth also refuses control, format (zero-width) and whitespace characters
-/// (`reference/jwt-security.md` J7, A6): IDs feed lookups and are compared exactly, never normalized first.
+/// (rules J7 and A6 of FleetAuthJWT's *Verification rules* article): IDs feed lookups and are compared exactly, never normalized first.
 public enum FleetEngineID {
     /// The longest ID, in Unicode scalars.
     public static let maximumLength = 64

@@ -1,6 +1,6 @@
 /// A strict RFC 8259 parser for the small JSON documents inside tokens and key files.
 ///
-/// Foundation's parsers are too lenient for a security boundary (see `reference/jwt-security.md` §1.3): on
+/// Foundation's parsers are too lenient for a security boundary (see the JSON rules of FleetAuthJWT's *Verification rules* article): on
 /// Linux `JSONDecoder` takes the first of two duplicate names and `JSONSerialization` the last, both accept a
 /// byte order mark and trailing commas. This parser refuses, with a ``JSONParseError``:
 /// - anything but UTF-8 (invalid sequences, overlong forms, encoded surrogates), and a leading byte order mark;

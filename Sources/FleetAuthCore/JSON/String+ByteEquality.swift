@@ -5,7 +5,7 @@ extension String {
     ///
     /// Swift's `==` compares by canonical equivalence, so `"\u{E9}" == "e\u{301}"` and `"K" == "\u{212A}"` (Kelvin
     /// sign). Identifiers from tokens and paths must match exactly, never after normalization
-    /// (`reference/jwt-security.md` A6).
+    /// (rule A6 of FleetAuthJWT's *Verification rules* article).
     public func hasSameBytes(as other: String) -> Bool {
         var lhs = self
         var rhs = other

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Use it to read a token (for display, or to route it to the right verifier); trust nothing in it until a
 /// verifier has checked the signature. Decoding refuses, in this order and before any JSON work:
-/// 1. tokens longer than `maximumLength` bytes (default 8 KiB, `reference/jwt-security.md` D1);
+/// 1. tokens longer than `maximumLength` bytes (default 8 KiB: rule D1 of FleetAuthJWT's *Verification rules* article);
 /// 2. any byte outside `A–Z a–z 0–9 - _ .` (JSON serialization, spaces, padding, `+ /`);
 /// 3. a segment count other than three (JWE has five), and empty segments (signature stripping);
 /// 4. non-canonical base64url (``Base64URL``);

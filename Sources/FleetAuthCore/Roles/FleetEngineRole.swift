@@ -2,7 +2,8 @@
 ///
 /// A role belongs to the service account that signs a token, never to the token: the `authorization` claims
 /// only narrow what the role allows to particular resources. The eleven roles and their permission lists are
-/// Google's (`docs.cloud.google.com/iam/docs/roles-permissions/fleetengine`, see `reference/fleet-engine.md` §2.1).
+/// Google's ([Fleet Engine roles and permissions](https://cloud.google.com/iam/docs/roles-permissions/fleetengine);
+/// see <doc:RolesAndPermissions>).
 public struct FleetEngineRole: Sendable, Hashable, CustomStringConvertible {
     /// The IAM role ID, such as `roles/fleetengine.driverSdkUser`.
     public let id: String

@@ -5,7 +5,7 @@ import FleetAuthCore
 /// An RSA public key that verifies RS256 (RSASSA-PKCS1-v1_5 with SHA-256) signatures, with its key ID.
 ///
 /// Keys under 2048 bits are refused (RFC 7518 §3.3), and so are exponents BoringSSL will not use (1, even) and
-/// moduli with the ROCA fingerprint (CVE-2017-15361), as `reference/jwt-security.md` S3 requires.
+/// moduli with the ROCA fingerprint (CVE-2017-15361), as rule S3 of <doc:VerificationRules> requires.
 public struct RSAVerificationKey: Sendable {
     /// The key ID: a service account's `private_key_id`, or a JWK's `kid`.
     public let keyID: String?
@@ -72,7 +72,7 @@ public struct RSAVerificationKey: Sendable {
     /// Whether `signature` is a valid RS256 signature of `message` under this key.
     ///
     /// A signature whose length is not exactly the modulus length is refused before any RSA work
-    /// (`reference/jwt-security.md` F7).
+    /// (<doc:VerificationRules>, F7).
     public func isValidRS256Signature(_ signature: [UInt8], for message: UnsafeRawBufferPointer) -> Bool {
         guard signature.count == modulusByteCount else { return false }
         var hasher = SHA256()

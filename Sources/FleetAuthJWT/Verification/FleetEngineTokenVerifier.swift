@@ -6,7 +6,7 @@ public import Foundation
 ///
 /// A token is valid only if it passes **every** rule below; the first rule it breaks is reported as a
 /// ``TokenVerificationError`` with a stable reason code. Cheap checks come first, so a flood of bad tokens costs
-/// no RSA work (`reference/jwt-security.md` D3):
+/// no RSA work (<doc:VerificationRules>, D3):
 ///
 /// 1. **Size** — at most ``Policy/maximumTokenLength`` bytes (8 KiB), before any base64, JSON or RSA work.
 /// 2. **Form** — three non-empty segments of canonical base64url; header and payload strict UTF-8 JSON objects
@@ -214,7 +214,7 @@ public struct FleetEngineTokenVerifier: Sendable {
     }
 
     /// A service-account email: 3–320 characters, one `@` with text on both sides, and no whitespace or
-    /// control characters (`reference/jwt-security.md` C8, J7).
+    /// control characters (<doc:VerificationRules>, C8 and J7).
     static func isPlausibleIssuer(_ issuer: String) -> Bool {
         var issuer = issuer
         return issuer.withUTF8 { bytes in

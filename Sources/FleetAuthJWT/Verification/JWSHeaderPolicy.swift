@@ -1,13 +1,13 @@
 import FleetAuthCore
 
-/// The header rules every token must pass before any key is looked up (`reference/jwt-security.md` §1.4).
+/// The header rules every token must pass before any key is looked up (<doc:VerificationRules>, H1–H10).
 ///
 /// Policy choices, written down once:
 /// - `alg` must be exactly the string `RS256`: an allowlist of one, case-sensitive (H1–H4).
 /// - `typ`, when present, must be `JWT`, compared case-insensitively (RFC 7519 §5.1; H9).
 /// - `kid`, when present, must be a string of 1–256 printable ASCII characters (H5, J7). A token **without**
 ///   `kid` is accepted and tried against every key of its issuer, because Google's Java library signs through
-///   IAM `signBlob` without one (`reference/fleet-engine.md` §1.1).
+///   IAM `signBlob` without one (the core module's *Fleet Engine tokens* article).
 /// - `jwk`, `jku`, `x5u`, `x5c`, `x5t`, `x5t#S256` refuse the token outright: keys come only from trust
 ///   configuration, never from the token (H7).
 /// - `crit` refuses the token, in any form: FleetAuth understands no extension (H8).

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Safety rules:
 /// - only **valid** tokens are stored, so a flood of forged tokens cannot grow the cache
-///   (`reference/jwt-security.md` D3);
+///   (rule D3 of FleetAuthJWT's *Verification rules* article);
 /// - the key is the exact token string, which strict base64url makes a unique spelling of the token;
 /// - an entry is used only while `now < exp` (every other time rule can only get easier as time passes:
 ///   `iat` and `nbf` move further into the past, `exp` comes closer);

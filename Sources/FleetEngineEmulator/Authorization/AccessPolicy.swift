@@ -1,7 +1,7 @@
 public import FleetAuthCore
 public import FleetAuthServerSupport
 
-/// The authorization steps that follow token verification (`reference/fleet-engine.md` §1.5 steps 7–10), in order:
+/// The authorization steps that follow token verification (steps 3–5 of <doc:AuthorizationModel>), in order:
 ///
 /// 1. **Role** — a role bound to the service account that *signed* the token must grant the method's permission.
 ///    Nothing the token says about itself can add a permission.

@@ -1,6 +1,6 @@
 public import FleetAuthCore
 
-/// A Fleet Engine RPC and the IAM permission it needs (`reference/fleet-engine.md` §2.2).
+/// A Fleet Engine RPC and the IAM permission it needs (<doc:AuthorizationModel>).
 public struct FleetEngineMethod: Sendable, Hashable, CustomStringConvertible {
     /// The RPC name, such as `UpdateVehicle`.
     public let name: String
@@ -22,14 +22,14 @@ public struct FleetEngineMethod: Sendable, Hashable, CustomStringConvertible {
     public static let createTrip = Self(name: "CreateTrip", permission: .tripsCreate)
     public static let getTrip = Self(name: "GetTrip", permission: .tripsGet)
     public static let updateTrip = Self(name: "UpdateTrip", permission: .tripsUpdate)
-    /// UpdateTrip whose mask changes `trip_status`: also needs `trips.updateState` (policy: the stricter reading of
-    /// an open question, §2.2).
+    /// UpdateTrip whose mask changes `trip_status`: also needs `trips.updateState` (policy: the stricter reading where
+    /// Google's documentation is silent; see <doc:AuthorizationModel>).
     public static let updateTripState = Self(name: "UpdateTrip", permission: .tripsUpdateState)
     public static let deleteTrip = Self(name: "DeleteTrip", permission: .tripsDelete)
     public static let searchTrips = Self(name: "SearchTrips", permission: .tripsSearch)
 
     /// Vehicle fields a driver (`vehicles.updateLocation`) may report through UpdateVehicle, in proto spelling:
-    /// location, state, route progress and waypoints (§2.2). Any other field in the mask needs `vehicles.update`.
+    /// location, state, route progress and waypoints (<doc:AuthorizationModel>). Any other field in the mask needs `vehicles.update`.
     public static let driverReportableVehicleFields: Set<String> = [
         "last_location", "past_locations", "vehicle_state", "current_route_segment",
         "current_route_segment_end_point", "current_route_segment_traffic", "remaining_distance_meters",

@@ -1,6 +1,6 @@
 import Hummingbird
 
-/// Authenticates every request it guards (`reference/fleet-engine.md` §1.5 steps 1–6) before any handler reads
+/// Authenticates every request it guards (steps 1 and 2 of <doc:AuthorizationModel>) before any handler reads
 /// or writes anything.
 struct AuthenticationMiddleware: RouterMiddleware {
     typealias Context = EmulatorRequestContext

@@ -1,6 +1,7 @@
 import FleetAuthCore
 
-/// `maps.fleetengine.v1.Trip` in the REST JSON mapping (`reference/fleet-engine.md` §3.1).
+/// `maps.fleetengine.v1.Trip` in the REST JSON mapping (Google's
+/// [Trip reference](https://developers.google.com/maps/documentation/mobility/fleet-engine/reference/trips/rest/v1/providers.trips)).
 enum TripSchema {
     static let statuses = [
         "UNKNOWN_TRIP_STATUS", "NEW", "ENROUTE_TO_PICKUP", "ARRIVED_AT_PICKUP", "ENROUTE_TO_DROPOFF", "COMPLETE",

@@ -1,7 +1,8 @@
 import FleetAuthCore
 import FleetAuthServerSupport
 
-/// `maps.fleetengine.v1.Vehicle` and its parts, in the REST JSON mapping (`reference/fleet-engine.md` §3.1).
+/// `maps.fleetengine.v1.Vehicle` and its parts, in the REST JSON mapping (Google's
+/// [Vehicle reference](https://developers.google.com/maps/documentation/mobility/fleet-engine/reference/trips/rest/v1/providers.vehicles)).
 enum VehicleSchema {
     static let vehicleStates = ["UNKNOWN_VEHICLE_STATE", "OFFLINE", "ONLINE"]
     static let tripTypes = ["UNKNOWN_TRIP_TYPE", "SHARED", "EXCLUSIVE"]
@@ -70,7 +71,7 @@ enum VehicleSchema {
     static let outputOnly: Set<String> = [
         "name", "currentTrips", "availableCapacity", "currentRouteSegmentVersion", "waypointsVersion",
     ]
-    /// Fields CreateVehicle ignores (`reference/fleet-engine.md` §3.1).
+    /// Fields CreateVehicle ignores: output-only fields the server sets.
     static let ignoredOnCreate: Set<String> = outputOnly.union([
         "currentRouteSegment", "currentRouteSegmentEndPoint", "currentRouteSegmentTraffic", "route", "waypoints",
         "remainingDistanceMeters", "remainingTimeSeconds", "etaToFirstWaypoint", "navigationStatus",
