@@ -6,8 +6,8 @@ import GRDB
 /// ``FleetStore`` on SQLite through GRDB: one file (``SQLiteDatabase``: WAL journal, `synchronous = NORMAL`, so a
 /// committed write survives a crash of the process, `kill -9` included), versioned migrations. `inMemory` keeps a
 /// private database for throwaway runs.
-public final class SQLiteFleetStore: FleetStore {
-    private let database: SQLiteDatabase
+public final class SQLiteFleetStore: FleetStore, SQLiteStore {
+    public let database: SQLiteDatabase
     private var writer: any DatabaseWriter { database.writer }
 
     /// Opens (creating if needed) the database at `path`.
@@ -19,9 +19,6 @@ public final class SQLiteFleetStore: FleetStore {
     public init(inMemory: Void = ()) throws(StoreError) {
         database = try SQLiteDatabase(inMemoryWith: Self.migrator)
     }
-
-    /// Keeps the database open until graceful shutdown, then closes it.
-    public func run() async throws { try await database.run() }
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()

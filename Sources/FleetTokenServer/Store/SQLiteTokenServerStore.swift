@@ -7,8 +7,8 @@ import GRDB
 /// grants, sessions (only the SHA-256 of each session token), the signing keys of each token family, and the
 /// audit log of issued tokens. The server and the `fleetauth users` / `keys rotate` commands open the same file.
 /// Times are stored as whole epoch seconds.
-public final class SQLiteTokenServerStore: TokenServerStorage {
-    private let database: SQLiteDatabase
+public final class SQLiteTokenServerStore: TokenServerStorage, SQLiteStore {
+    public let database: SQLiteDatabase
     private var writer: any DatabaseWriter { database.writer }
 
     /// Opens (creating if needed) the database at `path`.
@@ -20,9 +20,6 @@ public final class SQLiteTokenServerStore: TokenServerStorage {
     public init(inMemory: Void = ()) throws(StoreError) {
         database = try SQLiteDatabase(inMemoryWith: Self.migrator)
     }
-
-    /// Keeps the database open until graceful shutdown, then closes it.
-    public func run() async throws { try await database.run() }
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
