@@ -35,7 +35,14 @@ where C.Duration == Duration {
     private let clock: C
     private let onEvent: (@Sendable (TokenProviderEvent) -> Void)?
     private let lock = NSLock()
-    private var entries: [AuthorizationContext: TokenCacheState<C.Instant>] = [:]
+    private var entries: [AuthorizationContext: Entry] = [:]
+    /// One context's state machine, boxed: the cached path reads it in place instead of copying it (with its
+    /// arrays and strings) out of the dictionary, and every change mutates it in place.
+    private final class Entry {
+        var state: TokenCacheState<C.Instant>
+        init(_ state: TokenCacheState<C.Instant>) { self.state = state }
+    }
+
     /// Continuations of waiting callers, by waiter ID.
     private var continuations: [UInt64: CheckedContinuation<String, any Error>] = [:]
     /// The source of waiter and fetch IDs (never reused).
@@ -61,7 +68,7 @@ where C.Duration == Duration {
     public func token(for context: AuthorizationContext) async throws -> String {
         // The fast path: one lock, one dictionary lookup.
         let now = clock.now
-        if let fresh = lock.withLock({ entries[context]?.freshToken(at: now) }) {
+        if let fresh = lock.withLock({ entries[context]?.state.freshToken(at: now) }) {
             onEvent?(.cacheHit(context))
             return fresh
         }
@@ -70,10 +77,10 @@ where C.Duration == Duration {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
                 let now = clock.now
                 let action = lock.withLock {
-                    var entry = entries[context] ?? TokenCacheState(policy: configuration)
-                    let action = entry.request(
-                        waiter: waiter, at: now, isCancelled: Task.isCancelled, newFetch: nextID())
+                    let entry = entries[context] ?? Entry(TokenCacheState(policy: configuration))
                     entries[context] = entry
+                    let action = entry.state.request(
+                        waiter: waiter, at: now, isCancelled: Task.isCancelled, newFetch: nextID())
                     if case .wait = action { continuations[waiter] = continuation }
                     return action
                 }
@@ -95,7 +102,7 @@ where C.Duration == Duration {
             }
         } onCancel: {
             let continuation = lock.withLock {
-                entries[context]?.cancel(waiter: waiter) == true ? continuations.removeValue(forKey: waiter) : nil
+                entries[context]?.state.cancel(waiter: waiter) == true ? continuations.removeValue(forKey: waiter) : nil
             }
             continuation?.resume(throwing: FleetTokenError(.cancelled, "The caller was cancelled."))
         }
@@ -135,11 +142,10 @@ where C.Duration == Duration {
         let now = clock.now
         let (action, woken) = lock.withLock {
             () -> (TokenCacheState<C.Instant>.CompletionAction, [UInt64: CheckedContinuation<String, any Error>]) in
-            guard var entry = entries[context] else { return (.ignore, [:]) }
-            let action = entry.fetchFinished(
+            guard let entry = entries[context] else { return (.ignore, [:]) }
+            let action = entry.state.fetchFinished(
                 id, startedAt: startedAt, result: result, at: now, newFetch: nextID(),
                 jitter: Double.random(in: 0.5...1))
-            entries[context] = entry
             var woken: [UInt64: CheckedContinuation<String, any Error>] = [:]
             switch action {
             case .deliver(_, _, let waiters), .fail(_, let waiters):
@@ -192,14 +198,14 @@ where C.Duration == Duration {
     }
 
     public func invalidate(_ token: String, for context: AuthorizationContext) {
-        let dropped = lock.withLock { entries[context]?.invalidate(token) ?? false }
+        let dropped = lock.withLock { entries[context]?.state.invalidate(token) ?? false }
         if dropped { onEvent?(.invalidated(context)) }
     }
 
     /// Forgets every token (sign-out, or the app's context changed); callers still waiting get `cancelled`.
     public func removeAll() {
         let woken = lock.withLock {
-            for context in Array(entries.keys) { _ = entries[context]?.reset() }
+            for entry in entries.values { _ = entry.state.reset() }
             entries = [:]
             defer { continuations = [:] }
             return Array(continuations.values)
