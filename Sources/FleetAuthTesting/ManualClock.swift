@@ -3,7 +3,7 @@ public import Foundation
 
 /// A clock that moves only when a test tells it to, so time-dependent code runs without sleeping.
 ///
-/// It is also a ``FleetAuthCore/WallClock``: its ``currentDate`` starts at the date given (by default the real
+/// It is also a `WallClock`: its ``currentDate`` starts at the date given (by default the real
 /// time when the clock was made) and moves with it, so one clock drives a client's monotonic timing and a
 /// server's token times alike.
 ///

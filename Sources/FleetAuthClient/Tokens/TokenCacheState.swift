@@ -8,8 +8,8 @@ import FleetAuthCore
 ///
 /// The rules, in the provider's words:
 ///
-/// 1. **Fresh** — at least ``Policy/refreshMargin`` left: the token is served.
-/// 2. **Stale** — less than the margin but more than ``Policy/minimumLifetime`` left: the token is served, and one
+/// 1. **Fresh** — at least ``TokenCachePolicy/refreshMargin`` left: the token is served.
+/// 2. **Stale** — less than the margin but more than ``TokenCachePolicy/minimumLifetime`` left: the token is served, and one
 ///    background fetch starts unless one is in flight or the entry is backing off.
 /// 3. **Expiring or empty** — at or below the minimum lifetime, or no token: the caller waits for the fetch in
 ///    flight, or starts one. While backing off after a failure, it fails at once with the last error instead.
@@ -23,7 +23,7 @@ import FleetAuthCore
 ///    401s on one token causes one refresh. The rejected token is remembered: a fetch that started *before* the
 ///    invalidation and brings it back is repeated once for the same waiters (the server may have answered from a
 ///    cache); a fetch started after it that still returns it is a `rejected_token_returned` failure.
-/// 7. **Backoff** — a failed fetch backs off (``Policy/retryDelay(afterFailures:jitter:)``); a still-valid token
+/// 7. **Backoff** — a failed fetch backs off (``TokenCachePolicy/retryDelay(afterFailures:jitter:)``); a still-valid token
 ///    keeps being served meanwhile; a success or a new 401 ends the backoff.
 public struct TokenCacheState<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     /// The thresholds and backoff of a provider.
@@ -134,6 +134,10 @@ public struct TokenCacheState<Instant: InstantProtocol>: Sendable where Instant.
     /// Fetch `id`, started at `startedAt`, ended at `now` with `result`: the token and its lifetime, or the error.
     ///
     /// - Parameters:
+    ///   - id: the fetch that ended.
+    ///   - startedAt: when it started, on the provider's clock (the token's lifetime runs from here).
+    ///   - result: the token and its lifetime, or why the fetch failed.
+    ///   - now: when it ended.
     ///   - newFetch: the identifier for a fetch, should one have to start again.
     ///   - jitter: the factor, between 0.5 and 1, that spreads retries of many clients after a failure.
     public mutating func fetchFinished(

@@ -48,7 +48,7 @@ public struct TokenServerSession: Sendable {
             sessionToken: token, session: session)
     }
 
-    /// A fetcher for `endpoint` (such as ``FleetAuthCore/TokenServerEndpoint/driver``) that sends this session.
+    /// A fetcher for `endpoint` (such as `TokenServerEndpoint.driver`) that sends this session.
     public func fetcher(_ endpoint: TokenServerEndpoint) -> TokenEndpointFetcher {
         let token = sessionToken
         let base =

@@ -10,7 +10,7 @@ import Foundation
 /// 4. non-canonical base64url (``Base64URL``);
 /// 5. a header that is not a strict JSON object (``StrictJSONParser``).
 ///
-/// The payload is kept as bytes: a JWS payload need not be JSON. ``payloadObject()`` parses it with the same
+/// The payload is kept as bytes: a JWS payload need not be JSON. ``payloadObject(parser:)`` parses it with the same
 /// strict parser, so the bytes that were signed are the bytes that are read.
 public struct CompactJWS: Sendable {
     /// The default largest token accepted, in bytes.

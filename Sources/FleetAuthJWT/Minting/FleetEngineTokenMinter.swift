@@ -6,7 +6,7 @@ public import Foundation
 /// - header `{"alg":"RS256","typ":"JWT","kid":"<private_key_id>"}` (no `kid` when the signer has none);
 /// - `iss` = `sub` = the service account's email; `aud` = `https://fleetengine.googleapis.com/` unless configured;
 /// - integer `iat` and `exp`, with `exp − iat` = ``Configuration/lifetime`` (at most 3600 s);
-/// - `authorization` from the ``FleetEngineTokenType``.
+/// - `authorization` from the `FleetEngineTokenType`.
 ///
 /// ```swift
 /// let minter = try FleetEngineTokenMinter(signer: LocalKeySigner(key: try ServiceAccountKey(contentsOf: "driver.json")))

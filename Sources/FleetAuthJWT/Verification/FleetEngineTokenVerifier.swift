@@ -10,7 +10,7 @@ public import Foundation
 ///
 /// 1. **Size** — at most ``Policy/maximumTokenLength`` bytes (8 KiB), before any base64, JSON or RSA work.
 /// 2. **Form** — three non-empty segments of canonical base64url; header and payload strict UTF-8 JSON objects
-///    (no duplicate names anywhere, no BOM, RFC 8259 grammar), read by one parser (``StrictJSONParser``) so what
+///    (no duplicate names anywhere, no BOM, RFC 8259 grammar), read by one parser (`StrictJSONParser`) so what
 ///    is verified is what is authorized.
 /// 3. **Header** — `alg` exactly `RS256`; `typ` absent or `JWT`; no key references (`jwk` `jku` `x5u` `x5c`
 ///    `x5t`), no `crit`, `cty`, `b64` or JWE parameters (see `JWSHeaderPolicy`).
@@ -29,7 +29,7 @@ public import Foundation
 ///    verifiers refuse fractions. An old `iat` is bounded by the lifetime rule, not by the skew: a token may be
 ///    used for its whole hour, as the SDKs do.
 /// 7. **Authorization shape** — when present, `authorization` is an object of the six known claims, each value a
-///    valid ID or `*` (``AuthorizationClaims/init(json:)``).
+///    valid ID or `*` (`AuthorizationClaims(json:)`).
 /// 8. **Signature** — RS256 with the key named by `kid`, or, with no `kid`, with each key of the issuer; the
 ///    signature must be exactly the modulus length.
 /// 9. **Scopes** — only for a token that passed everything else: no `authorization` claim is

@@ -4,10 +4,10 @@ public import FleetAuthServerSupport
 import Foundation
 
 /// Turns an `Authorization: Bearer <JWT>` header into a ``Principal``, as Fleet Engine does before any
-/// authorization check: strict verification (``FleetEngineTokenVerifier``), then the trusted account of `iss`.
+/// authorization check: strict verification (`FleetEngineTokenVerifier`), then the trusted account of `iss`.
 ///
 /// Every token problem is the same 401 `UNAUTHENTICATED` body, whatever the reason (no oracle for an attacker,
-/// <doc:AuthorizationModel>); the reason code goes to ``onRejection`` for metrics and logs. A genuine token
+/// <doc:AuthorizationModel>); the reason code goes to the `onRejection` hook for metrics and logs. A genuine token
 /// without `authorization` claims is 403 "JWT does not contain any scopes.".
 public final class TokenAuthenticator: @unchecked Sendable {
     /// The message of every 401 for a token that is present but unacceptable.
