@@ -3,10 +3,16 @@ import PackageDescription
 
 /// One set of compiler settings for every target (see STYLE.md): Swift 6 language mode, explicit existentials,
 /// imports that are internal unless a declaration says `public import`, and member visibility tied to imports.
+///
+/// `FleetAuthGRPC` names the platforms gRPC Swift 2 needs (it declares its APIs for macOS 15 / iOS 18 and later):
+/// the emulator's gRPC code is `@available(FleetAuthGRPC, *)`, so the package — and `FleetAuthCore` and
+/// `FleetAuthClient` above all — keeps its minimums of macOS 14 and iOS 17.
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableExperimentalFeature(
+        "AvailabilityMacro=FleetAuthGRPC:macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0"),
 ]
 
 let package = Package(
@@ -17,6 +23,7 @@ let package = Package(
         .library(name: "FleetAuthJWT", targets: ["FleetAuthJWT"]),
         .library(name: "FleetAuthClient", targets: ["FleetAuthClient"]),
         .library(name: "FleetAuthTesting", targets: ["FleetAuthTesting"]),
+        .library(name: "FleetEngineAPI", targets: ["FleetEngineAPI"]),
         .library(name: "FleetEngineEmulator", targets: ["FleetEngineEmulator"]),
         .library(name: "FleetTokenServer", targets: ["FleetTokenServer"]),
         .library(name: "FleetAuthStack", targets: ["FleetAuthStack"]),
@@ -32,6 +39,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-2.git", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
     ],
     targets: [
         .target(
@@ -69,12 +80,27 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // maps.fleetengine.v1 as Swift: messages and gRPC stubs generated from Protos/ by
+        // Scripts/generate-protos.sh and committed, so no build compiles protoc. Generated code keeps the
+        // generators' own import style, so it takes only the language mode.
+        .target(
+            name: "FleetEngineAPI",
+            dependencies: [
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
+            ]
+        ),
         .target(
             name: "FleetEngineEmulator",
             dependencies: [
                 "FleetAuthCore",
                 "FleetAuthJWT",
                 "FleetAuthServerSupport",
+                "FleetEngineAPI",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
@@ -123,6 +149,7 @@ let package = Package(
             name: "FleetAuthBenchmarks",
             dependencies: [
                 "FleetAuthCore",
+                "FleetEngineAPI",
                 "FleetAuthJWT",
                 "FleetAuthClient",
                 "FleetEngineEmulator",
@@ -183,7 +210,11 @@ let package = Package(
         .testTarget(
             name: "FleetEngineEmulatorTests",
             dependencies: [
-                "FleetAuthCore", "FleetAuthJWT", "FleetEngineEmulator", "FleetAuthTesting",
+                "FleetAuthCore", "FleetAuthJWT", "FleetEngineEmulator", "FleetAuthTesting", "FleetEngineAPI",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "GRPCCore", package: "grpc-swift-2"),
+                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

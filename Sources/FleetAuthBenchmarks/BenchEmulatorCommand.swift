@@ -1,6 +1,7 @@
 import ArgumentParser
 import FleetAuthCore
 import FleetAuthJWT
+import FleetEngineAPI
 import FleetEngineEmulator
 import Foundation
 import Hummingbird
@@ -54,7 +55,7 @@ extension BenchCommand {
             var tokens: [String] = []
             for index in 0..<vehicles {
                 let id = Self.vehicleID(index)
-                try await store.insertVehicle(provider: Self.provider, id: id, body: Self.vehicleBody)
+                try await store.insertVehicle(Self.vehicle, provider: Self.provider, id: id)
                 tokens.append(try minter.mintSynchronously(.driver(vehicleID: id)).jwt)
             }
             let requests = Self.requests(tokens: tokens, connections: connections)
@@ -94,7 +95,7 @@ extension BenchCommand {
                 await serviceGroup.triggerGracefulShutdown()
             }
             guard let sample = try await store.vehicle(provider: Self.provider, id: Self.vehicleID(0)),
-                case .object(let location)? = sample["lastLocation"], location["serverTime"] != nil
+                sample.lastLocation.hasServerTime
             else {
                 throw BenchmarkFailure(
                     "The updates were not persisted: vehicle \(Self.vehicleID(0)) has no lastLocation.")
@@ -162,12 +163,14 @@ extension BenchCommand {
 
         static func vehicleID(_ index: Int) -> String { "vehicle-\(index)" }
 
-        static let vehicleBody: JSONObject = [
-            "vehicleState": "ONLINE",
-            "supportedTripTypes": .array(["EXCLUSIVE"]),
-            "maximumCapacity": 4,
-            "vehicleType": .object(["category": "AUTO"]),
-        ]
+        static let vehicle: FleetEngineV1.Vehicle = {
+            var vehicle = FleetEngineV1.Vehicle()
+            vehicle.vehicleState = .online
+            vehicle.supportedTripTypes = [.exclusive]
+            vehicle.maximumCapacity = 4
+            vehicle.vehicleType.category = .auto
+            return vehicle
+        }()
 
         /// Connection `c` updates vehicles c, c + connections, …, each with its own token, moving a little each time.
         static func requests(tokens: [String], connections: Int) -> @Sendable (Int, Int) -> LoadGenerator.Request {

@@ -15,8 +15,11 @@ public import UnixSignals
 public struct LocalStack {
     /// Where the two servers listen.
     public struct Endpoints: Sendable, Hashable {
-        /// The emulator's base URL, such as `http://127.0.0.1:8787`.
+        /// The emulator's REST base URL, such as `http://127.0.0.1:8787`.
         public let emulatorURL: String
+        /// The emulator's gRPC address (plaintext HTTP/2), such as `127.0.0.1:8786`; nil where gRPC is not
+        /// available (before macOS 15).
+        public let emulatorGRPCAddress: String?
         /// The token server's base URL, such as `http://127.0.0.1:8788`.
         public let tokenServerURL: String
         /// The Fleet Engine provider (project) of the generated keys.
@@ -63,20 +66,22 @@ public struct LocalStack {
     ///
     /// - Parameters:
     ///   - host: the address both listen on.
-    ///   - emulatorPort: the emulator's port (0 picks a free one).
+    ///   - emulatorPort: the emulator's REST port (0 picks a free one).
+    ///   - emulatorGRPCPort: the emulator's gRPC port (0 picks a free one).
     ///   - tokenServerPort: the token server's port (0 picks a free one).
     ///   - logger: the servers' logger.
     ///   - body: what to do while they run.
     public func run<Result>(
         host: String = "127.0.0.1",
         emulatorPort: Int = 0,
+        emulatorGRPCPort: Int = 0,
         tokenServerPort: Int = 0,
         logger: Logger = .silent(label: "fleetauth.stack"),
         _ body: (Endpoints) async throws -> Result
     ) async throws -> Result {
         try await start(
-            host: host, emulatorPort: emulatorPort, tokenServerPort: tokenServerPort, shutdownSignals: [],
-            logger: logger
+            host: host, emulatorPort: emulatorPort, emulatorGRPCPort: emulatorGRPCPort,
+            tokenServerPort: tokenServerPort, shutdownSignals: [], logger: logger
         ) { endpoints, _ in try await body(endpoints) }
     }
 
@@ -85,14 +90,15 @@ public struct LocalStack {
     public func serve(
         host: String = "127.0.0.1",
         emulatorPort: Int = 8787,
+        emulatorGRPCPort: Int = 8786,
         tokenServerPort: Int = 8788,
         shutdownSignals: [UnixSignal] = [.sigint, .sigterm],
         logger: Logger = .quiet(label: "fleetauth.stack"),
         onReady: (Endpoints) async throws -> Void
     ) async throws {
         try await start(
-            host: host, emulatorPort: emulatorPort, tokenServerPort: tokenServerPort,
-            shutdownSignals: shutdownSignals, logger: logger
+            host: host, emulatorPort: emulatorPort, emulatorGRPCPort: emulatorGRPCPort,
+            tokenServerPort: tokenServerPort, shutdownSignals: shutdownSignals, logger: logger
         ) { endpoints, tasks in
             try await onReady(endpoints)
             _ = try await tasks.next()
@@ -104,6 +110,7 @@ public struct LocalStack {
     private func start<Result>(
         host: String,
         emulatorPort: Int,
+        emulatorGRPCPort: Int,
         tokenServerPort: Int,
         shutdownSignals: [UnixSignal],
         logger: Logger,
@@ -130,21 +137,32 @@ public struct LocalStack {
                     trust: tokenServer.keyring.trustConfiguration(baseURL: tokenServerURL), store: fleetStore,
                     clock: clock)
                 let emulatorPorts = AsyncStream.makeStream(of: Int.self)
+                let grpcPorts = AsyncStream.makeStream(of: Int.self)
+                let services = emulator.services(
+                    host: host, port: emulatorPort, grpcPort: emulatorGRPCPort, logger: logger,
+                    onServerRunning: { emulatorPorts.continuation.yield($0) },
+                    onGRPCServerRunning: { grpcPorts.continuation.yield($0) })
+                let servesGRPC = services.count > 2
+                if !servesGRPC { grpcPorts.continuation.finish() }
                 let group = ServiceGroup(
                     configuration: .init(
-                        services: emulator.services(host: host, port: emulatorPort, logger: logger) {
-                            emulatorPorts.continuation.yield($0)
-                        },
-                        gracefulShutdownSignals: shutdownSignals, logger: logger))
+                        services: services, gracefulShutdownSignals: shutdownSignals, logger: logger))
                 emulatorGroup = group
                 tasks.addTask {
-                    defer { emulatorPorts.continuation.finish() }
+                    defer {
+                        emulatorPorts.continuation.finish()
+                        grpcPorts.continuation.finish()
+                    }
                     try await group.run()
                 }
                 var emulatorIterator = emulatorPorts.stream.makeAsyncIterator()
                 guard let port = await emulatorIterator.next() else { throw try await Self.failure(of: &tasks) }
+                var grpcIterator = grpcPorts.stream.makeAsyncIterator()
+                let grpcPort = await grpcIterator.next()
+                if servesGRPC, grpcPort == nil { throw try await Self.failure(of: &tasks) }
                 let endpoints = Endpoints(
-                    emulatorURL: "http://\(host):\(port)", tokenServerURL: tokenServerURL, project: project)
+                    emulatorURL: "http://\(host):\(port)", emulatorGRPCAddress: grpcPort.map { "\(host):\($0)" },
+                    tokenServerURL: tokenServerURL, project: project)
                 let result = try await body(endpoints, &tasks)
                 await Self.shutDown(emulatorGroup, tokenGroup)
                 try await tasks.waitForAll()

@@ -20,13 +20,17 @@ public struct EmulatorServer {
         public var limits: ServerLimits
         /// How many verified tokens to remember (0 verifies every request's signature).
         public var tokenCacheCapacity: Int
+        /// The stand-ins for what Fleet Engine computes (the speed of ETAs).
+        public var service: FleetEngineService.Configuration
 
         public init(
             limits: ServerLimits = ServerLimits(),
-            tokenCacheCapacity: Int = 100_000
+            tokenCacheCapacity: Int = 100_000,
+            service: FleetEngineService.Configuration = .init()
         ) {
             self.limits = limits
             self.tokenCacheCapacity = tokenCacheCapacity
+            self.service = service
         }
     }
 
@@ -40,8 +44,11 @@ public struct EmulatorServer {
     public let authenticator: TokenAuthenticator
     /// The Prometheus metrics served at `GET /metrics`.
     public let metrics: EmulatorMetrics
-    /// The API.
+    /// The RPCs, shared by both transports.
+    public let service: FleetEngineService
+    /// The REST API.
     public let router: Router<EmulatorRequestContext>
+    private let keyRefresher: KeyRefresher?
 
     /// Loads the trusted keys (fetching JWK sets served by URL) and builds the router.
     ///
@@ -88,17 +95,20 @@ public struct EmulatorServer {
             onRejection: { metrics.tokenRejected(reason: $0) },
             onAuthentication: { metrics.tokenAuthenticated(in: $0, cached: $1) }
         )
+        let service = FleetEngineService(store: store, clock: clock, configuration: configuration.service)
+        let refresher = keyURLs.isEmpty ? nil : KeyRefresher(urls: keyURLs)
         self.configuration = configuration
         self.store = store
         self.authenticator = authenticator
         self.metrics = metrics
+        self.service = service
+        self.keyRefresher = refresher
         self.router = FleetEngineEmulator.makeRouter(
             authenticator: authenticator,
-            store: store,
-            keyRefresher: keyURLs.isEmpty ? nil : KeyRefresher(urls: keyURLs),
+            service: service,
+            keyRefresher: refresher,
             metrics: metrics,
-            maximumBodySize: configuration.limits.maximumBodySize,
-            clock: clock
+            maximumBodySize: configuration.limits.maximumBodySize
         )
     }
 
@@ -126,13 +136,45 @@ public struct EmulatorServer {
         )
     }
 
-    /// Everything to run, in the order a `ServiceGroup` needs it: the store (closed last), then the HTTP server.
+    /// The gRPC server: `maps.fleetengine.v1.VehicleService` and `TripService` over plaintext HTTP/2 on
+    /// `host:port` (0 picks a free one, passed to `onServerRunning`), with request messages limited like REST
+    /// bodies.
+    @available(FleetAuthGRPC, *)
+    public func grpcServer(
+        host: String = "127.0.0.1",
+        port: Int = 8786,
+        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) -> GRPCServerService {
+        GRPCServerService(
+            call: GRPCCall(service: service, authenticator: authenticator, refresher: keyRefresher, metrics: metrics),
+            host: host, port: port, maximumMessageSize: configuration.limits.maximumBodySize,
+            onServerRunning: onServerRunning)
+    }
+
+    /// Everything to run, in the order a `ServiceGroup` needs it: the store (closed last), the REST server, and the
+    /// gRPC server when `grpcPort` is given (and the platform has gRPC: macOS 15, iOS 18 or Linux).
+    ///
+    /// - Parameters:
+    ///   - host: the address both listen on.
+    ///   - port: the REST port (0 picks a free one).
+    ///   - grpcPort: the gRPC port (0 picks a free one), or nil for REST alone.
+    ///   - logger: Hummingbird's logger (silent by default).
+    ///   - onServerRunning: called once the REST server listens, with its port.
+    ///   - onGRPCServerRunning: called once the gRPC server listens, with its port.
     public func services(
         host: String = "127.0.0.1",
         port: Int = 8787,
+        grpcPort: Int? = nil,
         logger: Logger = .silent(label: "fleetauth.emulator"),
-        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in },
+        onGRPCServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> [any Service] {
-        [store, application(host: host, port: port, logger: logger, onServerRunning: onServerRunning)]
+        var services: [any Service] = [
+            store, application(host: host, port: port, logger: logger, onServerRunning: onServerRunning),
+        ]
+        if let grpcPort, #available(FleetAuthGRPC , *) {
+            services.append(grpcServer(host: host, port: grpcPort, onServerRunning: onGRPCServerRunning))
+        }
+        return services
     }
 }

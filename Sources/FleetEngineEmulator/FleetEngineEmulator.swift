@@ -3,7 +3,8 @@ public import FleetAuthServerSupport
 import Foundation
 public import Hummingbird
 
-/// A local Fleet Engine: the REST v1 API, every call authorized by its JWT exactly as Fleet Engine does.
+/// A local Fleet Engine: the v1 API over REST and gRPC, every call authorized by its JWT exactly as Fleet Engine
+/// does.
 public enum FleetEngineEmulator {
     /// The OpenAPI 3.1 description of the API (`Resources/openapi.yaml`), served at `GET /openapi.yaml`.
     public static let openAPIDocument: String = {
@@ -21,14 +22,30 @@ public enum FleetEngineEmulator {
     ///   - keyRefresher: refetches JWK sets served by URL when a token names an unknown key.
     ///   - metrics: the Prometheus metrics served at `GET /metrics`; wire the authenticator's hooks to it.
     ///   - maximumBodySize: the largest request body, in bytes (413 above it).
-    ///   - clock: the clock for server-set times.
+    ///   - clock: the clock for server-set times and estimates.
+    ///   - configuration: the service's stand-ins for what Fleet Engine computes.
     public static func makeRouter(
         authenticator: TokenAuthenticator,
         store: any FleetStore,
         keyRefresher: KeyRefresher? = nil,
         metrics: EmulatorMetrics = EmulatorMetrics(),
         maximumBodySize: Int = ServerLimits().maximumBodySize,
-        clock: any WallClock = .system
+        clock: any WallClock = .system,
+        configuration: FleetEngineService.Configuration = .init()
+    ) -> Router<EmulatorRequestContext> {
+        makeRouter(
+            authenticator: authenticator,
+            service: FleetEngineService(store: store, clock: clock, configuration: configuration),
+            keyRefresher: keyRefresher, metrics: metrics, maximumBodySize: maximumBodySize)
+    }
+
+    /// The router of the emulator's REST API over `service`.
+    static func makeRouter(
+        authenticator: TokenAuthenticator,
+        service: FleetEngineService,
+        keyRefresher: KeyRefresher?,
+        metrics: EmulatorMetrics,
+        maximumBodySize: Int
     ) -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
@@ -48,9 +65,7 @@ public enum FleetEngineEmulator {
         }
         let v1 = router.group("v1/providers/{provider}").add(
             middleware: AuthenticationMiddleware(authenticator: authenticator, refresher: keyRefresher))
-        let reading = RequestReading(maximumBodySize: maximumBodySize)
-        VehicleRoutes(store: store, reading: reading, clock: clock).register(on: v1)
-        TripRoutes(store: store, reading: reading).register(on: v1)
+        RESTRoutes(service: service, maximumBodySize: maximumBodySize).register(on: v1)
         return router
     }
 }

@@ -10,7 +10,8 @@ import UnixSignals
 struct EmulatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "emulator",
-        abstract: "Run a local Fleet Engine: the REST v1 vehicle and trip API, every call authorized by its JWT.",
+        abstract:
+            "Run a local Fleet Engine: the v1 vehicle and trip API over REST and gRPC, every call authorized by its JWT.",
         discussion: """
             Without --trust, the emulator provisions one service account per Fleet Engine role in the data \
             directory (key files under keys/, provider demo-project), trusts them, and prints a ready \
@@ -24,12 +25,14 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "Data directory for the database and provisioned keys.") var data: String = "fleet-engine-data"
     @Flag(help: "Keep vehicles and trips in memory only.") var inMemory = false
     @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
-    @Option(help: "Port to listen on (0 picks a free one).") var port: Int = 8787
+    @Option(help: "REST port to listen on (0 picks a free one).") var port: Int = 8787
+    @Option(help: "gRPC (plaintext HTTP/2) port to listen on (0 picks a free one).") var grpcPort: Int = 8786
     @Option(help: "Provider (project) for the provisioned accounts.") var project: String = "demo-project"
     @Option(help: "Seconds a connection may stay without a complete request.") var idleTimeout: Double = 30
 
     func validate() throws {
         if idleTimeout <= 0 { throw ValidationError("--idle-timeout must be positive.") }
+        if grpcPort != 0, grpcPort == port { throw ValidationError("--grpc-port must differ from --port.") }
     }
 
     func run() async throws {
@@ -67,9 +70,13 @@ struct EmulatorCommand: AsyncParsableCommand {
         let host = self.host
         let logger = Logger.quiet(label: "fleetauth.emulator")
         try await ServiceGroup(
-            services: server.services(host: host, port: port, logger: logger) { port in
-                say("Fleet Engine emulator listening on http://\(host):\(port)")
-            },
+            services: server.services(
+                host: host, port: port, grpcPort: grpcPort, logger: logger,
+                onServerRunning: { port in say("Fleet Engine emulator listening on http://\(host):\(port)") },
+                onGRPCServerRunning: { port in
+                    say("Fleet Engine emulator gRPC listening on \(host):\(port) (plaintext)")
+                }
+            ),
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
         ).run()
     }

@@ -17,7 +17,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Data directory.") var data: String = "fleetauth-data"
     @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
-    @Option(help: "Emulator port.") var emulatorPort: Int = 8787
+    @Option(help: "Emulator REST port.") var emulatorPort: Int = 8787
+    @Option(help: "Emulator gRPC port (plaintext HTTP/2).") var emulatorGRPCPort: Int = 8786
     @Option(help: "Token server port.") var tokenServerPort: Int = 8788
     @Option(help: "Google Cloud project (Fleet Engine provider) of generated keys.") var project: String =
         "demo-project"
@@ -30,9 +31,12 @@ struct ServeCommand: AsyncParsableCommand {
         if let password = try await stack.tokenServer.createOperatorIfNoUsers() {
             say("Created operator account \"operator\" with password \(password) (shown once).")
         }
-        try await stack.serve(host: host, emulatorPort: emulatorPort, tokenServerPort: tokenServerPort) { endpoints in
+        try await stack.serve(
+            host: host, emulatorPort: emulatorPort, emulatorGRPCPort: emulatorGRPCPort, tokenServerPort: tokenServerPort
+        ) { endpoints in
             say("Token server:          \(endpoints.tokenServerURL)")
             say("Fleet Engine emulator: \(endpoints.emulatorURL)  (provider \(endpoints.project))")
+            if let grpc = endpoints.emulatorGRPCAddress { say("Fleet Engine gRPC:     \(grpc)  (plaintext HTTP/2)") }
             say("Add a driver:  fleetauth users add dana --role driver --data \(data)")
             say("               fleetauth users grant dana --vehicle v1 --data \(data)")
             say(

@@ -46,7 +46,10 @@ struct DemoCLITests {
             let process = Process()
             let output = Pipe()
             process.executableURL = CLI.executable
-            process.arguments = ["serve", "--data", data, "--emulator-port", "0", "--token-server-port", "0"]
+            process.arguments = [
+                "serve", "--data", data, "--emulator-port", "0", "--emulator-grpc-port", "0", "--token-server-port",
+                "0",
+            ]
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()

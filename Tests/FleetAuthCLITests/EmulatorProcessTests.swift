@@ -15,7 +15,7 @@ final class EmulatorProcess {
 
     init(arguments: [String], directory: String) throws {
         process.executableURL = CLI.executable
-        process.arguments = ["emulator", "--port", "0"] + arguments
+        process.arguments = ["emulator", "--port", "0", "--grpc-port", "0"] + arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -1,6 +1,9 @@
 import FleetAuthCore
+import FleetEngineAPI
 import FleetEngineEmulator
 import Foundation
+import GRDB
+import SwiftProtobuf
 import Testing
 
 /// A way to open a ``FleetStore``: every driver runs the same conformance suite.
@@ -11,10 +14,14 @@ struct FleetStoreDriver: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
-    static let sqliteFile = FleetStoreDriver(name: "SQLite file") {
+    static func temporaryPath() throws -> String {
         let directory = NSTemporaryDirectory() + "fleet-store-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = directory + "/" + EmulatorServer.databaseFileName
+        return directory + "/" + EmulatorServer.databaseFileName
+    }
+
+    static let sqliteFile = FleetStoreDriver(name: "SQLite file") {
+        let path = try temporaryPath()
         return (try SQLiteFleetStore(path: path), { try SQLiteFleetStore(path: path) })
     }
     static let sqliteInMemory = FleetStoreDriver(name: "SQLite in memory") {
@@ -28,18 +35,31 @@ struct FleetStoreDriver: Sendable, CustomTestStringConvertible {
 /// What every ``FleetStore`` must do, whatever keeps the data.
 @Suite("FleetStore conformance")
 struct FleetStoreConformanceTests {
+    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func vehicle(_ state: FleetEngineV1.VehicleState = .online, capacity: Int32 = 4) -> FleetEngineV1.Vehicle {
+        var vehicle = FleetEngineV1.Vehicle()
+        vehicle.vehicleState = state
+        vehicle.maximumCapacity = capacity
+        return vehicle
+    }
+
     static func trip(_ id: String, vehicle: String?, active: Bool = true) -> StoredTrip {
-        StoredTrip(id: id, body: ["tripStatus": active ? "NEW" : "COMPLETE"], vehicleID: vehicle, isActive: active)
+        var trip = FleetEngineV1.Trip()
+        trip.tripStatus = active ? .new : .complete
+        trip.vehicleID = vehicle ?? ""
+        return StoredTrip(id: id, trip: trip, updatedAt: t0)
     }
 
     @Test("writes survive closing and reopening the store", arguments: FleetStoreDriver.persistent)
     func durability(_ driver: FleetStoreDriver) async throws {
         let (store, reopen) = try driver.open()
-        try await store.insertVehicle(provider: "p", id: "v1", body: ["vehicleState": "ONLINE"])
-        try await store.insertTrip(provider: "p", id: "t1", trip: Self.trip("t1", vehicle: "v1"))
+        try await store.insertVehicle(Self.vehicle(), provider: "p", id: "v1")
+        try await store.insertTrip(Self.trip("t1", vehicle: "v1"), provider: "p")
         let reopened = try #require(try reopen?())
-        #expect(try await reopened.vehicle(provider: "p", id: "v1") == ["vehicleState": "ONLINE"])
-        #expect(try await reopened.trip(provider: "p", id: "t1")?.vehicleID == "v1")
+        #expect(try await reopened.vehicle(provider: "p", id: "v1") == Self.vehicle())
+        let trip = try await reopened.trip(provider: "p", id: "t1")
+        #expect(trip?.vehicleID == "v1" && trip?.updatedAt == Self.t0)
         let active = try await reopened.trips(provider: "p", vehicleID: "v1", activeOnly: true, afterID: nil, limit: 10)
         #expect(active.map(\.id) == ["t1"])
     }
@@ -49,27 +69,27 @@ struct FleetStoreConformanceTests {
         arguments: FleetStoreDriver.all)
     func concurrentUpdates(_ driver: FleetStoreDriver) async throws {
         let store = try driver.open().store
-        try await store.insertVehicle(provider: "p", id: "v1", body: ["count": 0])
+        try await store.insertVehicle(Self.vehicle(capacity: 1), provider: "p", id: "v1")
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<8 {
                 group.addTask {
                     for step in 0..<25 {
-                        _ = try await store.updateVehicle(provider: "p", id: "v1") { body in
-                            var body = body
-                            body["count"] = .integer((body["count"]?.integerValue ?? 0) + 1)
+                        _ = try await store.updateVehicle(provider: "p", id: "v1") { vehicle, _ in
+                            var vehicle = vehicle
+                            vehicle.maximumCapacity += 1
                             // Two fields written together must never interleave with another writer's.
-                            body["lastWriter"] = .string("w\(worker)-s\(step)")
-                            body["lastWriterCopy"] = .string("w\(worker)-s\(step)")
-                            return body
+                            vehicle.currentRouteSegment = "w\(worker)-s\(step)"
+                            vehicle.licensePlate.countryCode = "w\(worker)-s\(step)"
+                            return vehicle
                         }
                     }
                 }
             }
             try await group.waitForAll()
         }
-        let body = try #require(try await store.vehicle(provider: "p", id: "v1"))
-        #expect(body["count"] == 200)
-        #expect(body["lastWriter"] == body["lastWriterCopy"])
+        let vehicle = try #require(try await store.vehicle(provider: "p", id: "v1"))
+        #expect(vehicle.maximumCapacity == 201)
+        #expect(vehicle.currentRouteSegment == vehicle.licensePlate.countryCode)
     }
 
     @Test(
@@ -77,28 +97,39 @@ struct FleetStoreConformanceTests {
         arguments: FleetStoreDriver.all)
     func errors(_ driver: FleetStoreDriver) async throws {
         let store = try driver.open().store
-        try await store.insertVehicle(provider: "p", id: "v1", body: [:])
+        try await store.insertVehicle(Self.vehicle(), provider: "p", id: "v1")
         await #expect(throws: StoreError.alreadyExists("")) {
-            try await store.insertVehicle(provider: "p", id: "v1", body: [:])
+            try await store.insertVehicle(Self.vehicle(), provider: "p", id: "v1")
         }
         // Same ID, other provider: a different resource.
-        try await store.insertVehicle(provider: "q", id: "v1", body: [:])
+        try await store.insertVehicle(Self.vehicle(.offline), provider: "q", id: "v1")
         await #expect(throws: StoreError.notFound("")) {
-            _ = try await store.updateVehicle(provider: "p", id: "none") { $0 }
+            _ = try await store.updateVehicle(provider: "p", id: "none") { vehicle, _ in vehicle }
         }
-        try await store.insertTrip(provider: "p", id: "t1", trip: Self.trip("t1", vehicle: "v1"))
+        try await store.insertTrip(Self.trip("t1", vehicle: "v1"), provider: "p")
         await #expect(throws: StoreError.alreadyExists("")) {
-            try await store.insertTrip(provider: "p", id: "t1", trip: Self.trip("t1", vehicle: nil))
+            try await store.insertTrip(Self.trip("t1", vehicle: nil), provider: "p")
+        }
+        // Assignment to a vehicle that does not exist is refused in the same transaction.
+        await #expect(throws: StoreError.notFound("")) {
+            try await store.insertTrip(Self.trip("t9", vehicle: "nowhere"), provider: "p")
+        }
+        await #expect(throws: StoreError.notFound("")) {
+            _ = try await store.updateTrip(provider: "p", id: "t1") { stored in
+                var stored = stored
+                stored.trip.vehicleID = "nowhere"
+                return stored
+            }
         }
         await #expect(throws: StoreError.conflict("")) { try await store.deleteVehicle(provider: "p", id: "v1") }
-        _ = try await store.updateTrip(provider: "p", id: "t1") { trip in
-            var trip = trip
-            trip.isActive = false
-            return trip
+        _ = try await store.updateTrip(provider: "p", id: "t1") { stored in
+            var stored = stored
+            stored.trip.tripStatus = .canceled
+            return stored
         }
         try await store.deleteVehicle(provider: "p", id: "v1")
         #expect(try await store.vehicle(provider: "p", id: "v1") == nil)
-        #expect(try await store.vehicle(provider: "q", id: "v1") == [:])
+        #expect(try await store.vehicle(provider: "q", id: "v1") == Self.vehicle(.offline))
         await #expect(throws: StoreError.notFound("")) { try await store.deleteVehicle(provider: "p", id: "v1") }
         await #expect(throws: StoreError.notFound("")) { try await store.deleteTrip(provider: "p", id: "none") }
         await #expect(throws: StoreError.notFound("")) {
@@ -106,35 +137,42 @@ struct FleetStoreConformanceTests {
         }
     }
 
-    @Test("an error thrown by a transform is rethrown as it is and nothing is written", arguments: FleetStoreDriver.all)
+    @Test(
+        "an error thrown by a transform is rethrown as it is and nothing is written", arguments: FleetStoreDriver.all)
     func failedTransform(_ driver: FleetStoreDriver) async throws {
         struct Refusal: Error, Equatable {}
         let store = try driver.open().store
-        try await store.insertVehicle(provider: "p", id: "v1", body: ["n": 1])
-        try await store.insertTrip(provider: "p", id: "t1", trip: Self.trip("t1", vehicle: "v1"))
+        try await store.insertVehicle(Self.vehicle(), provider: "p", id: "v1")
+        try await store.insertTrip(Self.trip("t1", vehicle: "v1"), provider: "p")
         await #expect(throws: Refusal()) {
-            _ = try await store.updateVehicle(provider: "p", id: "v1") { _ in throw Refusal() }
+            _ = try await store.updateVehicle(provider: "p", id: "v1") { _, _ in throw Refusal() }
         }
         await #expect(throws: Refusal()) {
             _ = try await store.updateTrip(provider: "p", id: "t1") { _ in throw Refusal() }
         }
-        #expect(try await store.vehicle(provider: "p", id: "v1") == ["n": 1])
+        #expect(try await store.vehicle(provider: "p", id: "v1") == Self.vehicle())
         #expect(try await store.trip(provider: "p", id: "t1") == Self.trip("t1", vehicle: "v1"))
     }
 
     @Test(
-        "an update answers with the vehicle's active trips, read with it; trips are listed by vehicle and state",
+        "an update sees and answers the vehicle's active trips, read with it; trips are listed by vehicle and state",
         arguments: FleetStoreDriver.all)
     func assignment(_ driver: FleetStoreDriver) async throws {
         let store = try driver.open().store
-        try await store.insertVehicle(provider: "p", id: "v1", body: [:])
-        try await store.insertTrip(provider: "p", id: "t2", trip: Self.trip("t2", vehicle: "v1"))
-        try await store.insertTrip(provider: "p", id: "t1", trip: Self.trip("t1", vehicle: "v1"))
-        try await store.insertTrip(provider: "p", id: "t3", trip: Self.trip("t3", vehicle: "v1", active: false))
-        try await store.insertTrip(provider: "p", id: "t4", trip: Self.trip("t4", vehicle: nil))
-        try await store.insertTrip(provider: "q", id: "t5", trip: Self.trip("t5", vehicle: "v1"))
-        let updated = try await store.updateVehicle(provider: "p", id: "v1") { _ in ["vehicleState": "ONLINE"] }
-        #expect(updated.body == ["vehicleState": "ONLINE"])
+        try await store.insertVehicle(Self.vehicle(.offline), provider: "p", id: "v1")
+        try await store.insertTrip(Self.trip("t2", vehicle: "v1"), provider: "p")
+        try await store.insertTrip(Self.trip("t1", vehicle: "v1"), provider: "p")
+        try await store.insertTrip(Self.trip("t3", vehicle: "v1", active: false), provider: "p")
+        try await store.insertTrip(Self.trip("t4", vehicle: nil), provider: "p")
+        try await store.insertVehicle(Self.vehicle(), provider: "q", id: "v1")
+        try await store.insertTrip(Self.trip("t5", vehicle: "v1"), provider: "q")
+        let updated = try await store.updateVehicle(provider: "p", id: "v1") { vehicle, trips in
+            var vehicle = vehicle
+            vehicle.currentTrips = trips.map(\.id)
+            vehicle.vehicleState = .online
+            return vehicle
+        }
+        #expect(updated.vehicle.currentTrips == ["t1", "t2"], "the transform saw the active trips")
         #expect(updated.activeTrips.map(\.id) == ["t1", "t2"])
         let all = try await store.trips(provider: "p", vehicleID: "v1", activeOnly: false, afterID: nil, limit: 10)
         #expect(all.map(\.id) == ["t1", "t2", "t3"])
@@ -142,28 +180,69 @@ struct FleetStoreConformanceTests {
             provider: "p", vehicleID: nil, activeOnly: false, afterID: "t1", limit: 2)
         #expect(everything.map(\.id) == ["t2", "t3"])
         // Reassigning a trip moves it between vehicles' lists.
-        try await store.insertVehicle(provider: "p", id: "v2", body: [:])
-        _ = try await store.updateTrip(provider: "p", id: "t2") { trip in
-            var trip = trip
-            trip.vehicleID = "v2"
-            return trip
+        try await store.insertVehicle(Self.vehicle(), provider: "p", id: "v2")
+        _ = try await store.updateTrip(provider: "p", id: "t2") { stored in
+            var stored = stored
+            stored.trip.vehicleID = "v2"
+            stored.updatedAt = Self.t0 + 60
+            return stored
         }
         let moved = try await store.trips(provider: "p", vehicleID: "v2", activeOnly: true, afterID: nil, limit: 10)
-        #expect(moved.map(\.id) == ["t2"])
-        #expect(try await store.updateVehicle(provider: "p", id: "v1") { $0 }.activeTrips.map(\.id) == ["t1"])
+        #expect(moved.map(\.id) == ["t2"] && moved.first?.updatedAt == Self.t0 + 60)
+        #expect(try await store.updateVehicle(provider: "p", id: "v1") { v, _ in v }.activeTrips.map(\.id) == ["t1"])
     }
 
     @Test("vehicles are listed in ID order, a page at a time", arguments: FleetStoreDriver.all)
     func paging(_ driver: FleetStoreDriver) async throws {
         let store = try driver.open().store
         for index in [3, 1, 2, 5, 4] {
-            try await store.insertVehicle(provider: "p", id: "v\(index)", body: ["n": .integer(Int64(index))])
+            try await store.insertVehicle(Self.vehicle(capacity: Int32(index)), provider: "p", id: "v\(index)")
         }
-        try await store.insertVehicle(provider: "q", id: "v0", body: [:])
+        try await store.insertVehicle(Self.vehicle(), provider: "q", id: "v0")
         let first = try await store.vehicles(provider: "p", afterID: nil, limit: 2)
         #expect(first.map(\.id) == ["v1", "v2"])
-        #expect(first.first?.body == ["n": 1])
+        #expect(first.first?.vehicle.maximumCapacity == 1)
         let second = try await store.vehicles(provider: "p", afterID: first.last?.id, limit: 10)
         #expect(second.map(\.id) == ["v3", "v4", "v5"])
+    }
+}
+
+@Suite("SQLite store migrations")
+struct SQLiteFleetStoreMigrationTests {
+    @Test("a database of the first schema (REST JSON bodies) is read after migrating to protobuf bodies")
+    func jsonToProtobuf() async throws {
+        let path = try FleetStoreDriver.temporaryPath()
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try await queue.write { db in
+                try db.execute(
+                    sql: """
+                        CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                        INSERT INTO grdb_migrations VALUES ('v1: vehicles and trips');
+                        CREATE TABLE vehicles (
+                            provider TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL,
+                            PRIMARY KEY (provider, id)) WITHOUT ROWID;
+                        CREATE TABLE trips (
+                            provider TEXT NOT NULL, id TEXT NOT NULL, vehicle_id TEXT, active INTEGER NOT NULL,
+                            body TEXT NOT NULL, PRIMARY KEY (provider, id)) WITHOUT ROWID;
+                        CREATE INDEX trips_by_vehicle ON trips (provider, vehicle_id, active);
+                        """)
+                try db.execute(
+                    sql: "INSERT INTO vehicles VALUES ('p', 'v1', ?)",
+                    arguments: [
+                        #"{"vehicleState":"ONLINE","maximumCapacity":4,"availableCapacity":4,"lastLocation":{"location":{"latitude":37.5,"longitude":-122.1},"serverTime":"2026-11-20T10:00:00.000Z"}}"#
+                    ])
+                try db.execute(
+                    sql: "INSERT INTO trips VALUES ('p', 't1', 'v1', 1, ?)",
+                    arguments: [#"{"tripStatus":"NEW","vehicleId":"v1","tripType":"EXCLUSIVE"}"#])
+            }
+        }
+        let store = try SQLiteFleetStore(path: path)
+        let vehicle = try #require(try await store.vehicle(provider: "p", id: "v1"))
+        #expect(vehicle.vehicleState == .online && vehicle.maximumCapacity == 4)
+        #expect(vehicle.lastLocation.location.latitude == 37.5)
+        #expect(vehicle.lastLocation.serverTime == Google_Protobuf_Timestamp(seconds: 1_795_168_800))
+        let trip = try #require(try await store.trip(provider: "p", id: "t1"))
+        #expect(trip.vehicleID == "v1" && trip.isActive && trip.trip.tripType == .exclusive)
     }
 }

@@ -126,9 +126,8 @@ struct HTTPMatrixTests {
         let vehicles = try await store.vehicles(provider: project, afterID: nil, limit: 100)
         let trips = try await store.trips(
             provider: project, vehicleID: nil, activeOnly: false, afterID: nil, limit: 100)
-        return vehicles.map { "\($0.id) \(JSONValue.object($0.body).jsonText)" }.joined(separator: "\n") + "\n"
-            + trips.map { "\($0.id) \(String(describing: $0.vehicleID)) \(JSONValue.object($0.body).jsonText)" }
-            .joined(separator: "\n")
+        return vehicles.map { "\($0.id) \($0.vehicle)" }.joined(separator: "\n") + "\n"
+            + trips.map { "\($0.id) \($0.updatedAt) \($0.trip)" }.joined(separator: "\n")
     }
 
     @Test("role × RPC over HTTP: one allowed and one denied request per cell", arguments: cells)

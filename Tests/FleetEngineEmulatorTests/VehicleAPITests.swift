@@ -1,6 +1,7 @@
 import FleetAuthCore
 import FleetAuthJWT
 import FleetAuthTesting
+import FleetEngineAPI
 import FleetEngineEmulator
 import Foundation
 import Hummingbird
@@ -88,7 +89,7 @@ struct VehicleAPITests {
             #expect(created == .ok)
             #expect(vehicle["name"] == "providers/demo-project/vehicles/v1")
             #expect(vehicle["vehicleState"] == "OFFLINE")
-            #expect(vehicle["currentTrips"] == [])
+            #expect(vehicle["currentTrips"] == nil, "empty repeated fields are left out, as proto3 JSON does")
 
             let (got, same) = try await client.call(.get, "\(base)/v1", token: F.driver("v1"))
             #expect(got == .ok && same == vehicle)
@@ -160,7 +161,7 @@ struct VehicleAPITests {
                 .put, "\(base)/v1?updateMask=attributes", token: F.driver("v1"),
                 body: #"{"attributes":[{"key":"a","value":"b"}]}"#)
             #expect(attributes == .forbidden)
-            #expect(try await fixture.store.vehicle(provider: "demo-project", id: "v1")?["maximumCapacity"] == 4)
+            #expect(try await fixture.store.vehicle(provider: "demo-project", id: "v1")?.maximumCapacity == 4)
             // A consumer token cannot list vehicles or move them.
             let (consumerList, _) = try await client.call(.get, base, token: F.consumer("t1"))
             #expect(consumerList == .forbidden)
@@ -251,7 +252,7 @@ struct VehicleAPITests {
 @Suite("Server times")
 struct ServerTimeTests {
     @Test(
-        "lastLocation.serverTime is RFC 3339 UTC with milliseconds, as ISO8601DateFormatter writes it",
+        "lastLocation.serverTime is the server's time to the millisecond, in the proto3 JSON form of a Timestamp",
         arguments: [1_800_000_000.1234, 0, -1.5, 951_782_400.999, 4_102_444_799.0005])
     func serverTime(_ seconds: Double) async throws {
         let date = Date(timeIntervalSince1970: seconds)
@@ -262,7 +263,9 @@ struct ServerTimeTests {
         let reference = ISO8601DateFormatter()
         reference.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let milliseconds = (seconds * 1000).rounded(.down) / 1000
+        // The proto3 JSON mapping writes 0, 3, 6 or 9 fractional digits: none for whole seconds.
         let expected = reference.string(from: Date(timeIntervalSince1970: milliseconds))
+            .replacingOccurrences(of: ".000Z", with: "Z")
         try await Application(router: router).test(.router) { client in
             let body = EmulatorFixture.vehicleBody.replacingOccurrences(
                 of: #""maximumCapacity":4"#,

@@ -101,8 +101,9 @@ struct VehicleSearchTests {
             #expect(status == .ok)
             #expect(
                 result["attributes"] == [
-                    ["key": "colour", "value": "blue"], ["key": "seats", "value": "4"],
-                    ["key": "pets", "boolValue": true],
+                    ["key": "colour", "value": "blue", "stringValue": "blue"],
+                    ["key": "seats", "value": "4", "stringValue": "4"],
+                    ["key": "pets", "value": "true", "boolValue": true],
                 ])
             #expect(
                 try await client.call(

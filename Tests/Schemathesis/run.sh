@@ -8,10 +8,10 @@ EXAMPLES="${SCHEMATHESIS_EXAMPLES:-25}"
 work="$(mktemp -d)"
 cd "$work"
 
-"$BIN" emulator --in-memory --port 0 > emulator.log 2>&1 &
+"$BIN" emulator --in-memory --port 0 --grpc-port 0 > emulator.log 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 1 150); do grep -q "listening on" emulator.log && break; sleep 0.2; done
+for _ in $(seq 1 150); do grep -q "listening on http" emulator.log && break; sleep 0.2; done
 port="$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' emulator.log)"
 [ -n "$port" ] || { cat emulator.log; echo "the emulator did not start"; exit 1; }
 base="http://127.0.0.1:$port"

@@ -13,7 +13,8 @@ public import FleetAuthServerSupport
 ///    - all vehicles (ListVehicles): `vehicleid` `*`;
 ///    - a vehicle search: `vehicleid` `*`, `tripid` `*`, or a `tripid` equal to the request's trip ID (a consumer
 ///      searching for its own trip; without a trip ID in the request, any `tripid` claim);
-///    - a trip search: `vehicleid` `*`, or equal to the request's vehicle ID.
+///    - a trip search: `vehicleid` `*`, or equal to the request's vehicle ID;
+///    - all trips (ReportBillableTrip): `tripid` `*`.
 /// 3. **Provider** — the provider in the path must be the service account's project.
 ///
 /// Every failure is 403 `PERMISSION_DENIED`, with a message that names the rule and never the token.
@@ -68,6 +69,8 @@ public enum AccessPolicy {
             return tripID.map { claim.hasSameBytes(as: $0) } ?? true
         case .tripSearch(let vehicleID):
             return matches(claims.vehicleID, vehicleID) || isWildcard(claims.vehicleID)
+        case .allTrips:
+            return isWildcard(claims.tripID)
         }
     }
 }

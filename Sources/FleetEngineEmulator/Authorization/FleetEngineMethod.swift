@@ -27,6 +27,9 @@ public struct FleetEngineMethod: Sendable, Hashable, CustomStringConvertible {
     public static let updateTripState = Self(name: "UpdateTrip", permission: .tripsUpdateState)
     public static let deleteTrip = Self(name: "DeleteTrip", permission: .tripsDelete)
     public static let searchTrips = Self(name: "SearchTrips", permission: .tripsSearch)
+    /// ReportBillableTrip, which no published role names: a backend call, so `trips.create` (policy; see
+    /// <doc:AuthorizationModel>).
+    public static let reportBillableTrip = Self(name: "ReportBillableTrip", permission: .tripsCreate)
 
     /// Vehicle fields a driver (`vehicles.updateLocation`) may report through UpdateVehicle, in proto spelling:
     /// location, state, route progress and waypoints (<doc:AuthorizationModel>). Any other field in the mask needs `vehicles.update`.

@@ -6,6 +6,7 @@ public struct ResourceScope: Sendable, Hashable, CustomStringConvertible {
         case allVehicles
         case vehicleSearch(tripID: String?)
         case tripSearch(vehicleID: String?)
+        case allTrips
     }
 
     let kind: Kind
@@ -22,6 +23,8 @@ public struct ResourceScope: Sendable, Hashable, CustomStringConvertible {
     public static func vehicleSearch(tripID: String?) -> Self { Self(kind: .vehicleSearch(tripID: tripID)) }
     /// A trip search, for the vehicle named in the request, if any.
     public static func tripSearch(vehicleID: String?) -> Self { Self(kind: .tripSearch(vehicleID: vehicleID)) }
+    /// Every trip of the provider (ReportBillableTrip).
+    public static let allTrips = Self(kind: .allTrips)
 
     public var description: String {
         switch kind {
@@ -30,6 +33,7 @@ public struct ResourceScope: Sendable, Hashable, CustomStringConvertible {
         case .allVehicles: "all vehicles"
         case .vehicleSearch: "a vehicle search"
         case .tripSearch(let vehicleID): vehicleID.map { "the trips of vehicle \($0)" } ?? "all trips"
+        case .allTrips: "all trips"
         }
     }
 }

@@ -1,10 +1,11 @@
-public import FleetAuthCore
 import FleetAuthServerSupport
+public import FleetEngineAPI
+public import Foundation
 public import ServiceLifecycle
 
-/// Where the emulator keeps vehicles and trips. Each resource is its REST JSON message, keyed by provider and ID;
-/// a trip also records the vehicle it is assigned to and whether it is active, so a vehicle's `currentTrips` and a
-/// driver's access to its trips are always derived from one place.
+/// Where the emulator keeps vehicles and trips: each as its `maps.fleetengine.v1` message, keyed by provider and
+/// ID. A trip's assigned vehicle and whether it is active are derived from the message and indexed, so a
+/// vehicle's `currentTrips` and a driver's access to its trips always come from one place.
 ///
 /// Every method is atomic: an update reads, transforms and writes in one transaction, so concurrent updates of
 /// one vehicle never lose an update or interleave fields, and a call that returned has been made durable.
@@ -14,54 +15,69 @@ public import ServiceLifecycle
 /// As a `Service`, a store lives as long as the server using it: `run()` holds its connections until graceful
 /// shutdown. Every driver passes the same conformance suite (`FleetStoreConformanceTests`).
 public protocol FleetStore: Service {
-    /// A vehicle's message, or nil.
-    func vehicle(provider: String, id: String) async throws -> JSONObject?
-    /// Stores a new vehicle; throws `already_exists` if the ID is taken.
-    func insertVehicle(provider: String, id: String, body: JSONObject) async throws
-    /// Replaces a vehicle's message with `transform(current)`; throws `not_found` if there is none. Returns the
-    /// stored message and the vehicle's active trips, read in the same transaction.
+    /// A vehicle, or nil.
+    func vehicle(provider: String, id: String) async throws -> FleetEngineV1.Vehicle?
+    /// Stores a new vehicle; `already_exists` if the ID is taken.
+    func insertVehicle(_ vehicle: FleetEngineV1.Vehicle, provider: String, id: String) async throws
+    /// Replaces a vehicle with `transform(current, activeTrips)`; `not_found` if there is none. Returns the stored
+    /// vehicle and its active trips, read in the same transaction.
     func updateVehicle(
         provider: String,
         id: String,
-        _ transform: @escaping @Sendable (JSONObject) throws -> JSONObject
-    ) async throws -> (body: JSONObject, activeTrips: [StoredTrip])
-    /// Deletes a vehicle; throws `not_found`, or `conflict` while active trips are assigned to it.
+        _ transform: @escaping @Sendable (FleetEngineV1.Vehicle, [StoredTrip]) throws -> FleetEngineV1.Vehicle
+    ) async throws -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip])
+    /// Deletes a vehicle; `not_found`, or `conflict` while active trips are assigned to it.
     func deleteVehicle(provider: String, id: String) async throws
     /// Vehicles in ID order after `afterID`, at most `limit`.
-    func vehicles(provider: String, afterID: String?, limit: Int) async throws -> [(id: String, body: JSONObject)]
+    func vehicles(provider: String, afterID: String?, limit: Int) async throws -> [StoredVehicle]
 
-    /// A trip's message, or nil.
+    /// A trip, or nil.
     func trip(provider: String, id: String) async throws -> StoredTrip?
-    /// Stores a new trip; throws `already_exists` if the ID is taken.
-    func insertTrip(provider: String, id: String, trip: StoredTrip) async throws
-    /// Replaces a trip with `transform(current)`; throws `not_found` if there is none.
+    /// Stores a new trip; `already_exists` if the ID is taken, `not_found` if it names a vehicle that does not
+    /// exist (checked in the same transaction).
+    func insertTrip(_ trip: StoredTrip, provider: String) async throws
+    /// Replaces a trip with `transform(current)`; `not_found` if there is none, or if the result names a vehicle
+    /// it was not assigned to before and that does not exist (checked in the same transaction).
     func updateTrip(
         provider: String,
         id: String,
         _ transform: @escaping @Sendable (StoredTrip) throws -> StoredTrip
     ) async throws -> StoredTrip
-    /// Deletes a trip; throws `not_found`.
+    /// Deletes a trip; `not_found`.
     func deleteTrip(provider: String, id: String) async throws
     /// Trips in ID order after `afterID`, optionally only those of one vehicle and only active ones.
     func trips(provider: String, vehicleID: String?, activeOnly: Bool, afterID: String?, limit: Int) async throws
         -> [StoredTrip]
 }
 
-/// A trip as stored: its message plus the two facts the store indexes.
+/// A vehicle as stored, with its ID.
+public struct StoredVehicle: Sendable, Hashable {
+    public var id: String
+    public var vehicle: FleetEngineV1.Vehicle
+
+    public init(id: String, vehicle: FleetEngineV1.Vehicle) {
+        self.id = id
+        self.vehicle = vehicle
+    }
+}
+
+/// A trip as stored: its ID, its message, and when it last changed.
 public struct StoredTrip: Sendable, Hashable {
     /// The trip ID.
     public var id: String
-    /// The REST JSON message.
-    public var body: JSONObject
-    /// The assigned vehicle, if any.
-    public var vehicleID: String?
-    /// Whether the trip is active (not `COMPLETE` or `CANCELED`).
-    public var isActive: Bool
+    /// The message as kept (server-set fields included, `name` and derived fields not).
+    public var trip: FleetEngineV1.Trip
+    /// When the trip was created or last changed.
+    public var updatedAt: Date
 
-    public init(id: String, body: JSONObject, vehicleID: String?, isActive: Bool) {
+    public init(id: String, trip: FleetEngineV1.Trip, updatedAt: Date) {
         self.id = id
-        self.body = body
-        self.vehicleID = vehicleID
-        self.isActive = isActive
+        self.trip = trip
+        self.updatedAt = updatedAt
     }
+
+    /// The assigned vehicle, if any.
+    public var vehicleID: String? { trip.vehicleID.isEmpty ? nil : trip.vehicleID }
+    /// Whether the trip is active: not `COMPLETE` or `CANCELED`.
+    public var isActive: Bool { trip.tripStatus != .complete && trip.tripStatus != .canceled }
 }

@@ -1,11 +1,13 @@
-public import FleetAuthCore
+import FleetAuthCore
 public import FleetAuthServerSupport
+public import FleetEngineAPI
 import Foundation
 import GRDB
+import SwiftProtobuf
 
 /// ``FleetStore`` on SQLite through GRDB: one file (``SQLiteDatabase``: WAL journal, `synchronous = NORMAL`, so a
-/// committed write survives a crash of the process, `kill -9` included), versioned migrations. `inMemory` keeps a
-/// private database for throwaway runs.
+/// committed write survives a crash of the process, `kill -9` included), messages kept in the protobuf binary
+/// format, versioned migrations. `inMemory` keeps a private database for throwaway runs.
 public final class SQLiteFleetStore: FleetStore, SQLiteStore {
     public let database: SQLiteDatabase
     private var writer: any DatabaseWriter { database.writer }
@@ -35,79 +37,105 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
                     """
             )
         }
+        migrator.registerMigration("v2: protobuf bodies, trip update times") { db in
+            // v1 kept each message as its REST JSON; from v2 on it is the protobuf binary form.
+            try db.execute(sql: "ALTER TABLE trips ADD COLUMN updated_at INTEGER NOT NULL DEFAULT 0")
+            var options = JSONDecodingOptions()
+            options.ignoreUnknownFields = true
+            for row in try Row.fetchAll(db, sql: "SELECT provider, id, body FROM vehicles") {
+                let vehicle = try FleetEngineV1.Vehicle(jsonString: row["body"] as String, options: options)
+                try db.execute(
+                    sql: "UPDATE vehicles SET body = ? WHERE provider = ? AND id = ?",
+                    arguments: [try Self.encode(vehicle), row["provider"] as String, row["id"] as String])
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT provider, id, body FROM trips") {
+                let trip = try FleetEngineV1.Trip(jsonString: row["body"] as String, options: options)
+                try db.execute(
+                    sql: "UPDATE trips SET body = ? WHERE provider = ? AND id = ?",
+                    arguments: [try Self.encode(trip), row["provider"] as String, row["id"] as String])
+            }
+        }
         return migrator
     }
 
-    static func encode(_ object: JSONObject) -> String { object.jsonText }
+    static func encode(_ message: some SwiftProtobuf.Message) throws -> Data {
+        try message.serializedData()
+    }
 
-    static func decode(_ text: String) throws -> JSONObject {
+    static func decode<M: SwiftProtobuf.Message>(_ data: Data, as type: M.Type) throws -> M {
         do {
-            return try StrictJSONParser(maximumDepth: 64).parseObject(Array(text.utf8))
+            return try M(serializedBytes: data)
         } catch {
-            throw StoreError.corrupted("A stored resource is not valid JSON: \(error.message)")
+            throw StoreError.corrupted("A stored \(M.protoMessageName) cannot be read back: \(error)")
         }
     }
 
-    public func vehicle(provider: String, id: String) async throws -> JSONObject? {
-        let text = try await writer.read { db in
-            try String.fetchOne(
+    private static let activeTripsQuery =
+        "SELECT id, updated_at, body FROM trips WHERE provider = ? AND vehicle_id = ? AND active = 1 ORDER BY id"
+
+    private static func trip(_ row: Row) throws -> StoredTrip {
+        StoredTrip(
+            id: row["id"], trip: try decode(row["body"], as: FleetEngineV1.Trip.self),
+            updatedAt: Date(epochMilliseconds: row["updated_at"]))
+    }
+
+    private static func activeTrips(_ db: Database, provider: String, vehicleID: String) throws -> [StoredTrip] {
+        try Row.fetchAll(db.cachedStatement(sql: activeTripsQuery), arguments: [provider, vehicleID]).map(trip)
+    }
+
+    private static func vehicleExists(_ db: Database, provider: String, id: String) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM vehicles WHERE provider = ? AND id = ?"), arguments: [provider, id]
+        ) != nil
+    }
+
+    public func vehicle(provider: String, id: String) async throws -> FleetEngineV1.Vehicle? {
+        let data = try await writer.read { db in
+            try Data.fetchOne(
                 db.cachedStatement(sql: "SELECT body FROM vehicles WHERE provider = ? AND id = ?"),
                 arguments: [provider, id])
         }
-        return try text.map(Self.decode)
+        return try data.map { try Self.decode($0, as: FleetEngineV1.Vehicle.self) }
     }
 
-    public func insertVehicle(provider: String, id: String, body: JSONObject) async throws {
-        let text = Self.encode(body)
+    public func insertVehicle(_ vehicle: FleetEngineV1.Vehicle, provider: String, id: String) async throws {
+        let data = try Self.encode(vehicle)
         try await writer.write { db in
-            if try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM vehicles WHERE provider = ? AND id = ?"),
-                arguments: [provider, id]) != nil
-            {
+            if try Self.vehicleExists(db, provider: provider, id: id) {
                 throw StoreError.alreadyExists("Vehicle providers/\(provider)/vehicles/\(id) already exists.")
             }
             try db.cachedStatement(sql: "INSERT INTO vehicles (provider, id, body) VALUES (?, ?, ?)").execute(
-                arguments: [provider, id, text])
+                arguments: [provider, id, data])
         }
     }
 
     public func updateVehicle(
         provider: String,
         id: String,
-        _ transform: @escaping @Sendable (JSONObject) throws -> JSONObject
-    ) async throws -> (body: JSONObject, activeTrips: [StoredTrip]) {
-        // One transaction reads, writes and lists the active trips for the response: each extra GRDB call costs
-        // two thread hops, more than the SQL itself (measured with `fleetauth bench emulator`; a synchronous write
-        // that blocks the cooperative pool measured slower still).
-        let (updated, rows) = try await writer.write { db in
+        _ transform: @escaping @Sendable (FleetEngineV1.Vehicle, [StoredTrip]) throws -> FleetEngineV1.Vehicle
+    ) async throws -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip]) {
+        // One transaction reads, writes and lists the active trips: each extra GRDB call costs two thread hops,
+        // more than the SQL itself (measured with `fleetauth bench emulator`; a synchronous write that blocks the
+        // cooperative pool measured slower still).
+        try await writer.write { db in
             guard
-                let text = try String.fetchOne(
+                let data = try Data.fetchOne(
                     db.cachedStatement(sql: "SELECT body FROM vehicles WHERE provider = ? AND id = ?"),
                     arguments: [provider, id])
             else {
                 throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
             }
-            let updated = try transform(try Self.decode(text))
+            let trips = try Self.activeTrips(db, provider: provider, vehicleID: id)
+            let updated = try transform(try Self.decode(data, as: FleetEngineV1.Vehicle.self), trips)
             try db.cachedStatement(sql: "UPDATE vehicles SET body = ? WHERE provider = ? AND id = ?")
-                .execute(arguments: [Self.encode(updated), provider, id])
-            let trips = try Row.fetchAll(
-                db.cachedStatement(sql: Self.activeTripsQuery), arguments: [provider, id]
-            ).map(Self.tripColumns)
+                .execute(arguments: [try Self.encode(updated), provider, id])
             return (updated, trips)
         }
-        return (updated, try rows.map(Self.makeTrip))
     }
-
-    static let activeTripsQuery =
-        "SELECT id, vehicle_id, active, body FROM trips WHERE provider = ? AND vehicle_id = ? AND active = 1 ORDER BY id"
 
     public func deleteVehicle(provider: String, id: String) async throws {
         try await writer.write { db in
-            guard
-                try Bool.fetchOne(
-                    db.cachedStatement(sql: "SELECT 1 FROM vehicles WHERE provider = ? AND id = ?"),
-                    arguments: [provider, id]) != nil
-            else {
+            guard try Self.vehicleExists(db, provider: provider, id: id) else {
                 throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
             }
             let active =
@@ -126,54 +154,45 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         }
     }
 
-    public func vehicles(provider: String, afterID: String?, limit: Int) async throws -> [(
-        id: String, body: JSONObject
-    )] {
+    public func vehicles(provider: String, afterID: String?, limit: Int) async throws -> [StoredVehicle] {
         let rows = try await writer.read { db in
             try Row.fetchAll(
                 db.cachedStatement(
                     sql: "SELECT id, body FROM vehicles WHERE provider = ? AND id > ? ORDER BY id LIMIT ?"),
                 arguments: [provider, afterID ?? "", limit]
-            ).map { (id: $0["id"] as String, body: $0["body"] as String) }
+            ).map { (id: $0["id"] as String, body: $0["body"] as Data) }
         }
-        return try rows.map { (id: $0.id, body: try Self.decode($0.body)) }
+        return try rows.map {
+            StoredVehicle(id: $0.id, vehicle: try Self.decode($0.body, as: FleetEngineV1.Vehicle.self))
+        }
     }
 
     public func trip(provider: String, id: String) async throws -> StoredTrip? {
-        let row = try await writer.read { db in
+        try await writer.read { db in
             try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT id, vehicle_id, active, body FROM trips WHERE provider = ? AND id = ?"),
+                db.cachedStatement(sql: "SELECT id, updated_at, body FROM trips WHERE provider = ? AND id = ?"),
                 arguments: [provider, id]
-            )
-            .map(Self.tripColumns)
+            ).map(Self.trip)
         }
-        return try row.map(Self.makeTrip)
     }
 
-    typealias TripColumns = (id: String, vehicleID: String?, active: Bool, body: String)
-
-    static func tripColumns(_ row: Row) -> TripColumns {
-        (id: row["id"], vehicleID: row["vehicle_id"], active: row["active"], body: row["body"])
-    }
-
-    static func makeTrip(_ columns: TripColumns) throws -> StoredTrip {
-        StoredTrip(
-            id: columns.id, body: try decode(columns.body), vehicleID: columns.vehicleID, isActive: columns.active)
-    }
-
-    public func insertTrip(provider: String, id: String, trip: StoredTrip) async throws {
-        let text = Self.encode(trip.body)
+    public func insertTrip(_ trip: StoredTrip, provider: String) async throws {
+        let data = try Self.encode(trip.trip)
         try await writer.write { db in
             if try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM trips WHERE provider = ? AND id = ?"), arguments: [provider, id])
-                != nil
+                db.cachedStatement(sql: "SELECT 1 FROM trips WHERE provider = ? AND id = ?"),
+                arguments: [provider, trip.id]) != nil
             {
-                throw StoreError.alreadyExists("Trip providers/\(provider)/trips/\(id) already exists.")
+                throw StoreError.alreadyExists("Trip providers/\(provider)/trips/\(trip.id) already exists.")
+            }
+            if let vehicleID = trip.vehicleID, try !Self.vehicleExists(db, provider: provider, id: vehicleID) {
+                throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(vehicleID) not found.")
             }
             try db.cachedStatement(
-                sql: "INSERT INTO trips (provider, id, vehicle_id, active, body) VALUES (?, ?, ?, ?, ?)"
-            ).execute(arguments: [provider, id, trip.vehicleID, trip.isActive, text]
-            )
+                sql: "INSERT INTO trips (provider, id, vehicle_id, active, updated_at, body) VALUES (?, ?, ?, ?, ?, ?)"
+            ).execute(arguments: [
+                provider, trip.id, trip.vehicleID, trip.isActive, trip.updatedAt.epochMilliseconds, data,
+            ])
         }
     }
 
@@ -185,17 +204,26 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         try await writer.write { db in
             guard
                 let row = try Row.fetchOne(
-                    db.cachedStatement(
-                        sql: "SELECT id, vehicle_id, active, body FROM trips WHERE provider = ? AND id = ?"),
+                    db.cachedStatement(sql: "SELECT id, updated_at, body FROM trips WHERE provider = ? AND id = ?"),
                     arguments: [provider, id])
             else {
                 throw StoreError.notFound("Trip providers/\(provider)/trips/\(id) not found.")
             }
-            let updated = try transform(try Self.makeTrip(Self.tripColumns(row)))
+            let current = try Self.trip(row)
+            var updated = try transform(current)
+            updated.id = current.id
+            if let vehicleID = updated.vehicleID, vehicleID != current.vehicleID,
+                try !Self.vehicleExists(db, provider: provider, id: vehicleID)
+            {
+                throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(vehicleID) not found.")
+            }
             try db.cachedStatement(
-                sql: "UPDATE trips SET vehicle_id = ?, active = ?, body = ? WHERE provider = ? AND id = ?"
-            ).execute(arguments: [updated.vehicleID, updated.isActive, Self.encode(updated.body), provider, id]
-            )
+                sql:
+                    "UPDATE trips SET vehicle_id = ?, active = ?, updated_at = ?, body = ? WHERE provider = ? AND id = ?"
+            ).execute(arguments: [
+                updated.vehicleID, updated.isActive, updated.updatedAt.epochMilliseconds, try Self.encode(updated.trip),
+                provider, id,
+            ])
             return updated
         }
     }
@@ -214,7 +242,7 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
     public func trips(provider: String, vehicleID: String?, activeOnly: Bool, afterID: String?, limit: Int) async throws
         -> [StoredTrip]
     {
-        var sql = "SELECT id, vehicle_id, active, body FROM trips WHERE provider = ? AND id > ?"
+        var sql = "SELECT id, updated_at, body FROM trips WHERE provider = ? AND id > ?"
         var arguments: StatementArguments = [provider, afterID ?? ""]
         if let vehicleID {
             sql += " AND vehicle_id = ?"
@@ -225,9 +253,8 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         arguments += [limit]
         let query = sql
         let queryArguments = arguments
-        let rows = try await writer.read { db in
-            try Row.fetchAll(db.cachedStatement(sql: query), arguments: queryArguments).map(Self.tripColumns)
+        return try await writer.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: query), arguments: queryArguments).map(Self.trip)
         }
-        return try rows.map(Self.makeTrip)
     }
 }

@@ -23,7 +23,12 @@ public enum DefaultProvisioning {
 
     /// The service-account name used for a role: `driverSdkUser` → `driver-sdk-user`.
     public static func accountName(for role: FleetEngineRole) -> String {
-        RequestReading.snakeCase(role.id.replacingOccurrences(of: "roles/fleetengine.", with: ""), separator: "-")
+        var name = ""
+        for character in role.id.replacingOccurrences(of: "roles/fleetengine.", with: "") {
+            if character.isUppercase { name.append("-") }
+            name += character.lowercased()
+        }
+        return name
     }
 
     /// The token type (and IDs) a role's tokens are usually minted with, as `fleetauth token mint` options.

@@ -51,7 +51,9 @@ struct DemoCommand: AsyncParsableCommand {
         let scenario = DemoScenario(
             drivers: drivers, consumers: consumers, simulatedDuration: .seconds(duration) * speed)
         let passed = try await stack.run { endpoints in
-            say("Token server: \(endpoints.tokenServerURL)   Fleet Engine emulator: \(endpoints.emulatorURL)")
+            say(
+                "Token server: \(endpoints.tokenServerURL)   Fleet Engine emulator: \(endpoints.emulatorURL)"
+                    + (endpoints.emulatorGRPCAddress.map { " (gRPC \($0))" } ?? ""))
             let run = DemoRun(scenario: scenario, users: stack.tokenServer.users, endpoints: endpoints, speed: speed)
             let report = DemoReport()
             let (dispatcher, driverApps, consumerApps, outcome) = try await run.run(progress: report)

@@ -3,7 +3,8 @@ import Hummingbird
 import Prometheus
 
 /// The emulator's Prometheus metrics, served as text at `GET /metrics`:
-/// - `fleet_engine_requests_total{route,status}`: requests by route pattern and HTTP status;
+/// - `fleet_engine_requests_total{route,status}`: requests by REST route pattern and HTTP status, and by gRPC
+///   method and status name;
 /// - `fleet_engine_token_rejections_total{reason}`: rejected tokens by verifier reason code;
 /// - `fleet_engine_token_verification_seconds{source}`: time to authenticate a token, `source` = `cache` or
 ///   `verifier`.
@@ -52,10 +53,10 @@ public final class EmulatorMetrics: Sendable {
         (cached ? cacheLatency : verifierLatency).record(duration)
     }
 
-    /// Counts a finished request.
-    func requestFinished(route: String, status: Int) {
-        registry.makeCounter(descriptor: Self.requests, labels: [("route", route), ("status", String(status))])
-            .increment()
+    /// Counts a finished request: by HTTP status over REST, by gRPC status name (`OK`, `PERMISSION_DENIED`)
+    /// over gRPC, whose routes are the methods' paths.
+    func requestFinished(route: String, status: String) {
+        registry.makeCounter(descriptor: Self.requests, labels: [("route", route), ("status", status)]).increment()
     }
 
     /// The Prometheus text exposition.
@@ -71,13 +72,13 @@ struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     {
         do {
             let response = try await next(request, context)
-            metrics.requestFinished(route: context.endpointPath ?? "unmatched", status: response.status.code)
+            metrics.requestFinished(route: context.endpointPath ?? "unmatched", status: String(response.status.code))
             return response
         } catch let error as any HTTPResponseError {
-            metrics.requestFinished(route: context.endpointPath ?? "unmatched", status: error.status.code)
+            metrics.requestFinished(route: context.endpointPath ?? "unmatched", status: String(error.status.code))
             throw error
         } catch {
-            metrics.requestFinished(route: context.endpointPath ?? "unmatched", status: 500)
+            metrics.requestFinished(route: context.endpointPath ?? "unmatched", status: "500")
             throw error
         }
     }

@@ -1,0 +1,36 @@
+import FleetAuthServerSupport
+import GRPCCore
+import GRPCNIOTransportHTTP2
+public import ServiceLifecycle
+
+/// The emulator's gRPC server as a service: plaintext HTTP/2 (h2c) on `host:port`, serving the vehicle and trip
+/// services, with request messages limited like REST bodies (larger ones are `RESOURCE_EXHAUSTED`). It calls
+/// `onServerRunning` with its port once it listens and shuts down gracefully with its group.
+@available(FleetAuthGRPC, *)
+public struct GRPCServerService: Service {
+    private let server: GRPCServer<HTTP2ServerTransport.Posix>
+    private let onServerRunning: @Sendable (_ port: Int) async -> Void
+
+    init(
+        call: GRPCCall, host: String, port: Int, maximumMessageSize: Int,
+        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
+    ) {
+        var config = HTTP2ServerTransport.Posix.Config.defaults
+        config.rpc.maxRequestPayloadSize = maximumMessageSize
+        let transport = HTTP2ServerTransport.Posix(
+            address: .ipv4(host: host, port: port), transportSecurity: .plaintext, config: config)
+        server = GRPCServer(
+            transport: transport, services: [VehicleServiceHandler(call: call), TripServiceHandler(call: call)])
+        self.onServerRunning = onServerRunning
+    }
+
+    public func run() async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { try await server.serve() }
+            let address = try await server.transport.listeningAddress
+            await onServerRunning(address.ipv4?.port ?? address.ipv6?.port ?? 0)
+            try? await gracefulShutdown()
+            server.beginGracefulShutdown()
+        }
+    }
+}

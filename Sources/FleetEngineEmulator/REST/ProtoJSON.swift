@@ -1,0 +1,109 @@
+import FleetAuthCore
+import FleetAuthServerSupport
+import Foundation
+import Hummingbird
+import SwiftProtobuf
+
+/// Messages in and out of REST bodies, by the proto3 JSON mapping, as Google's REST front end reads and writes
+/// them: lowerCamelCase names out, either spelling in; enum names out, names or numbers in; 64-bit integers as
+/// strings out, strings or numbers in; Timestamps as RFC 3339 and Durations as `"1.5s"`; default values left out.
+///
+/// Every body is first read by the project's strict JSON reader (no duplicate names, strict UTF-8, bounded depth:
+/// one parser for the whole project), then decoded into the message with unknown fields refused.
+enum ProtoJSON {
+    static let decodingOptions: JSONDecodingOptions = {
+        var options = JSONDecodingOptions()
+        options.ignoreUnknownFields = false
+        options.messageDepthLimit = JSONRequestBody.maximumDepth
+        return options
+    }()
+
+    /// `bytes` as message `M` (an empty body is the empty message); `field` names it in errors (`vehicle`).
+    static func decode<M: SwiftProtobuf.Message>(_ bytes: [UInt8], as type: M.Type, field: String)
+        throws(FleetEngineError) -> M
+    {
+        _ = try JSONRequestBody.parse(bytes, field: field)
+        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return M() }
+        do {
+            return try M(jsonUTF8Bytes: bytes, options: decodingOptions)
+        } catch let error as JSONDecodingError {
+            if case .unknownField = error { throw invalid(error, field: field) }
+            let value = (try? StrictJSONParser(maximumDepth: JSONRequestBody.maximumDepth).parse(bytes)) ?? .null
+            let path = locate(value, in: M.self, path: field) { $0 } ?? field
+            throw invalid(error, field: path)
+        } catch {
+            throw .invalidArgument("Invalid JSON payload received for '\(field)': \(error).")
+        }
+    }
+
+    /// The path of the value inside `value` (at `path`) that message `M` refuses: each member, array element
+    /// and nested member is tried alone, wrapped back into the message by `wrap`, until the innermost one that
+    /// fails on its own is found.
+    static func locate<M: SwiftProtobuf.Message>(
+        _ value: JSONValue, in type: M.Type, path: String, wrap: (JSONValue) -> JSONValue
+    ) -> String? {
+        func refused(_ candidate: JSONValue) -> Bool {
+            (try? M(jsonUTF8Bytes: wrap(candidate).jsonBytes, options: decodingOptions)) == nil
+        }
+        switch value {
+        case .object(let object):
+            for member in object where refused(.object(JSONObject([member.key: member.value]))) {
+                let inner = path + "." + member.key
+                return locate(member.value, in: type, path: inner) { wrap(.object(JSONObject([member.key: $0]))) }
+                    ?? inner
+            }
+        case .array(let items):
+            for (index, item) in items.enumerated() where refused(.array([item])) {
+                let inner = "\(path)[\(index)]"
+                return locate(item, in: type, path: inner) { wrap(.array([$0])) } ?? inner
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    /// The request body as message `M`, read with `limit`.
+    static func body<M: SwiftProtobuf.Message>(_ request: Request, limit: Int, as type: M.Type, field: String)
+        async throws(FleetEngineError) -> M
+    {
+        let tooLarge = FleetEngineError(.payloadTooLarge, "The request body is larger than \(limit) bytes.")
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw tooLarge }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: limit)
+        } catch {
+            throw tooLarge
+        }
+        return try decode(Array(buffer.readableBytesView), as: type, field: field)
+    }
+
+    /// Google's wording for a body its mapping refuses; `field` is the path of the refused value.
+    static func invalid(_ error: JSONDecodingError, field: String) -> FleetEngineError {
+        let reason: String
+        switch error {
+        case .unknownField(let name):
+            return .invalidArgument(
+                "Invalid JSON payload received. Unknown name \"\(name.prefix(100))\" at '\(field)': Cannot find field.")
+        case .unrecognizedEnumValue: reason = "not one of the enum's values"
+        case .conflictingOneOf: reason = "more than one value of a oneof is set"
+        case .malformedDuration: reason = "a Duration must look like \"1.5s\""
+        case .malformedTimestamp: reason = "a Timestamp must be RFC 3339, such as \"2026-11-23T10:00:00Z\""
+        case .numberRange: reason = "out of the field's range"
+        case .malformedNumber: reason = "not a number of the field's type"
+        case .malformedBool: reason = "not true or false"
+        case .malformedString: reason = "not a string"
+        default: reason = "\(error)"
+        }
+        return .invalidArgument("Invalid JSON payload received. Invalid value at '\(field)': \(reason).")
+    }
+
+    /// A message as a 200 answer.
+    static func response(_ message: some SwiftProtobuf.Message) throws -> Response {
+        let bytes: [UInt8] = try message.jsonUTF8Bytes()
+        return Response(
+            status: .ok,
+            headers: [.contentType: JSONResponse.contentType, .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

@@ -1,0 +1,158 @@
+import FleetAuthServerSupport
+
+/// The filter of ListVehicles and SearchVehicles: the part of [AIP-160](https://google.aip.dev/160) Fleet Engine
+/// supports, restrictions on vehicle attributes compared as strings:
+///
+/// ```
+/// attributes.tier = "premium" AND (attributes.seats = "6" OR attributes.accessible = "true")
+/// ```
+///
+/// A restriction is `attributes.<key>` `=` or `!=` a value, quoted (`"10"`) or bare (`premium`); restrictions combine
+/// with `AND`, `OR` (which binds tighter than `AND`, as AIP-160 says), `NOT`, `-` and parentheses. At most 50
+/// restrictions. Anything else is `INVALID_ARGUMENT`.
+struct AttributeFilter: Sendable {
+    indirect enum Expression: Sendable, Hashable {
+        case compare(key: String, value: String, equal: Bool)
+        case and([Expression])
+        case or([Expression])
+        case not(Expression)
+    }
+
+    static let maximumRestrictions = 50
+
+    let expression: Expression
+
+    /// Parses `text`; an empty filter matches every vehicle.
+    init(_ text: String) throws(FleetEngineError) {
+        var parser = Parser(tokens: try Self.tokens(text))
+        expression = try parser.conjunction()
+        guard parser.position == parser.tokens.count else {
+            throw .invalidArgument("filter: unexpected \"\(parser.tokens[parser.position].text)\".")
+        }
+        guard parser.restrictions <= Self.maximumRestrictions else {
+            throw .invalidArgument("filter has more than \(Self.maximumRestrictions) restrictions.")
+        }
+    }
+
+    /// Whether attributes (string forms by key) satisfy the filter.
+    func matches(_ attributes: [String: String]) -> Bool { Self.evaluate(expression, attributes) }
+
+    private static func evaluate(_ expression: Expression, _ attributes: [String: String]) -> Bool {
+        switch expression {
+        case .compare(let key, let value, let equal): (attributes[key] == value) == equal
+        case .and(let parts): parts.allSatisfy { evaluate($0, attributes) }
+        case .or(let parts): parts.contains { evaluate($0, attributes) }
+        case .not(let inner): !evaluate(inner, attributes)
+        }
+    }
+
+    struct Token: Sendable, Hashable {
+        enum Kind: Sendable, Hashable { case word, quoted, symbol }
+        let kind: Kind
+        let text: String
+    }
+
+    static func tokens(_ text: String) throws(FleetEngineError) -> [Token] {
+        var tokens: [Token] = []
+        var characters = Array(text)[...]
+        while let first = characters.first {
+            if first.isWhitespace {
+                characters = characters.dropFirst()
+            } else if first == "\"" {
+                var value = ""
+                characters = characters.dropFirst()
+                var closed = false
+                while let next = characters.first {
+                    characters = characters.dropFirst()
+                    if next == "\\", let escaped = characters.first {
+                        value.append(escaped)
+                        characters = characters.dropFirst()
+                    } else if next == "\"" {
+                        closed = true
+                        break
+                    } else {
+                        value.append(next)
+                    }
+                }
+                guard closed else { throw .invalidArgument("filter has an unterminated string.") }
+                tokens.append(Token(kind: .quoted, text: value))
+            } else if first == "!" && characters.dropFirst().first == "=" {
+                tokens.append(Token(kind: .symbol, text: "!="))
+                characters = characters.dropFirst(2)
+            } else if "()=-".contains(first) {
+                tokens.append(Token(kind: .symbol, text: String(first)))
+                characters = characters.dropFirst()
+            } else {
+                let word = characters.prefix { !$0.isWhitespace && !"()=!\"".contains($0) }
+                guard !word.isEmpty else { throw .invalidArgument("filter: unexpected \"\(first)\".") }
+                tokens.append(Token(kind: .word, text: String(word)))
+                characters = characters.dropFirst(word.count)
+            }
+        }
+        return tokens
+    }
+
+    private struct Parser {
+        let tokens: [Token]
+        var position = 0
+        var restrictions = 0
+
+        init(tokens: [Token]) { self.tokens = tokens }
+
+        var current: Token? { position < tokens.count ? tokens[position] : nil }
+
+        mutating func take(_ text: String) -> Bool {
+            guard let current, current.text == text, current.kind != .quoted else { return false }
+            position += 1
+            return true
+        }
+
+        /// `a AND b`, or `a b` (AIP-160's implicit AND).
+        mutating func conjunction() throws(FleetEngineError) -> Expression {
+            if current == nil { return .and([]) }
+            var parts = [try disjunction()]
+            while let token = current, token.text != ")" {
+                _ = take("AND")
+                parts.append(try disjunction())
+            }
+            return parts.count == 1 ? parts[0] : .and(parts)
+        }
+
+        mutating func disjunction() throws(FleetEngineError) -> Expression {
+            var parts = [try term()]
+            while take("OR") { parts.append(try term()) }
+            return parts.count == 1 ? parts[0] : .or(parts)
+        }
+
+        mutating func term() throws(FleetEngineError) -> Expression {
+            if take("NOT") || take("-") { return .not(try term()) }
+            if take("(") {
+                let inner = try conjunction()
+                guard take(")") else { throw .invalidArgument("filter: a \"(\" is not closed.") }
+                return inner
+            }
+            guard let field = current, field.kind == .word, field.text.hasPrefix("attributes."),
+                field.text.count > "attributes.".count
+            else {
+                throw .invalidArgument(
+                    "filter: expected a restriction on attributes.<key>, found \"\(current?.text.prefix(100) ?? "the end")\"."
+                )
+            }
+            position += 1
+            let equal: Bool
+            if take("=") {
+                equal = true
+            } else if take("!=") {
+                equal = false
+            } else {
+                throw .invalidArgument("filter: \(field.text) must be compared with = or !=.")
+            }
+            guard let value = current, value.kind != .symbol else {
+                throw .invalidArgument("filter: \(field.text) needs a value.")
+            }
+            position += 1
+            restrictions += 1
+            return .compare(key: String(field.text.dropFirst("attributes.".count)), value: value.text, equal: equal)
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import FleetAuthServerSupport
+import FleetEngineAPI
+import Foundation
+
+/// The update masks of UpdateVehicle and UpdateTrip: which paths each accepts, and how each path is written.
+/// Paths are accepted in proto spelling (`last_location`) and JSON spelling (`lastLocation`), as Google's REST
+/// front end accepts both.
+enum FieldMasks {
+    /// `lastLocation` → `last_location`; proto spelling is left as it is.
+    static func protoPath(_ path: String) -> String {
+        var result = ""
+        for character in path {
+            if character.isUppercase {
+                result.append("_")
+                result += character.lowercased()
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// The mask's paths in proto spelling; refuses an empty mask, unknown paths and fields that cannot change.
+    static func paths(
+        _ mask: [String], updatable: Set<String>, fixed: Set<String>, message: String
+    ) throws(FleetEngineError) -> [String] {
+        guard !mask.isEmpty else {
+            throw .invalidArgument("updateMask is required and must list at least one field.")
+        }
+        var paths: [String] = []
+        for raw in mask {
+            let path = protoPath(raw.trimmingCharacters(in: .whitespaces))
+            guard !path.isEmpty else {
+                throw .invalidArgument(
+                    "updateMask must list at least one field, separated by commas, without empty paths.")
+            }
+            if fixed.contains(path) {
+                throw .invalidArgument("updateMask path \"\(raw.prefix(64))\" names a field that cannot be updated.")
+            }
+            guard updatable.contains(path) else {
+                throw .invalidArgument("updateMask path \"\(raw.prefix(64))\" is not a \(message) field.")
+            }
+            if !paths.contains(path) { paths.append(path) }
+        }
+        return paths
+    }
+
+    // MARK: Vehicle
+
+    /// UpdateVehicle paths.
+    static let vehicleUpdatable: Set<String> = [
+        "vehicle_state", "supported_trip_types", "last_location", "past_locations", "maximum_capacity", "attributes",
+        "vehicle_type", "license_plate", "route", "current_route_segment", "current_route_segment_traffic",
+        "current_route_segment_end_point", "remaining_distance_meters", "eta_to_first_waypoint",
+        "remaining_time_seconds", "waypoints", "back_to_back_enabled", "navigation_status", "device_settings",
+    ]
+    /// Vehicle fields the server manages.
+    static let vehicleFixed: Set<String> = [
+        "name", "current_trips", "current_route_segment_version", "waypoints_version",
+    ]
+
+    /// Writes the field at `path` of `source` into `target`.
+    static func write(_ path: String, from source: FleetEngineV1.Vehicle, to target: inout FleetEngineV1.Vehicle) {
+        switch path {
+        case "vehicle_state": target.vehicleState = source.vehicleState
+        case "supported_trip_types": target.supportedTripTypes = source.supportedTripTypes
+        case "last_location":
+            copy(\.lastLocation, has: source.hasLastLocation, source, &target) { $0.clearLastLocation() }
+        case "past_locations": target.pastLocations = source.pastLocations
+        case "maximum_capacity": target.maximumCapacity = source.maximumCapacity
+        case "attributes": target.attributes = source.attributes
+        case "vehicle_type": copy(\.vehicleType, has: source.hasVehicleType, source, &target) { $0.clearVehicleType() }
+        case "license_plate":
+            copy(\.licensePlate, has: source.hasLicensePlate, source, &target) { $0.clearLicensePlate() }
+        case "route": target.route = source.route
+        case "current_route_segment": target.currentRouteSegment = source.currentRouteSegment
+        case "current_route_segment_traffic":
+            copy(\.currentRouteSegmentTraffic, has: source.hasCurrentRouteSegmentTraffic, source, &target) {
+                $0.clearCurrentRouteSegmentTraffic()
+            }
+        case "current_route_segment_end_point":
+            copy(\.currentRouteSegmentEndPoint, has: source.hasCurrentRouteSegmentEndPoint, source, &target) {
+                $0.clearCurrentRouteSegmentEndPoint()
+            }
+        case "remaining_distance_meters":
+            copy(\.remainingDistanceMeters, has: source.hasRemainingDistanceMeters, source, &target) {
+                $0.clearRemainingDistanceMeters()
+            }
+        case "eta_to_first_waypoint":
+            copy(\.etaToFirstWaypoint, has: source.hasEtaToFirstWaypoint, source, &target) {
+                $0.clearEtaToFirstWaypoint()
+            }
+        case "remaining_time_seconds":
+            copy(\.remainingTimeSeconds, has: source.hasRemainingTimeSeconds, source, &target) {
+                $0.clearRemainingTimeSeconds()
+            }
+        case "waypoints": target.waypoints = source.waypoints
+        case "back_to_back_enabled": target.backToBackEnabled = source.backToBackEnabled
+        case "navigation_status": target.navigationStatus = source.navigationStatus
+        case "device_settings":
+            copy(\.deviceSettings, has: source.hasDeviceSettings, source, &target) { $0.clearDeviceSettings() }
+        default: preconditionFailure("\(path) passed the vehicle mask check but has no writer")
+        }
+    }
+
+    // MARK: Trip
+
+    /// UpdateTrip paths. `intermediate_destinations_version` is a precondition, not a write: the stored version
+    /// must equal it.
+    static let tripUpdatable: Set<String> = [
+        "vehicle_id", "trip_status", "trip_type", "pickup_point", "actual_pickup_point",
+        "actual_pickup_arrival_point", "intermediate_destinations", "intermediate_destinations_version",
+        "intermediate_destination_index", "actual_intermediate_destination_arrival_points",
+        "actual_intermediate_destinations", "dropoff_point", "actual_dropoff_point", "vehicle_waypoints", "attributes",
+    ]
+    /// Trip fields the server manages, or that cannot change after creation.
+    static let tripFixed: Set<String> = [
+        "name", "pickup_time", "dropoff_time", "remaining_waypoints", "route", "current_route_segment",
+        "current_route_segment_version", "current_route_segment_traffic", "current_route_segment_traffic_version",
+        "current_route_segment_end_point", "remaining_distance_meters", "eta_to_first_waypoint",
+        "remaining_time_to_first_waypoint", "remaining_waypoints_version", "remaining_waypoints_route_version",
+        "number_of_passengers", "last_location", "last_location_snappable", "view",
+    ]
+
+    /// Writes the field at `path` of `source` into `target` (`intermediate_destinations_version` writes nothing).
+    static func write(_ path: String, from source: FleetEngineV1.Trip, to target: inout FleetEngineV1.Trip) {
+        switch path {
+        case "vehicle_id": target.vehicleID = source.vehicleID
+        case "trip_status": target.tripStatus = source.tripStatus
+        case "trip_type": target.tripType = source.tripType
+        case "pickup_point": copy(\.pickupPoint, has: source.hasPickupPoint, source, &target) { $0.clearPickupPoint() }
+        case "dropoff_point":
+            copy(\.dropoffPoint, has: source.hasDropoffPoint, source, &target) { $0.clearDropoffPoint() }
+        case "intermediate_destinations": target.intermediateDestinations = source.intermediateDestinations
+        case "intermediate_destination_index": target.intermediateDestinationIndex = source.intermediateDestinationIndex
+        case "vehicle_waypoints": target.vehicleWaypoints = source.vehicleWaypoints
+        case "attributes": target.attributes = source.attributes
+        // Input-only observations: checked, then not kept.
+        case "actual_pickup_point", "actual_pickup_arrival_point", "actual_dropoff_point",
+            "actual_intermediate_destination_arrival_points", "actual_intermediate_destinations",
+            "intermediate_destinations_version":
+            break
+        default: preconditionFailure("\(path) passed the trip mask check but has no writer")
+        }
+    }
+
+    private static func copy<Root, Value>(
+        _ field: WritableKeyPath<Root, Value>, has: Bool, _ source: Root, _ target: inout Root,
+        clear: (inout Root) -> Void
+    ) {
+        if has { target[keyPath: field] = source[keyPath: field] } else { clear(&target) }
+    }
+}

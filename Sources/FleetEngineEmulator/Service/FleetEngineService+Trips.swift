@@ -1,0 +1,218 @@
+import FleetAuthCore
+import FleetAuthServerSupport
+public import FleetEngineAPI
+import Foundation
+import SwiftProtobuf
+
+extension FleetEngineService {
+    /// CreateTrip: `tripType` and `pickupPoint` are required; `numberOfPassengers`, `vehicleId`, `dropoffPoint`,
+    /// `intermediateDestinations`, `vehicleWaypoints` and `attributes` are used; the rest is ignored. A trip starts
+    /// `NEW`; naming a vehicle assigns it (the vehicle must exist).
+    public func createTrip(_ request: FleetEngineV1.CreateTripRequest, caller: Principal) async throws
+        -> FleetEngineV1.Trip
+    {
+        let provider = try ResourceName.provider(request.parent)
+        let id = try ResourceName.id(request.tripID, field: "tripId")
+        try authorize(caller, .createTrip, .trip(id, assignedVehicleID: nil), provider: provider)
+        let given = request.trip
+        try MessageChecks.trip(given)
+        guard given.tripType != .unknownTripType else {
+            throw FleetEngineError.invalidArgument("trip.tripType is required.")
+        }
+        guard given.hasPickupPoint, given.pickupPoint.hasPoint else {
+            throw FleetEngineError.invalidArgument("trip.pickupPoint is required.")
+        }
+        var trip = FleetEngineV1.Trip()
+        trip.tripStatus = .new
+        trip.tripType = given.tripType
+        trip.pickupPoint = given.pickupPoint
+        if given.hasDropoffPoint { trip.dropoffPoint = given.dropoffPoint }
+        trip.intermediateDestinations = given.intermediateDestinations
+        if !trip.intermediateDestinations.isEmpty {
+            trip.intermediateDestinationsVersion = Google_Protobuf_Timestamp(milliseconds: now)
+        }
+        trip.numberOfPassengers = given.numberOfPassengers
+        trip.attributes = given.attributes
+        if !given.vehicleID.isEmpty { trip.vehicleID = try ResourceName.id(given.vehicleID, field: "trip.vehicleId") }
+        let stored = StoredTrip(id: id, trip: trip, updatedAt: now)
+        try await store.insertTrip(stored, provider: provider)
+        if !given.vehicleWaypoints.isEmpty, let vehicleID = stored.vehicleID {
+            try await reorder(vehicleID, provider: provider, as: given.vehicleWaypoints)
+        }
+        return try await render(stored, provider: provider, answer: .write)
+    }
+
+    /// Reads a trip after checking the role, then the claim (which needs the trip's assigned vehicle): a caller
+    /// without the role reads nothing, and a missing trip is `NOT_FOUND` only to callers the claim allows.
+    func authorizedTrip(_ name: String, _ methods: [FleetEngineMethod], caller: Principal) async throws
+        -> (provider: String, trip: StoredTrip)
+    {
+        let (provider, id) = try ResourceName.trip(name)
+        for method in methods { try AccessPolicy.checkRole(account: caller.account, method: method) }
+        let trip = try await store.trip(provider: provider, id: id)
+        for method in methods {
+            try authorize(caller, method, .trip(id, assignedVehicleID: trip?.vehicleID), provider: provider)
+        }
+        guard let trip else { throw FleetEngineError.notFound("Trip \(name) not found.") }
+        return (provider, trip)
+    }
+
+    /// GetTrip. `currentRouteSegmentVersion` and `remainingWaypointsVersion` leave out what has not changed since;
+    /// the other riders' stops (`vehicleWaypoints`) are never shown.
+    public func getTrip(_ request: FleetEngineV1.GetTripRequest, caller: Principal) async throws -> FleetEngineV1.Trip {
+        try MessageChecks.known(request.view, "view")
+        try MessageChecks.known(request.routeFormatType, "routeFormatType")
+        let (provider, trip) = try await authorizedTrip(request.name, [.getTrip], caller: caller)
+        return try await render(trip, provider: provider, answer: .read(request))
+    }
+
+    /// UpdateTrip: writes the fields the mask names. Changing `tripStatus` also needs `trips.updateState`; a driver
+    /// may not hand its trip to another vehicle; `COMPLETE` and `CANCELED` are final; `intermediateDestinationsVersion`
+    /// in the mask must equal the stored version.
+    public func updateTrip(_ request: FleetEngineV1.UpdateTripRequest, caller: Principal) async throws
+        -> FleetEngineV1.Trip
+    {
+        let paths = try FieldMasks.paths(
+            request.updateMask.paths, updatable: FieldMasks.tripUpdatable, fixed: FieldMasks.tripFixed,
+            message: "Trip")
+        let methods: [FleetEngineMethod] =
+            paths.contains("trip_status") ? [.updateTripState, .updateTrip] : [.updateTrip]
+        let (provider, current) = try await authorizedTrip(request.name, methods, caller: caller)
+        let source = request.trip
+        try MessageChecks.trip(source)
+        if paths.contains("vehicle_id"), !source.vehicleID.isEmpty {
+            let target = try ResourceName.id(source.vehicleID, field: "trip.vehicleId")
+            // A driver may not hand its trip to another vehicle.
+            if let claim = caller.claims.vehicleID, claim != FleetEngineID.wildcard, !target.hasSameBytes(as: claim) {
+                throw FleetEngineError.permissionDenied(
+                    "The token's authorization claims do not cover vehicle \(target)")
+            }
+        }
+        if paths.contains("trip_status"), source.tripStatus == .unknownTripStatus {
+            throw FleetEngineError.invalidArgument("trip.tripStatus must be set to a known status.")
+        }
+        if paths.contains("trip_type"), source.tripType == .unknownTripType {
+            throw FleetEngineError.invalidArgument("trip.tripType must be SHARED or EXCLUSIVE.")
+        }
+        let now = self.now
+        let updated = try await store.updateTrip(provider: provider, id: current.id) { stored in
+            var next = stored
+            let status = stored.trip.tripStatus
+            guard stored.isActive else {
+                throw FleetEngineError.failedPrecondition(
+                    "Trip \(request.name) is \(status); it cannot change any more.")
+            }
+            if paths.contains("intermediate_destinations_version"),
+                source.intermediateDestinationsVersion != stored.trip.intermediateDestinationsVersion
+            {
+                throw FleetEngineError.failedPrecondition(
+                    "trip.intermediateDestinationsVersion is not the trip's: its intermediate destinations changed.")
+            }
+            for path in paths { FieldMasks.write(path, from: source, to: &next.trip) }
+            if paths.contains("intermediate_destinations"),
+                next.trip.intermediateDestinations != stored.trip.intermediateDestinations
+            {
+                next.trip.intermediateDestinationsVersion = Google_Protobuf_Timestamp(milliseconds: now)
+            }
+            guard next.trip.intermediateDestinationIndex <= next.trip.intermediateDestinations.count else {
+                throw FleetEngineError.invalidArgument(
+                    "trip.intermediateDestinationIndex is beyond the trip's intermediate destinations.")
+            }
+            Self.recordArrivals(&next.trip, from: status, at: now)
+            next.trip.vehicleWaypoints = []
+            next.updatedAt = now
+            return next
+        }
+        if paths.contains("vehicle_waypoints"), !source.vehicleWaypoints.isEmpty, let vehicleID = updated.vehicleID {
+            try await reorder(vehicleID, provider: provider, as: source.vehicleWaypoints)
+        }
+        return try await render(updated, provider: provider, answer: .write)
+    }
+
+    /// Sets `pickupTime` when the rider is picked up and `dropoffTime` when the trip completes.
+    static func recordArrivals(_ trip: inout FleetEngineV1.Trip, from previous: FleetEngineV1.TripStatus, at now: Date)
+    {
+        let pickedUp: Set<FleetEngineV1.TripStatus> = [
+            .arrivedAtPickup, .enrouteToIntermediateDestination, .arrivedAtIntermediateDestination,
+            .enrouteToDropoff, .complete,
+        ]
+        if pickedUp.contains(trip.tripStatus), !pickedUp.contains(previous), !trip.hasPickupTime {
+            trip.pickupTime = Google_Protobuf_Timestamp(milliseconds: now)
+        }
+        if trip.tripStatus == .complete, !trip.hasDropoffTime {
+            trip.dropoffTime = Google_Protobuf_Timestamp(milliseconds: now)
+        }
+    }
+
+    /// Keeps a new order of the vehicle's waypoints (it must list exactly the current ones).
+    func reorder(_ vehicleID: String, provider: String, as waypoints: [FleetEngineV1.TripWaypoint]) async throws {
+        _ = try await store.updateVehicle(provider: provider, id: vehicleID) { vehicle, trips in
+            try Self.checkReorder(waypoints, of: trips, field: "trip.vehicleWaypoints")
+            var next = vehicle
+            next.waypoints = waypoints
+            return next
+        }
+    }
+
+    /// DeleteTrip: refused (`FAILED_PRECONDITION`) while the trip is active on a vehicle.
+    public func deleteTrip(_ request: FleetEngineV1.DeleteTripRequest, caller: Principal) async throws {
+        let (provider, trip) = try await authorizedTrip(request.name, [.deleteTrip], caller: caller)
+        if trip.isActive, trip.vehicleID != nil {
+            throw FleetEngineError.failedPrecondition(
+                "Trip \(request.name) is active and assigned to a vehicle; complete or cancel it first.")
+        }
+        try await store.deleteTrip(provider: provider, id: trip.id)
+    }
+
+    /// SearchTrips: a vehicle's trips (every trip of the provider when no vehicle is named, which needs
+    /// `vehicleid: "*"`), optionally active ones only, and with `minimumStaleness` only those unchanged for at
+    /// least that long.
+    public func searchTrips(_ request: FleetEngineV1.SearchTripsRequest, caller: Principal) async throws
+        -> FleetEngineV1.SearchTripsResponse
+    {
+        let provider = try ResourceName.provider(request.parent)
+        let vehicleID = request.vehicleID.isEmpty ? nil : try ResourceName.id(request.vehicleID, field: "vehicleId")
+        try authorize(caller, .searchTrips, .tripSearch(vehicleID: vehicleID), provider: provider)
+        let page = try Self.page(size: request.pageSize, token: request.pageToken)
+        var staleBefore: Date?
+        if request.hasMinimumStaleness {
+            staleBefore = try VehicleCriteria.freshSince(request.minimumStaleness, now: now, field: "minimumStaleness")
+        }
+        var found: [StoredTrip] = []
+        var afterID = page.afterID
+        var more = false
+        scanning: while true {
+            let chunk = try await store.trips(
+                provider: provider, vehicleID: vehicleID, activeOnly: request.activeTripsOnly, afterID: afterID,
+                limit: 500)
+            for trip in chunk where staleBefore.map({ trip.updatedAt <= $0 }) ?? true {
+                if found.count == page.size {
+                    more = true
+                    break scanning
+                }
+                found.append(trip)
+            }
+            guard chunk.count == 500, let last = chunk.last else { break }
+            afterID = last.id
+        }
+        var response = FleetEngineV1.SearchTripsResponse()
+        for trip in found { response.trips.append(try await render(trip, provider: provider, answer: .read(nil))) }
+        if more, let last = found.last { response.nextPageToken = Self.pageToken(after: last.id) }
+        return response
+    }
+
+    /// ReportBillableTrip: checked and accepted. No published role names its permission; the emulator asks for a
+    /// backend's (`trips.create`, with `tripid: "*"`).
+    public func reportBillableTrip(_ request: FleetEngineV1.ReportBillableTripRequest, caller: Principal) async throws {
+        let (provider, _) = try ResourceName.resource(request.name, collection: "billableTrips")
+        try authorize(caller, .reportBillableTrip, .allTrips, provider: provider)
+        guard request.countryCode.utf8.count == 2, request.countryCode.allSatisfy({ $0.isASCII && $0.isLetter }) else {
+            throw FleetEngineError.invalidArgument("countryCode is required: a two-letter country code.")
+        }
+        try MessageChecks.known(request.platform, "platform")
+        try MessageChecks.known(request.solutionType, "solutionType")
+        for (index, related) in request.relatedIds.enumerated() {
+            _ = try ResourceName.id(related, field: "relatedIds[\(index)]")
+        }
+    }
+}

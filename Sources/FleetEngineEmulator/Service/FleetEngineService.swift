@@ -1,0 +1,171 @@
+public import FleetAuthCore
+import FleetAuthServerSupport
+import FleetEngineAPI
+import Foundation
+import SwiftProtobuf
+
+/// Fleet Engine's vehicle and trip RPCs, implemented once for both transports: the REST routes and the gRPC
+/// services turn their requests into `maps.fleetengine.v1` request messages, authenticate the caller into a
+/// ``Principal``, and call the method of the same name here. Each method authorizes the call
+/// (<doc:AuthorizationModel>) before it reads or writes anything, validates the request, and answers with the
+/// response message; failures are ``FleetEngineError``s (and the store's `StoreError`s, answered the same way).
+public struct FleetEngineService: Sendable {
+    /// Choices where the emulator stands in for what Fleet Engine computes.
+    public struct Configuration: Sendable, Hashable {
+        /// The speed of every vehicle on every leg, in metres per second, for ETAs (default 10, 36 km/h).
+        public var speed: Double
+
+        public init(speed: Double = 10) {
+            self.speed = speed
+        }
+    }
+
+    let store: any FleetStore
+    let clock: any WallClock
+    let estimator: RouteEstimator
+
+    /// - Parameters:
+    ///   - store: where vehicles and trips live.
+    ///   - clock: the time of server-set times and ETAs.
+    ///   - configuration: the stand-in speed.
+    public init(store: any FleetStore, clock: any WallClock = .system, configuration: Configuration = Configuration()) {
+        self.store = store
+        self.clock = clock
+        self.estimator = RouteEstimator(speed: configuration.speed)
+    }
+
+    var now: Date { clock.currentDate }
+
+    /// Throws unless `caller` may call `method` on `scope` of `provider` (<doc:AuthorizationModel>, steps 3–5).
+    func authorize(_ caller: Principal, _ method: FleetEngineMethod, _ scope: ResourceScope, provider: String)
+        throws(FleetEngineError)
+    {
+        try AccessPolicy.check(
+            account: caller.account, claims: caller.claims, method: method, scope: scope, provider: provider)
+    }
+
+    /// The error a transport answers for any failure of a method: a ``FleetEngineError`` as it is, a store's error
+    /// in Google's terms, anything else `INTERNAL`.
+    public static func apiError(_ error: any Error) -> FleetEngineError {
+        switch error {
+        case let error as FleetEngineError: error
+        case let error as StoreError: FleetEngineError(error)
+        default: .internal("The emulator failed: \(error)")
+        }
+    }
+
+    // MARK: Rendering
+
+    /// A vehicle as answered: its name, its active trips, its waypoints derived from them, and the estimates
+    /// for its first waypoint when the driver has not reported them.
+    func render(
+        _ stored: FleetEngineV1.Vehicle, provider: String, id: String, activeTrips: [StoredTrip]
+    ) -> FleetEngineV1.Vehicle {
+        var vehicle = stored
+        vehicle.name = ResourceName.vehicleName(provider: provider, id: id)
+        vehicle.currentTrips = activeTrips.map(\.id)
+        vehicle.waypoints = estimator.waypoints(vehicle: stored, trips: activeTrips, now: now)
+        if let version = activeTrips.map(\.updatedAt).max() {
+            vehicle.waypointsVersion = Google_Protobuf_Timestamp(milliseconds: version)
+        } else {
+            vehicle.clearWaypointsVersion()
+        }
+        if let first = vehicle.waypoints.first, first.hasEta {
+            if !vehicle.hasEtaToFirstWaypoint || vehicle.etaToFirstWaypoint.date <= now {
+                vehicle.etaToFirstWaypoint = first.eta
+            }
+            if !vehicle.hasRemainingDistanceMeters { vehicle.remainingDistanceMeters = first.distanceMeters }
+        }
+        return vehicle
+    }
+
+    /// Why a trip is rendered: its create and update answers also carry the vehicle's waypoints, which GetTrip
+    /// never shows (other riders' stops are private).
+    enum TripAnswer {
+        case write
+        case read(FleetEngineV1.GetTripRequest?)
+    }
+
+    /// A trip as answered: its name, and while active on a vehicle, the vehicle's last location and the estimates
+    /// of its remaining waypoints.
+    func render(_ stored: StoredTrip, provider: String, answer: TripAnswer) async throws -> FleetEngineV1.Trip {
+        var trip = stored.trip
+        trip.name = ResourceName.tripName(provider: provider, id: stored.id)
+        if case .read(let request?) = answer { trip.view = request.view }
+        guard stored.isActive, let vehicleID = stored.vehicleID,
+            let vehicle = try await store.vehicle(provider: provider, id: vehicleID)
+        else { return trip }
+        let trips = try await store.trips(
+            provider: provider, vehicleID: vehicleID, activeOnly: true, afterID: nil, limit: 1000)
+        let waypoints = estimator.waypoints(vehicle: vehicle, trips: trips, now: now)
+        if vehicle.hasLastLocation { trip.lastLocation = vehicle.lastLocation }
+        if let last = waypoints.lastIndex(where: { $0.tripID == stored.id }) {
+            trip.remainingWaypoints = Array(waypoints[...last])
+        }
+        if let version = trips.map(\.updatedAt).max() {
+            trip.remainingWaypointsVersion = Google_Protobuf_Timestamp(milliseconds: version)
+        }
+        if let first = waypoints.first, first.hasEta {
+            trip.remainingDistanceMeters = first.distanceMeters
+            trip.etaToFirstWaypoint = first.eta
+            trip.remainingTimeToFirstWaypoint = Google_Protobuf_Duration(
+                timeInterval: max(first.eta.date.timeIntervalSince(now), 0).rounded())
+        }
+        if !trip.hasPickupTime,
+            let pickup = waypoints.first(where: { $0.tripID == stored.id && $0.waypointType == .pickupWaypointType }),
+            pickup.hasEta
+        {
+            trip.pickupTime = pickup.eta
+        }
+        if !trip.hasDropoffTime,
+            let dropoff = waypoints.first(where: { $0.tripID == stored.id && $0.waypointType == .dropOffWaypointType }),
+            dropoff.hasEta
+        {
+            trip.dropoffTime = dropoff.eta
+        }
+        if !vehicle.currentRouteSegment.isEmpty {
+            trip.currentRouteSegment = vehicle.currentRouteSegment
+            trip.currentRouteSegmentVersion = vehicle.currentRouteSegmentVersion
+            if vehicle.hasCurrentRouteSegmentEndPoint {
+                trip.currentRouteSegmentEndPoint = vehicle.currentRouteSegmentEndPoint
+            }
+        }
+        switch answer {
+        case .write:
+            trip.vehicleWaypoints = waypoints
+        case .read(let request?):
+            if request.hasCurrentRouteSegmentVersion, trip.hasCurrentRouteSegmentVersion,
+                trip.currentRouteSegmentVersion.date <= request.currentRouteSegmentVersion.date
+            {
+                trip.currentRouteSegment = ""
+            }
+            if request.hasRemainingWaypointsVersion, trip.hasRemainingWaypointsVersion,
+                trip.remainingWaypointsVersion.date <= request.remainingWaypointsVersion.date
+            {
+                trip.remainingWaypoints = []
+            }
+        case .read(nil):
+            break
+        }
+        return trip
+    }
+
+    // MARK: Paging
+
+    /// Page size and the ID after which a page starts (`pageToken` is the base64url of the last ID of the
+    /// previous page).
+    static func page(size: Int32, token: String, defaultSize: Int = 100, maximumSize: Int = 1000)
+        throws(FleetEngineError) -> (size: Int, afterID: String?)
+    {
+        guard size >= 0 else { throw .invalidArgument("pageSize must not be negative.") }
+        let pageSize = size == 0 ? defaultSize : min(Int(size), maximumSize)
+        guard !token.isEmpty else { return (pageSize, nil) }
+        guard let bytes = Base64URL.decode(token), UTF8Validation.isValid(bytes) else {
+            throw .invalidArgument("pageToken is not a token this server issued.")
+        }
+        return (pageSize, String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The token for the page after `lastID`.
+    static func pageToken(after lastID: String) -> String { Base64URL.encode(Array(lastID.utf8)) }
+}
