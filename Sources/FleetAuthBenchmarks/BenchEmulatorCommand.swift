@@ -4,11 +4,13 @@ import FleetAuthJWT
 import FleetEngineAPI
 import FleetEngineEmulator
 import Foundation
+import GRPCCore
 import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
+import SwiftProtobuf
 
 extension BenchCommand {
     struct Emulator: AsyncParsableCommand {
@@ -21,7 +23,9 @@ extension BenchCommand {
                 same emulator with its verified-token cache turned off, and a Hummingbird server whose one route \
                 answers the same request with `{}`; then drives each with the same closed-loop load (keep-alive \
                 connections over loopback, each vehicle's location updated with its own token) in interleaved \
-                rounds and reports the best round of each. The load generator shares the machine's cores.
+                rounds and reports the best round of each. The emulator's gRPC server gets the same UpdateVehicle \
+                calls from grpc-swift clients, with as many calls in flight as REST has connections. The load \
+                generators share the machine's cores.
                 """
         )
 
@@ -29,12 +33,16 @@ extension BenchCommand {
         @Option(help: "Rounds; every figure is the best round.") var rounds: Int = 3
         @Option(help: "Concurrent keep-alive connections.") var connections: Int = 32
         @Option(help: "Distinct vehicles, each with its own driver token.") var vehicles: Int = 1000
+        @Option(help: "HTTP/2 connections for the gRPC load (carrying --connections calls in flight).")
+        var grpcConnections: Int = 2
         @Flag(help: "Skip the server without a token cache.") var skipUncached = false
+        @Flag(help: "Skip UpdateVehicle over gRPC.") var skipGRPC = false
 
         func validate() throws {
-            if rounds < 1 || seconds <= 0 || connections < 1 || vehicles < connections {
+            if rounds < 1 || seconds <= 0 || connections < 1 || grpcConnections < 1 || vehicles < connections {
                 throw ValidationError(
-                    "--rounds, --seconds, --connections must be positive; --vehicles ≥ --connections.")
+                    "--rounds, --seconds, --connections, --grpc-connections must be positive; "
+                        + "--vehicles ≥ --connections.")
             }
         }
 
@@ -83,15 +91,18 @@ extension BenchCommand {
                     servers.append(
                         ("uncached", uncached.application(port: 0) { ports.continuation.yield(("uncached", $0)) }))
                 }
-                let serviceGroup = ServiceGroup(
-                    configuration: .init(services: servers.map { $0.1 }, logger: logger))
+                var services: [any Service] = servers.map { $0.1 }
+                if !skipGRPC, #available(FleetAuthGRPC , *) {
+                    services.append(cached.grpcServer(port: 0) { ports.continuation.yield(("grpc", $0)) })
+                }
+                let serviceGroup = ServiceGroup(configuration: .init(services: services, logger: logger))
                 group.addTask { try await serviceGroup.run() }
                 var portOf: [String: Int] = [:]
                 for await (name, port) in ports.stream {
                     portOf[name] = port
-                    if portOf.count == servers.count { break }
+                    if portOf.count == services.count { break }
                 }
-                try await measure(ports: portOf, requests: requests)
+                try await measure(ports: portOf, requests: requests, tokens: tokens)
                 await serviceGroup.triggerGracefulShutdown()
             }
             guard let sample = try await store.vehicle(provider: Self.provider, id: Self.vehicleID(0)),
@@ -105,19 +116,30 @@ extension BenchCommand {
         /// Interleaved rounds over the servers; prints the best round of each and the ratios.
         func measure(
             ports: [String: Int],
-            requests: @escaping @Sendable (Int, Int) -> LoadGenerator.Request
+            requests: @escaping @Sendable (Int, Int) -> LoadGenerator.Request,
+            tokens: [String]
         ) async throws {
-            let order = ["trivial", "cached", "uncached"].filter { ports[$0] != nil }
+            let order = ["trivial", "cached", "grpc", "uncached"].filter { ports[$0] != nil }
             var best: [String: LoadGenerator.Result] = [:]
             say(
                 "Measuring: \(connections) connections, \(vehicles) vehicles, "
                     + "\(rounds) round(s) of \(seconds) s per server (load generator in this process).")
             for round in 1...rounds {
                 for name in order {
-                    let generator = LoadGenerator(
-                        host: "127.0.0.1", port: ports[name]!, connections: connections, makeRequest: requests)
-                    let result = try await generator.run(
-                        warmUp: .milliseconds(500), duration: .milliseconds(Int64(seconds * 1000)))
+                    let warmUp = Duration.milliseconds(500)
+                    let duration = Duration.milliseconds(Int64(seconds * 1000))
+                    let result: LoadGenerator.Result
+                    if name == "grpc", #available(FleetAuthGRPC , *) {
+                        result = try await GRPCLoadGenerator(
+                            host: "127.0.0.1", port: ports[name]!, connections: grpcConnections,
+                            concurrency: connections,
+                            makeRequest: Self.grpcRequests(tokens: tokens, workers: connections)
+                        ).run(warmUp: warmUp, duration: duration)
+                    } else {
+                        result = try await LoadGenerator(
+                            host: "127.0.0.1", port: ports[name]!, connections: connections, makeRequest: requests
+                        ).run(warmUp: warmUp, duration: duration)
+                    }
                     let failures = result.count - result.successes
                     if name != "trivial" && failures > 0 {
                         throw BenchmarkFailure(
@@ -133,6 +155,7 @@ extension BenchCommand {
             let labels = [
                 "trivial": "trivial Hummingbird route (same request)",
                 "cached": "UpdateVehicle, verified-token cache",
+                "grpc": "UpdateVehicle over gRPC, verified-token cache",
                 "uncached": "UpdateVehicle, RSA verification every call",
             ]
             say("")
@@ -153,6 +176,12 @@ extension BenchCommand {
                         "UpdateVehicle / trivial route: %.2f (target ≥ 0.50: %@); %.0f updates/s (target ≥ 2,000: %@)",
                     cachedRate / trivialRate, cachedRate / trivialRate >= 0.5 ? "met" : "NOT met", cachedRate,
                     cachedRate >= 2000 ? "met" : "NOT met"))
+            if let grpcRate = best["grpc"]?.rate {
+                say(
+                    String(
+                        format: "UpdateVehicle over gRPC / over REST: %.2f (target ≥ 1.00: %@)",
+                        grpcRate / cachedRate, grpcRate >= cachedRate ? "met" : "NOT met"))
+            }
             if let uncachedRate = best["uncached"]?.rate {
                 say(
                     String(
@@ -162,6 +191,26 @@ extension BenchCommand {
         }
 
         static func vehicleID(_ index: Int) -> String { "vehicle-\(index)" }
+
+        /// The gRPC twin of ``requests(tokens:connections:)``: worker `w` updates vehicles w, w + workers, … with
+        /// their own tokens, through UpdateVehicle with the `last_location` mask.
+        @available(FleetAuthGRPC, *)
+        static func grpcRequests(tokens: [String], workers: Int)
+            -> @Sendable (Int, Int) -> (FleetEngineV1.UpdateVehicleRequest, Metadata)
+        {
+            let metadata: [Metadata] = tokens.map { ["authorization": "Bearer \($0)"] }
+            let perWorker = tokens.count / workers
+            return { worker, sequence in
+                let index = worker + (sequence % perWorker) * workers
+                let step = Double(sequence % 1000) * 0.0001
+                var request = FleetEngineV1.UpdateVehicleRequest()
+                request.name = "providers/\(provider)/vehicles/\(vehicleID(index))"
+                request.vehicle.lastLocation.location.latitude = 37.42 + step
+                request.vehicle.lastLocation.location.longitude = -122.08 - step
+                request.updateMask.paths = ["last_location"]
+                return (request, metadata[index])
+            }
+        }
 
         static let vehicle: FleetEngineV1.Vehicle = {
             var vehicle = FleetEngineV1.Vehicle()

@@ -6,7 +6,7 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// The role × method matrix over HTTP (rule A8 of the *Verification rules* article): every role × every RPC, with a token
+/// The role × method matrix over REST (and, in ``GRPCTransportTests``, over gRPC) (rule A8 of the *Verification rules* article): every role × every RPC, with a token
 /// signed by a service account holding only that role. Where the role grants the method's permission, a token
 /// whose claim covers the resource succeeds and one whose claim does not is 403; where it does not, even the
 /// covering token is 403 and names the permission. A denied call changes nothing in the store.
@@ -103,6 +103,10 @@ struct HTTPMatrixTests {
         Call(
             method: .searchTrips, httpMethod: .post, path: "\(trips):search", body: #"{"vehicleId":"v1"}"#,
             covering: .init(vehicleID: "v1"), other: .init(vehicleID: "v2")),
+        Call(
+            method: .reportBillableTrip, httpMethod: .post,
+            path: "/v1/providers/demo-project/billableTrips/t1:report", body: #"{"countryCode":"US"}"#,
+            covering: .init(tripID: "*"), other: .init(tripID: "t1")),
     ]
 
     struct Cell: Sendable, CustomTestStringConvertible {

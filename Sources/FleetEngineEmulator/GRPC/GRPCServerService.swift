@@ -4,8 +4,9 @@ import GRPCNIOTransportHTTP2
 public import ServiceLifecycle
 
 /// The emulator's gRPC server as a service: plaintext HTTP/2 (h2c) on `host:port`, serving the vehicle and trip
-/// services, with request messages limited like REST bodies (larger ones are `RESOURCE_EXHAUSTED`). It calls
-/// `onServerRunning` with its port once it listens and shuts down gracefully with its group.
+/// services, with request messages limited like REST bodies (larger ones are `RESOURCE_EXHAUSTED`, checked by
+/// each method; the transport itself resets streams only past four times that). It calls `onServerRunning` with
+/// its port once it listens and shuts down gracefully with its group.
 @available(FleetAuthGRPC, *)
 public struct GRPCServerService: Service {
     private let server: GRPCServer<HTTP2ServerTransport.Posix>
@@ -16,11 +17,15 @@ public struct GRPCServerService: Service {
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
     ) {
         var config = HTTP2ServerTransport.Posix.Config.defaults
-        config.rpc.maxRequestPayloadSize = maximumMessageSize
+        config.rpc.maxRequestPayloadSize = maximumMessageSize * 4
         let transport = HTTP2ServerTransport.Posix(
             address: .ipv4(host: host, port: port), transportSecurity: .plaintext, config: config)
         server = GRPCServer(
-            transport: transport, services: [VehicleServiceHandler(call: call), TripServiceHandler(call: call)])
+            transport: transport,
+            services: [
+                VehicleServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
+                TripServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
+            ])
         self.onServerRunning = onServerRunning
     }
 

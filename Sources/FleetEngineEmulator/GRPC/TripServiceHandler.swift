@@ -6,7 +6,31 @@ import SwiftProtobuf
 @available(FleetAuthGRPC, *)
 struct TripServiceHandler: FleetEngineV1.TripService.ServiceProtocol {
     let call: GRPCCall
+    /// The largest request message accepted (larger is `RESOURCE_EXHAUSTED`).
+    let maximumMessageSize: Int
     var service: FleetEngineService { call.service }
+
+    /// The methods, each with the message size check of ``LimitedProtobufDeserializer``.
+    func registerMethods<Transport: ServerTransport>(with router: inout RPCRouter<Transport>) {
+        typealias Method = FleetEngineV1.TripService.Method
+        let limit = maximumMessageSize
+        router.registerUnary(Method.CreateTrip.descriptor, limit: limit) {
+            try await createTrip(request: $0, context: $1)
+        }
+        router.registerUnary(Method.GetTrip.descriptor, limit: limit) { try await getTrip(request: $0, context: $1) }
+        router.registerUnary(Method.DeleteTrip.descriptor, limit: limit) {
+            try await deleteTrip(request: $0, context: $1)
+        }
+        router.registerUnary(Method.ReportBillableTrip.descriptor, limit: limit) {
+            try await reportBillableTrip(request: $0, context: $1)
+        }
+        router.registerUnary(Method.SearchTrips.descriptor, limit: limit) {
+            try await searchTrips(request: $0, context: $1)
+        }
+        router.registerUnary(Method.UpdateTrip.descriptor, limit: limit) {
+            try await updateTrip(request: $0, context: $1)
+        }
+    }
 
     func createTrip(
         request: ServerRequest<FleetEngineV1.CreateTripRequest>, context: ServerContext

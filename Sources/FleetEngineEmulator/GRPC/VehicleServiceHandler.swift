@@ -6,7 +6,36 @@ import SwiftProtobuf
 @available(FleetAuthGRPC, *)
 struct VehicleServiceHandler: FleetEngineV1.VehicleService.ServiceProtocol {
     let call: GRPCCall
+    /// The largest request message accepted (larger is `RESOURCE_EXHAUSTED`).
+    let maximumMessageSize: Int
     var service: FleetEngineService { call.service }
+
+    /// The methods, each with the message size check of ``LimitedProtobufDeserializer``.
+    func registerMethods<Transport: ServerTransport>(with router: inout RPCRouter<Transport>) {
+        typealias Method = FleetEngineV1.VehicleService.Method
+        let limit = maximumMessageSize
+        router.registerUnary(Method.CreateVehicle.descriptor, limit: limit) {
+            try await createVehicle(request: $0, context: $1)
+        }
+        router.registerUnary(Method.GetVehicle.descriptor, limit: limit) {
+            try await getVehicle(request: $0, context: $1)
+        }
+        router.registerUnary(Method.DeleteVehicle.descriptor, limit: limit) {
+            try await deleteVehicle(request: $0, context: $1)
+        }
+        router.registerUnary(Method.UpdateVehicle.descriptor, limit: limit) {
+            try await updateVehicle(request: $0, context: $1)
+        }
+        router.registerUnary(Method.UpdateVehicleAttributes.descriptor, limit: limit) {
+            try await updateVehicleAttributes(request: $0, context: $1)
+        }
+        router.registerUnary(Method.ListVehicles.descriptor, limit: limit) {
+            try await listVehicles(request: $0, context: $1)
+        }
+        router.registerUnary(Method.SearchVehicles.descriptor, limit: limit) {
+            try await searchVehicles(request: $0, context: $1)
+        }
+    }
 
     func createVehicle(
         request: ServerRequest<FleetEngineV1.CreateVehicleRequest>, context: ServerContext

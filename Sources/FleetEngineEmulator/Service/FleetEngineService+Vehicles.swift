@@ -117,7 +117,7 @@ extension FleetEngineService {
             if next.hasRemainingTimeSeconds {
                 // Input only: the driver's time to its next waypoint sets the ETA, and is not kept.
                 next.etaToFirstWaypoint = Google_Protobuf_Timestamp(
-                    date: now.addingTimeInterval(TimeInterval(next.remainingTimeSeconds.value)))
+                    milliseconds: now.addingTimeInterval(TimeInterval(next.remainingTimeSeconds.value)))
                 next.clearRemainingTimeSeconds()
             }
             next.pastLocations = []

@@ -23,7 +23,9 @@ enum ResourceName {
             throw .invalidArgument(
                 "\(field) must be providers/{provider}/\(collection)/{id}, not \"\(name.prefix(200))\".")
         }
-        return (try id(String(parts[1]), field: "provider"), try id(String(parts[3]), field: "\(field) ID"))
+        // The ID is named as REST names its path segment (`vehicle ID`), so both transports say the same.
+        let singular = collection.hasSuffix("s") ? String(collection.dropLast()) : collection
+        return (try id(String(parts[1]), field: "provider"), try id(String(parts[3]), field: "\(singular) ID"))
     }
 
     /// A vehicle's name.
