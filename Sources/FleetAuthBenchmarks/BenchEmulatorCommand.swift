@@ -40,9 +40,15 @@ extension BenchCommand {
         @Flag(help: "Skip UpdateVehicle over gRPC.") var skipGRPC = false
         @Option(
             help:
-                "Measure only these servers (comma-separated: trivial, cached, grpc-trivial, grpc, uncached), for profiling."
+                "Measure only these servers (comma-separated: trivial, cached, postgres, grpc-trivial, grpc, uncached), for profiling."
         )
         var only: String?
+        @Option(
+            help: """
+                Also measure UpdateVehicle with vehicles in PostgreSQL (postgres://USER[:PASSWORD]@HOST[:PORT]/DB); \
+                the run replaces the vehicles of provider bench-project there.
+                """)
+        var database: String?
 
         func validate() throws {
             if rounds < 1 || seconds <= 0 || connections < 1 || grpcConnections < 1 || vehicles < connections {
@@ -73,6 +79,25 @@ extension BenchCommand {
                 tokens.append(try minter.mintSynchronously(.driver(vehicleID: id)).jwt)
             }
             let requests = Self.requests(tokens: tokens, connections: connections)
+            var postgresStore: PostgresFleetStore?
+            if let database {
+                let url: PostgresURL
+                do {
+                    url = try PostgresURL(database)
+                    say("Storing \(vehicles) vehicles in PostgreSQL at \(url)…")
+                    let store = try await PostgresFleetStore.connect(url, maximumConnections: connections)
+                    try await Self.clear(store)
+                    for index in 0..<vehicles {
+                        try await store.insertVehicle(Self.vehicle, provider: Self.provider, id: Self.vehicleID(index))
+                    }
+                    postgresStore = store
+                } catch let error as StoreError {
+                    throw BenchmarkFailure(error.message)
+                }
+            }
+            defer { if let postgresStore { Task { await postgresStore.database.close() } } }
+            var onPostgres: EmulatorServer?
+            if let postgresStore { onPostgres = try await EmulatorServer(trust: trust, store: postgresStore) }
 
             let cached = try await EmulatorServer(trust: trust, store: store)
             let uncached = try await EmulatorServer(
@@ -97,6 +122,10 @@ extension BenchCommand {
                     servers.append(
                         ("uncached", uncached.application(port: 0) { ports.continuation.yield(("uncached", $0)) }))
                 }
+                if let onPostgres {
+                    servers.append(
+                        ("postgres", onPostgres.application(port: 0) { ports.continuation.yield(("postgres", $0)) }))
+                }
                 var services: [any Service] = servers.map { $0.1 }
                 if !skipGRPC, #available(FleetAuthGRPC , *) {
                     services.append(TrivialGRPCServer { ports.continuation.yield(("grpc-trivial", $0)) })
@@ -112,12 +141,15 @@ extension BenchCommand {
                 try await measure(ports: portOf, requests: requests, tokens: tokens)
                 await serviceGroup.triggerGracefulShutdown()
             }
-            guard let sample = try await store.vehicle(provider: Self.provider, id: Self.vehicleID(0)),
-                sample.lastLocation.hasServerTime
-            else {
-                throw BenchmarkFailure(
-                    "The updates were not persisted: vehicle \(Self.vehicleID(0)) has no lastLocation.")
+            for checked in [store as any FleetStore] + (postgresStore.map { [$0 as any FleetStore] } ?? []) {
+                guard let sample = try await checked.vehicle(provider: Self.provider, id: Self.vehicleID(0)),
+                    sample.lastLocation.hasServerTime
+                else {
+                    throw BenchmarkFailure(
+                        "The updates were not persisted: vehicle \(Self.vehicleID(0)) has no lastLocation.")
+                }
             }
+            if let postgresStore { try await Self.clear(postgresStore) }
         }
 
         /// Interleaved rounds over the servers; prints the best round of each and the ratios.
@@ -127,7 +159,7 @@ extension BenchCommand {
             tokens: [String]
         ) async throws {
             let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
-            let order = ["trivial", "cached", "grpc-trivial", "grpc", "uncached"].filter {
+            let order = ["trivial", "cached", "postgres", "grpc-trivial", "grpc", "uncached"].filter {
                 ports[$0] != nil && chosen?.contains($0) ?? true
             }
             var best: [String: LoadGenerator.Result] = [:]
@@ -165,6 +197,7 @@ extension BenchCommand {
             let labels = [
                 "trivial": "trivial Hummingbird route (same request)",
                 "cached": "UpdateVehicle, verified-token cache",
+                "postgres": "UpdateVehicle on PostgreSQL, token cache",
                 "grpc-trivial": "trivial gRPC method (same call)",
                 "grpc": "UpdateVehicle over gRPC, verified-token cache",
                 "uncached": "UpdateVehicle, RSA verification every call",
@@ -186,6 +219,12 @@ extension BenchCommand {
                         "UpdateVehicle / trivial route: %.2f (target ≥ 0.50: %@); %.0f updates/s (target ≥ 2,000: %@)",
                     cachedRate / trivialRate, cachedRate / trivialRate >= 0.5 ? "met" : "NOT met", cachedRate,
                     cachedRate >= 2000 ? "met" : "NOT met"))
+            if let postgresRate = best["postgres"]?.rate {
+                say(
+                    String(
+                        format: "UpdateVehicle on PostgreSQL: %.0f updates/s (target ≥ 2,000: %@), %.2f × SQLite's",
+                        postgresRate, postgresRate >= 2000 ? "met" : "NOT met", postgresRate / cachedRate))
+            }
             if let grpcRate = best["grpc"]?.rate {
                 say(
                     String(
@@ -208,6 +247,15 @@ extension BenchCommand {
         }
 
         static func vehicleID(_ index: Int) -> String { "vehicle-\(index)" }
+
+        /// Deletes every vehicle of the bench provider (earlier runs' included).
+        static func clear(_ store: any FleetStore) async throws {
+            while true {
+                let page = try await store.vehicles(provider: provider, afterID: nil, limit: 500)
+                if page.isEmpty { return }
+                for vehicle in page { try await store.deleteVehicle(provider: provider, id: vehicle.id) }
+            }
+        }
 
         /// The gRPC twin of ``requests(tokens:connections:)``: worker `w` updates vehicles w, w + workers, … with
         /// their own tokens, through UpdateVehicle with the `last_location` mask.

@@ -16,7 +16,8 @@ struct EmulatorCommand: AsyncParsableCommand {
             Without --trust, the emulator provisions one service account per Fleet Engine role in the data \
             directory (key files under keys/, provider demo-project), trusts them, and prints a ready \
             `fleetauth token mint` command for each role. Data is kept in SQLite in the data directory unless \
-            --in-memory is given.
+            --in-memory is given, or in PostgreSQL with --database (or DATABASE_URL), where several emulators can \
+            share it.
             """
     )
 
@@ -24,6 +25,9 @@ struct EmulatorCommand: AsyncParsableCommand {
     var trust: String?
     @Option(help: "Data directory for the database and provisioned keys.") var data: String = "fleet-engine-data"
     @Flag(help: "Keep vehicles and trips in memory only.") var inMemory = false
+    @Option(
+        help: "PostgreSQL for vehicles and trips: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or DATABASE_URL).")
+    var database: String?
     @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
     @Option(help: "REST port to listen on (0 picks a free one).") var port: Int = 8787
     @Option(help: "gRPC (plaintext HTTP/2) port to listen on (0 picks a free one).") var grpcPort: Int = 8786
@@ -33,6 +37,7 @@ struct EmulatorCommand: AsyncParsableCommand {
     func validate() throws {
         if idleTimeout <= 0 { throw ValidationError("--idle-timeout must be positive.") }
         if grpcPort != 0, grpcPort == port { throw ValidationError("--grpc-port must differ from --port.") }
+        if inMemory, database != nil { throw ValidationError("--in-memory and --database exclude each other.") }
     }
 
     func run() async throws {
@@ -55,10 +60,15 @@ struct EmulatorCommand: AsyncParsableCommand {
         } catch let error as TrustConfigurationError {
             throw CLIError(error.message)
         }
-        let store =
-            inMemory
-            ? try SQLiteFleetStore(inMemory: ())
-            : try SQLiteFleetStore(path: data + "/" + EmulatorServer.databaseFileName)
+        let store: any FleetStore
+        if let url = try DatabaseOption.postgres(database, inMemory: inMemory) {
+            store = try await reportingRefusals { try await PostgresFleetStore.connect(url) }
+            say("Vehicles and trips in PostgreSQL at \(url)")
+        } else if inMemory {
+            store = try SQLiteFleetStore(inMemory: ())
+        } else {
+            store = try SQLiteFleetStore(path: data + "/" + EmulatorServer.databaseFileName)
+        }
         var configuration = EmulatorServer.Configuration()
         configuration.limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         let server: EmulatorServer

@@ -117,4 +117,40 @@ struct EmulatorProcessTests {
         #expect(out.status == 1)
         #expect(out.stderr.contains("serviceAccounts[0].roles"))
     }
+
+    @Test(
+        "--database: a bad URL, a refused connection and wrong credentials are one clear line naming the host, never the password",
+        arguments: [
+            ("mysql://u:secret-pw@127.0.0.1/db", "scheme"),
+            ("postgres://u:secret-pw@127.0.0.1:99999/db", "port"),
+            ("postgres://u:secret-pw@127.0.0.1:1/db?sslmode=disable", "127.0.0.1:1/db"),
+        ])
+    func badDatabase(_ url: String, _ mentions: String) throws {
+        let directory = try CLI.temporaryDirectory()
+        let out = try CLI.run(["emulator", "--database", url, "--port", "0", "--grpc-port", "0"], in: directory)
+        #expect(out.status == 1)
+        #expect(out.stderr.contains(mentions), "\(out.stderr)")
+        #expect(!out.stderr.contains("secret-pw"))
+        #expect(!out.stdout.contains("secret-pw"))
+        #expect(out.stderr.split(separator: "\n").count == 1, "\(out.stderr)")
+    }
+
+    @Test(
+        "--database with a wrong password names the server and the user, not the password",
+        .enabled(if: PostgresCLIServer.url != nil, "no PostgreSQL server: set FLEETAUTH_TEST_POSTGRES_URL"))
+    func wrongPassword() throws {
+        let url = try #require(PostgresCLIServer.url)
+        let wrong = url.replacingOccurrences(of: "://postgres:", with: "://postgres:not-the-password-")
+        let out = try CLI.run(["emulator", "--database", wrong, "--port", "0"], in: try CLI.temporaryDirectory())
+        #expect(out.status == 1)
+        #expect(out.stderr.contains("as postgres"), "\(out.stderr)")
+        #expect(!out.stderr.contains("not-the-password"))
+    }
+}
+
+/// `FLEETAUTH_TEST_POSTGRES_URL`, for the CLI's PostgreSQL cases (see the emulator tests' `PostgresTestServer`).
+enum PostgresCLIServer {
+    static let url = ProcessInfo.processInfo.environment["FLEETAUTH_TEST_POSTGRES_URL"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
 }

@@ -10,7 +10,8 @@ import Testing
 struct FleetStoreDriver: Sendable, CustomTestStringConvertible {
     let name: String
     /// A new, empty store, and (for drivers that keep data) a way to open the same data again.
-    let open: @Sendable () throws -> (store: any FleetStore, reopen: (@Sendable () throws -> any FleetStore)?)
+    let open:
+        @Sendable () async throws -> (store: any FleetStore, reopen: (@Sendable () async throws -> any FleetStore)?)
 
     var testDescription: String { name }
 
@@ -28,8 +29,17 @@ struct FleetStoreDriver: Sendable, CustomTestStringConvertible {
         (try SQLiteFleetStore(inMemory: ()), nil)
     }
 
-    static let all = [sqliteFile, sqliteInMemory]
-    static let persistent = all.filter { (try? $0.open().reopen) != nil }
+    /// A fresh database on the PostgreSQL server the tests are given (see ``PostgresTestServer``).
+    static let postgres = FleetStoreDriver(name: "PostgreSQL") {
+        let url = try await PostgresTestServer.freshDatabase()
+        return (
+            try await PostgresFleetStore.connect(url, maximumConnections: 4),
+            { try await PostgresFleetStore.connect(url, maximumConnections: 4) }
+        )
+    }
+
+    static let all = [sqliteFile, sqliteInMemory] + (PostgresTestServer.url == nil ? [] : [postgres])
+    static let persistent = [sqliteFile] + (PostgresTestServer.url == nil ? [] : [postgres])
 }
 
 /// What every ``FleetStore`` must do, whatever keeps the data.
@@ -53,10 +63,10 @@ struct FleetStoreConformanceTests {
 
     @Test("writes survive closing and reopening the store", arguments: FleetStoreDriver.persistent)
     func durability(_ driver: FleetStoreDriver) async throws {
-        let (store, reopen) = try driver.open()
+        let (store, reopen) = try await driver.open()
         try await store.insertVehicle(Self.vehicle(), provider: "p", id: "v1")
         try await store.insertTrip(Self.trip("t1", vehicle: "v1"), provider: "p")
-        let reopened = try #require(try reopen?())
+        let reopened = try #require(try await reopen?())
         #expect(try await reopened.vehicle(provider: "p", id: "v1") == Self.vehicle())
         let trip = try await reopened.trip(provider: "p", id: "t1")
         #expect(trip?.vehicleID == "v1" && trip?.updatedAt == Self.t0)
@@ -68,7 +78,7 @@ struct FleetStoreConformanceTests {
         "concurrent read-modify-write updates of one vehicle lose nothing and never interleave",
         arguments: FleetStoreDriver.all)
     func concurrentUpdates(_ driver: FleetStoreDriver) async throws {
-        let store = try driver.open().store
+        let store = try await driver.open().store
         try await store.insertVehicle(Self.vehicle(capacity: 1), provider: "p", id: "v1")
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<8 {
@@ -93,10 +103,63 @@ struct FleetStoreConformanceTests {
     }
 
     @Test(
+        "two instances on the same data: each sees the other's writes at once, concurrent updates and trip assignments stay whole",
+        arguments: FleetStoreDriver.persistent)
+    func twoInstances(_ driver: FleetStoreDriver) async throws {
+        let (a, reopen) = try await driver.open()
+        let b = try #require(try await reopen?())
+        try await a.insertVehicle(Self.vehicle(capacity: 0), provider: "p", id: "v1")
+        try await a.insertVehicle(Self.vehicle(capacity: 0), provider: "p", id: "v2")
+        #expect(try await b.vehicle(provider: "p", id: "v1") == Self.vehicle(capacity: 0))
+        for index in 0..<10 { try await b.insertTrip(Self.trip("t\(index)", vehicle: nil), provider: "p") }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (instance, store) in [(0, a), (1, b)] {
+                group.addTask {
+                    for step in 0..<40 {
+                        _ = try await store.updateVehicle(provider: "p", id: "v1") { vehicle, _ in
+                            var vehicle = vehicle
+                            vehicle.maximumCapacity += 1
+                            vehicle.currentRouteSegment = "i\(instance)-s\(step)"
+                            vehicle.licensePlate.countryCode = "i\(instance)-s\(step)"
+                            return vehicle
+                        }
+                    }
+                }
+                // Both instances move every trip back and forth between the vehicles.
+                group.addTask {
+                    for round in 0..<4 {
+                        for index in 0..<10 {
+                            _ = try await store.updateTrip(provider: "p", id: "t\(index)") { stored in
+                                var stored = stored
+                                stored.trip.vehicleID = (round + instance + index) % 2 == 0 ? "v1" : "v2"
+                                return stored
+                            }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let vehicle = try #require(try await b.vehicle(provider: "p", id: "v1"))
+        #expect(vehicle.maximumCapacity == 80)
+        #expect(vehicle.currentRouteSegment == vehicle.licensePlate.countryCode)
+        // Every trip is on exactly one vehicle, and both instances agree on which.
+        for store in [a, b] {
+            let onV1 = try await store.trips(provider: "p", vehicleID: "v1", activeOnly: true, afterID: nil, limit: 100)
+            let onV2 = try await store.trips(provider: "p", vehicleID: "v2", activeOnly: true, afterID: nil, limit: 100)
+            #expect(Set(onV1.map(\.id)).isDisjoint(with: onV2.map(\.id)))
+            #expect(onV1.count + onV2.count == 10)
+            for trip in onV1 + onV2 {
+                #expect(try await store.trip(provider: "p", id: trip.id)?.vehicleID == trip.vehicleID)
+            }
+        }
+    }
+
+    @Test(
         "duplicates, missing records and deleting a busy vehicle are the store's own errors",
         arguments: FleetStoreDriver.all)
     func errors(_ driver: FleetStoreDriver) async throws {
-        let store = try driver.open().store
+        let store = try await driver.open().store
         try await store.insertVehicle(Self.vehicle(), provider: "p", id: "v1")
         await #expect(throws: StoreError.alreadyExists("")) {
             try await store.insertVehicle(Self.vehicle(), provider: "p", id: "v1")
@@ -141,7 +204,7 @@ struct FleetStoreConformanceTests {
         "an error thrown by a transform is rethrown as it is and nothing is written", arguments: FleetStoreDriver.all)
     func failedTransform(_ driver: FleetStoreDriver) async throws {
         struct Refusal: Error, Equatable {}
-        let store = try driver.open().store
+        let store = try await driver.open().store
         try await store.insertVehicle(Self.vehicle(), provider: "p", id: "v1")
         try await store.insertTrip(Self.trip("t1", vehicle: "v1"), provider: "p")
         await #expect(throws: Refusal()) {
@@ -158,7 +221,7 @@ struct FleetStoreConformanceTests {
         "an update sees and answers the vehicle's active trips, read with it; trips are listed by vehicle and state",
         arguments: FleetStoreDriver.all)
     func assignment(_ driver: FleetStoreDriver) async throws {
-        let store = try driver.open().store
+        let store = try await driver.open().store
         try await store.insertVehicle(Self.vehicle(.offline), provider: "p", id: "v1")
         try await store.insertTrip(Self.trip("t2", vehicle: "v1"), provider: "p")
         try await store.insertTrip(Self.trip("t1", vehicle: "v1"), provider: "p")
@@ -194,7 +257,7 @@ struct FleetStoreConformanceTests {
 
     @Test("vehicles are listed in ID order, a page at a time", arguments: FleetStoreDriver.all)
     func paging(_ driver: FleetStoreDriver) async throws {
-        let store = try driver.open().store
+        let store = try await driver.open().store
         for index in [3, 1, 2, 5, 4] {
             try await store.insertVehicle(Self.vehicle(capacity: Int32(index)), provider: "p", id: "v\(index)")
         }

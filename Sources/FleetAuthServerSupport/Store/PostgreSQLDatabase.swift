@@ -1,0 +1,205 @@
+public import Logging
+public import PostgresNIO
+public import ServiceLifecycle
+
+/// A PostgreSQL database opened one way for every store: a pool of connections (postgres-nio's `PostgresClient`),
+/// checked at open so that a refused connection or wrong credentials are a clear error then, not at the first
+/// request; and versioned migrations applied once, under an advisory lock, so that several instances starting at
+/// once on one database neither race nor apply a step twice.
+///
+/// It is a `Service`: it runs the pool until graceful shutdown, then closes it. ``connect(_:migrations:logger:)``
+/// starts the pool at once, so a store is usable as soon as it is opened — by a command that runs no service group
+/// too (call ``close()`` when done).
+public final class PostgreSQLDatabase: Service, Sendable {
+    public let url: PostgresURL
+    public let client: PostgresClient
+    private let runner: Task<Void, Never>
+    /// The logger queries run with (postgres-nio's, silent by default).
+    public let logger: Logger
+
+    private init(url: PostgresURL, client: PostgresClient, runner: Task<Void, Never>, logger: Logger) {
+        self.url = url
+        self.client = client
+        self.runner = runner
+        self.logger = logger
+    }
+
+    /// Connects, checks the connection, and applies the pending `migrations` (nil: none, for administration).
+    ///
+    /// - Parameters:
+    ///   - url: where the database is.
+    ///   - migrations: the schema, step by step; each scope keeps its own versions.
+    ///   - maximumConnections: the pool's size.
+    ///   - logger: where postgres-nio logs in the background (silent by default).
+    public static func connect(
+        _ url: PostgresURL,
+        migrations: PostgresMigrations?,
+        maximumConnections: Int = 20,
+        logger: Logger = .silent(label: "fleetauth.postgres")
+    ) async throws(StoreError) -> PostgreSQLDatabase {
+        var configuration = PostgresClient.Configuration(
+            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
+            tls: url.tls == .disable
+                ? .disable
+                : url.tls == .prefer
+                    ? .prefer(.makeClientConfiguration())
+                    : .require(.makeClientConfiguration()))
+        configuration.options.maximumConnections = maximumConnections
+        configuration.options.connectTimeout = .seconds(5)
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let runner = Task { await client.run() }
+        let database = PostgreSQLDatabase(url: url, client: client, runner: runner, logger: logger)
+        do {
+            try await database.check()
+            try await migrations?.apply(on: database)
+        } catch {
+            await database.close()
+            throw error
+        }
+        return database
+    }
+
+    /// One connection of its own, opened and closed, proves the server is there and accepts us: the pool would
+    /// retry a refused connection or a wrong password quietly until its queries time out.
+    private func check() async throws(StoreError) {
+        do {
+            let tls: PostgresConnection.Configuration.TLS =
+                switch url.tls {
+                case .disable: .disable
+                case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+                }
+            var configuration = PostgresConnection.Configuration(
+                host: url.host, port: url.port, username: url.username, password: url.password,
+                database: url.database, tls: tls)
+            configuration.options.connectTimeout = .seconds(5)
+            let connection = try await PostgresConnection.connect(
+                configuration: configuration, id: 0, logger: logger)
+            try await connection.close()
+        } catch {
+            throw .unavailable("Cannot use PostgreSQL at \(url.location) as \(url.username): \(Self.reason(error)).")
+        }
+    }
+
+    /// Runs `body` in one transaction; an error thrown by `body` rolls it back and is rethrown as it is.
+    public func transaction<Result: Sendable>(
+        _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            // The body's own errors (a store's, a service's) pass through; the database's become `unavailable`.
+            if let closure = error.closureError, !(closure is PSQLError) { throw closure }
+            throw StoreError.unavailable("PostgreSQL at \(url.location): \(Self.reason(error)).")
+        } catch let error as StoreError {
+            throw error
+        } catch let error as PSQLError {
+            throw StoreError.unavailable("PostgreSQL at \(url.location): \(Self.reason(error)).")
+        }
+    }
+
+    /// Runs one statement outside a transaction and returns its rows.
+    public func query(_ query: PostgresQuery) async throws(StoreError) -> [PostgresRow] {
+        do {
+            var rows: [PostgresRow] = []
+            for try await row in try await client.query(query, logger: logger) { rows.append(row) }
+            return rows
+        } catch {
+            throw .unavailable("PostgreSQL at \(url.location): \(Self.reason(error)).")
+        }
+    }
+
+    /// What went wrong, in one line: the server's message and SQL state, or the connection's problem. Never the
+    /// password (postgres-nio's messages do not carry it).
+    public static func reason(_ error: any Error) -> String {
+        if let error = error as? PostgresTransactionError {
+            return reason(error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error)
+        }
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let info = error.serverInfo, let message = info[.message] {
+            return "\(message) (SQLSTATE \(info[.sqlState] ?? "?"))"
+        }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+
+    /// Waits for graceful shutdown, then closes the pool.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await close()
+    }
+
+    /// Closes the pool; waiting queries fail.
+    public func close() async {
+        runner.cancel()
+        await runner.value
+    }
+}
+
+/// A database's schema as numbered steps per scope (`emulator`, `token-server`): each step runs once, in order, in
+/// the transaction that records it. `fleetauth_migrations` records what was applied; a transaction-scoped
+/// advisory lock makes instances that start together take turns.
+public struct PostgresMigrations: Sendable {
+    public struct Step: Sendable {
+        public var version: Int
+        public var name: String
+        public var statements: [String]
+
+        public init(version: Int, name: String, statements: [String]) {
+            self.version = version
+            self.name = name
+            self.statements = statements
+        }
+    }
+
+    public var scope: String
+    public var steps: [Step]
+
+    public init(scope: String, steps: [Step]) {
+        self.scope = scope
+        self.steps = steps
+    }
+
+    /// The advisory lock key every FleetAuth instance takes while migrating ("FA" "MG" in ASCII).
+    static let lockKey: Int64 = 0x4641_4D47
+
+    func apply(on database: PostgreSQLDatabase) async throws(StoreError) {
+        let scope = self.scope
+        let steps = self.steps
+        do {
+            try await database.transaction { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: database.logger)
+                try await connection.query(
+                    """
+                    CREATE TABLE IF NOT EXISTS fleetauth_migrations (
+                        scope TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL,
+                        applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (scope, version))
+                    """, logger: database.logger)
+                var applied: Set<Int> = []
+                for try await version in try await connection.query(
+                    "SELECT version FROM fleetauth_migrations WHERE scope = \(scope)", logger: database.logger
+                ).decode(Int.self) {
+                    applied.insert(version)
+                }
+                if let newest = applied.max(), newest > (steps.map(\.version).max() ?? 0) {
+                    throw StoreError.corrupted(
+                        "The \(scope) schema in \(database.url.location) is at version \(newest), newer than this "
+                            + "FleetAuth knows; upgrade FleetAuth.")
+                }
+                for step in steps.sorted(by: { $0.version < $1.version }) where !applied.contains(step.version) {
+                    for statement in step.statements {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: database.logger)
+                    }
+                    try await connection.query(
+                        "INSERT INTO fleetauth_migrations (scope, version, name) VALUES (\(scope), \(step.version), \(step.name))",
+                        logger: database.logger)
+                }
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .unavailable(
+                "Cannot migrate the \(scope) schema in \(database.url.location): \(PostgreSQLDatabase.reason(error)).")
+        }
+    }
+}

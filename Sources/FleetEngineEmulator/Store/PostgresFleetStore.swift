@@ -1,0 +1,284 @@
+import FleetAuthCore
+public import FleetAuthServerSupport
+public import FleetEngineAPI
+import Foundation
+import NIOCore
+import PostgresNIO
+import SwiftProtobuf
+
+/// ``FleetStore`` on PostgreSQL, for several emulators on one database: messages kept in the protobuf binary
+/// format as on SQLite, each change one transaction, and every read-modify-write holding the row's lock
+/// (`SELECT … FOR UPDATE`), so concurrent updates of one vehicle or trip from any number of instances apply one
+/// after the other — none is lost and no two interleave fields. IDs are compared byte by byte (`COLLATE "C"`), so
+/// pages come in the same order as on SQLite. A vehicle's current trips are read from the trips
+/// table, never copied into the vehicle, so a trip's assignment and the vehicle's trips cannot disagree.
+public final class PostgresFleetStore: FleetStore {
+    public let database: PostgreSQLDatabase
+
+    /// Connects and applies the emulator's migrations.
+    public static func connect(_ url: PostgresURL, maximumConnections: Int = 20) async throws(StoreError)
+        -> PostgresFleetStore
+    {
+        PostgresFleetStore(
+            database: try await PostgreSQLDatabase.connect(
+                url, migrations: migrations, maximumConnections: maximumConnections))
+    }
+
+    public init(database: PostgreSQLDatabase) {
+        self.database = database
+    }
+
+    static let migrations = PostgresMigrations(
+        scope: "emulator",
+        steps: [
+            .init(
+                version: 1, name: "vehicles and trips",
+                statements: [
+                    """
+                    CREATE TABLE emulator_vehicles (
+                        provider TEXT COLLATE "C" NOT NULL, id TEXT COLLATE "C" NOT NULL, body BYTEA NOT NULL,
+                        PRIMARY KEY (provider, id))
+                    """,
+                    """
+                    CREATE TABLE emulator_trips (
+                        provider TEXT COLLATE "C" NOT NULL, id TEXT COLLATE "C" NOT NULL,
+                        vehicle_id TEXT COLLATE "C", active BOOLEAN NOT NULL,
+                        updated_at BIGINT NOT NULL, body BYTEA NOT NULL, PRIMARY KEY (provider, id))
+                    """,
+                    "CREATE INDEX emulator_trips_by_vehicle ON emulator_trips (provider, vehicle_id, active)",
+                ])
+        ])
+
+    public func run() async throws { try await database.run() }
+
+    // MARK: Encoding
+
+    static func encode(_ message: some SwiftProtobuf.Message) throws -> ByteBuffer {
+        ByteBuffer(bytes: try message.serializedBytes() as [UInt8])
+    }
+
+    static func decode<M: SwiftProtobuf.Message>(_ buffer: ByteBuffer, as type: M.Type) throws -> M {
+        do {
+            return try M(serializedBytes: Array(buffer.readableBytesView))
+        } catch {
+            throw StoreError.corrupted("A stored \(M.protoMessageName) cannot be read back: \(error)")
+        }
+    }
+
+    static func trip(id: String, updatedAt: Int64, body: ByteBuffer) throws -> StoredTrip {
+        StoredTrip(
+            id: id, trip: try decode(body, as: FleetEngineV1.Trip.self), updatedAt: Date(epochMilliseconds: updatedAt))
+    }
+
+    // MARK: Vehicles
+
+    public func vehicle(provider: String, id: String) async throws -> FleetEngineV1.Vehicle? {
+        let rows = try await database.query(
+            "SELECT body FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id)")
+        return try rows.first.map { try Self.decode(try $0.decode(ByteBuffer.self), as: FleetEngineV1.Vehicle.self) }
+    }
+
+    public func insertVehicle(_ vehicle: FleetEngineV1.Vehicle, provider: String, id: String) async throws {
+        let body = try Self.encode(vehicle)
+        let rows = try await database.query(
+            """
+            INSERT INTO emulator_vehicles (provider, id, body) VALUES (\(provider), \(id), \(body))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """)
+        guard !rows.isEmpty else {
+            throw StoreError.alreadyExists("Vehicle providers/\(provider)/vehicles/\(id) already exists.")
+        }
+    }
+
+    public func updateVehicle(
+        provider: String,
+        id: String,
+        _ transform: @escaping @Sendable (FleetEngineV1.Vehicle, [StoredTrip]) throws -> FleetEngineV1.Vehicle
+    ) async throws -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip]) {
+        try await database.transaction { connection in
+            let logger = database.logger
+            var current: ByteBuffer?
+            for try await body in try await connection.query(
+                "SELECT body FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id) FOR UPDATE",
+                logger: logger
+            ).decode(ByteBuffer.self) {
+                current = body
+            }
+            guard let current else {
+                throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
+            }
+            let trips = try await Self.activeTrips(connection, logger: logger, provider: provider, vehicleID: id)
+            let updated = try transform(try Self.decode(current, as: FleetEngineV1.Vehicle.self), trips)
+            let body = try Self.encode(updated)
+            try await connection.query(
+                "UPDATE emulator_vehicles SET body = \(body) WHERE provider = \(provider) AND id = \(id)",
+                logger: logger)
+            return (updated, trips)
+        }
+    }
+
+    static func activeTrips(_ connection: PostgresConnection, logger: Logger, provider: String, vehicleID: String)
+        async throws -> [StoredTrip]
+    {
+        var trips: [StoredTrip] = []
+        for try await (id, updatedAt, body) in try await connection.query(
+            """
+            SELECT id, updated_at, body FROM emulator_trips
+            WHERE provider = \(provider) AND vehicle_id = \(vehicleID) AND active ORDER BY id
+            """, logger: logger
+        ).decode((String, Int64, ByteBuffer).self) {
+            trips.append(try trip(id: id, updatedAt: updatedAt, body: body))
+        }
+        return trips
+    }
+
+    public func deleteVehicle(provider: String, id: String) async throws {
+        try await database.transaction { connection in
+            let logger = database.logger
+            var exists = false
+            for try await _ in try await connection.query(
+                "SELECT 1 FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id) FOR UPDATE", logger: logger
+            ) {
+                exists = true
+            }
+            guard exists else { throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.") }
+            var active = 0
+            for try await count in try await connection.query(
+                """
+                SELECT count(*) FROM emulator_trips WHERE provider = \(provider) AND vehicle_id = \(id) AND active
+                """, logger: logger
+            ).decode(Int.self) {
+                active = count
+            }
+            guard active == 0 else {
+                throw StoreError.conflict(
+                    "Vehicle providers/\(provider)/vehicles/\(id) has \(active) active trip(s); complete or cancel them first."
+                )
+            }
+            try await connection.query(
+                "DELETE FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id)", logger: logger)
+        }
+    }
+
+    public func vehicles(provider: String, afterID: String?, limit: Int) async throws -> [StoredVehicle] {
+        let rows = try await database.query(
+            """
+            SELECT id, body FROM emulator_vehicles WHERE provider = \(provider) AND id > \(afterID ?? "")
+            ORDER BY id LIMIT \(limit)
+            """)
+        return try rows.map { row in
+            let (id, body) = try row.decode((String, ByteBuffer).self)
+            return StoredVehicle(id: id, vehicle: try Self.decode(body, as: FleetEngineV1.Vehicle.self))
+        }
+    }
+
+    // MARK: Trips
+
+    public func trip(provider: String, id: String) async throws -> StoredTrip? {
+        let rows = try await database.query(
+            "SELECT id, updated_at, body FROM emulator_trips WHERE provider = \(provider) AND id = \(id)")
+        return try rows.first.map { row in
+            let (id, updatedAt, body) = try row.decode((String, Int64, ByteBuffer).self)
+            return try Self.trip(id: id, updatedAt: updatedAt, body: body)
+        }
+    }
+
+    /// Whether the vehicle exists, holding a share lock on it until the transaction ends (so it cannot be
+    /// deleted while a trip is assigned to it).
+    static func lockVehicle(_ connection: PostgresConnection, logger: Logger, provider: String, id: String)
+        async throws -> Bool
+    {
+        var exists = false
+        for try await _ in try await connection.query(
+            "SELECT 1 FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id) FOR SHARE", logger: logger)
+        {
+            exists = true
+        }
+        return exists
+    }
+
+    public func insertTrip(_ trip: StoredTrip, provider: String) async throws {
+        let body = try Self.encode(trip.trip)
+        try await database.transaction { connection in
+            let logger = database.logger
+            if let vehicleID = trip.vehicleID,
+                try await !Self.lockVehicle(connection, logger: logger, provider: provider, id: vehicleID)
+            {
+                throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(vehicleID) not found.")
+            }
+            var inserted = false
+            for try await _ in try await connection.query(
+                """
+                INSERT INTO emulator_trips (provider, id, vehicle_id, active, updated_at, body)
+                VALUES (\(provider), \(trip.id), \(trip.vehicleID), \(trip.isActive),
+                        \(trip.updatedAt.epochMilliseconds), \(body))
+                ON CONFLICT DO NOTHING RETURNING 1
+                """, logger: logger)
+            {
+                inserted = true
+            }
+            guard inserted else {
+                throw StoreError.alreadyExists("Trip providers/\(provider)/trips/\(trip.id) already exists.")
+            }
+        }
+    }
+
+    public func updateTrip(
+        provider: String,
+        id: String,
+        _ transform: @escaping @Sendable (StoredTrip) throws -> StoredTrip
+    ) async throws -> StoredTrip {
+        try await database.transaction { connection in
+            let logger = database.logger
+            var current: StoredTrip?
+            for try await (tripID, updatedAt, body) in try await connection.query(
+                """
+                SELECT id, updated_at, body FROM emulator_trips WHERE provider = \(provider) AND id = \(id)
+                FOR UPDATE
+                """, logger: logger
+            ).decode((String, Int64, ByteBuffer).self) {
+                current = try Self.trip(id: tripID, updatedAt: updatedAt, body: body)
+            }
+            guard let current else { throw StoreError.notFound("Trip providers/\(provider)/trips/\(id) not found.") }
+            var updated = try transform(current)
+            updated.id = current.id
+            if let vehicleID = updated.vehicleID, vehicleID != current.vehicleID,
+                try await !Self.lockVehicle(connection, logger: logger, provider: provider, id: vehicleID)
+            {
+                throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(vehicleID) not found.")
+            }
+            let body = try Self.encode(updated.trip)
+            try await connection.query(
+                """
+                UPDATE emulator_trips SET vehicle_id = \(updated.vehicleID), active = \(updated.isActive),
+                    updated_at = \(updated.updatedAt.epochMilliseconds), body = \(body)
+                WHERE provider = \(provider) AND id = \(id)
+                """, logger: logger)
+            return updated
+        }
+    }
+
+    public func deleteTrip(provider: String, id: String) async throws {
+        let rows = try await database.query(
+            "DELETE FROM emulator_trips WHERE provider = \(provider) AND id = \(id) RETURNING 1")
+        guard !rows.isEmpty else { throw StoreError.notFound("Trip providers/\(provider)/trips/\(id) not found.") }
+    }
+
+    public func trips(provider: String, vehicleID: String?, activeOnly: Bool, afterID: String?, limit: Int) async throws
+        -> [StoredTrip]
+    {
+        // One statement for every filter: a NULL parameter turns its condition off.
+        let rows = try await database.query(
+            """
+            SELECT id, updated_at, body FROM emulator_trips
+            WHERE provider = \(provider) AND id > \(afterID ?? "")
+              AND (\(vehicleID)::TEXT IS NULL OR vehicle_id = \(vehicleID))
+              AND (NOT \(activeOnly) OR active)
+            ORDER BY id LIMIT \(limit)
+            """)
+        return try rows.map { row in
+            let (id, updatedAt, body) = try row.decode((String, Int64, ByteBuffer).self)
+            return try Self.trip(id: id, updatedAt: updatedAt, body: body)
+        }
+    }
+}
