@@ -97,17 +97,24 @@ public final class PostgresFleetStore: FleetStore {
     ) async throws -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip]) {
         try await database.transaction { connection in
             let logger = database.logger
+            // The vehicle, locked, and its active trips in one round trip (each costs more than the SQL itself).
             var current: ByteBuffer?
-            for try await body in try await connection.query(
-                "SELECT body FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id) FOR UPDATE",
-                logger: logger
-            ).decode(ByteBuffer.self) {
+            var trips: [StoredTrip] = []
+            for try await (body, tripID, updatedAt, tripBody) in try await connection.query(
+                """
+                SELECT v.body, t.id, t.updated_at, t.body FROM emulator_vehicles v
+                LEFT JOIN emulator_trips t ON t.provider = v.provider AND t.vehicle_id = v.id AND t.active
+                WHERE v.provider = \(provider) AND v.id = \(id) ORDER BY t.id FOR UPDATE OF v
+                """, logger: logger
+            ).decode((ByteBuffer, String?, Int64?, ByteBuffer?).self) {
                 current = body
+                if let tripID, let updatedAt, let tripBody {
+                    trips.append(try Self.trip(id: tripID, updatedAt: updatedAt, body: tripBody))
+                }
             }
             guard let current else {
                 throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
             }
-            let trips = try await Self.activeTrips(connection, logger: logger, provider: provider, vehicleID: id)
             let updated = try transform(try Self.decode(current, as: FleetEngineV1.Vehicle.self), trips)
             let body = try Self.encode(updated)
             try await connection.query(
@@ -115,21 +122,6 @@ public final class PostgresFleetStore: FleetStore {
                 logger: logger)
             return (updated, trips)
         }
-    }
-
-    static func activeTrips(_ connection: PostgresConnection, logger: Logger, provider: String, vehicleID: String)
-        async throws -> [StoredTrip]
-    {
-        var trips: [StoredTrip] = []
-        for try await (id, updatedAt, body) in try await connection.query(
-            """
-            SELECT id, updated_at, body FROM emulator_trips
-            WHERE provider = \(provider) AND vehicle_id = \(vehicleID) AND active ORDER BY id
-            """, logger: logger
-        ).decode((String, Int64, ByteBuffer).self) {
-            trips.append(try trip(id: id, updatedAt: updatedAt, body: body))
-        }
-        return trips
     }
 
     public func deleteVehicle(provider: String, id: String) async throws {
