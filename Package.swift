@@ -126,6 +126,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -140,6 +142,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The tests' PostgreSQL server (a fresh database per test); test support, not a product.
+        .target(
+            name: "FleetAuthServerTesting",
+            dependencies: [
+                "FleetAuthServerSupport",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -220,7 +231,7 @@ let package = Package(
             name: "FleetEngineEmulatorTests",
             dependencies: [
                 "FleetAuthCore", "FleetAuthJWT", "FleetEngineEmulator", "FleetAuthTesting", "FleetEngineAPI",
-                "FleetAuthServerSupport",
+                "FleetAuthServerSupport", "FleetAuthServerTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -236,6 +247,8 @@ let package = Package(
             name: "FleetTokenServerTests",
             dependencies: [
                 "FleetAuthCore", "FleetAuthJWT", "FleetTokenServer", "FleetEngineEmulator", "FleetAuthTesting",
+                "FleetAuthServerSupport", "FleetAuthServerTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -50,15 +50,31 @@ public struct LocalStack {
         auditLogger: Logger = .silent(label: "fleetauth.token-server.audit")
     ) async throws {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        try await self.init(
+            dataDirectory: dataDirectory, tokenServer: configuration,
+            tokenServerStore: try SQLiteTokenServerStore(path: dataDirectory + "/" + TokenServer.databaseFileName),
+            fleetStore: try SQLiteFleetStore(path: dataDirectory + "/" + EmulatorServer.databaseFileName),
+            clock: clock, auditLogger: auditLogger)
+    }
+
+    /// Both servers on stores of the caller's choice (PostgreSQL, for instance); the data directory still holds
+    /// the emulator's trust file and, without a key-encryption key, the generated keys.
+    public init(
+        dataDirectory: String,
+        tokenServer configuration: TokenServer.Configuration? = nil,
+        tokenServerStore: any TokenServerStorage,
+        fleetStore: any FleetStore,
+        clock: any WallClock = .system,
+        auditLogger: Logger = .silent(label: "fleetauth.token-server.audit")
+    ) async throws {
+        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         self.dataDirectory = dataDirectory
         self.clock = clock
         var configuration = configuration ?? TokenServer.Configuration(dataDirectory: dataDirectory)
         configuration.dataDirectory = dataDirectory
-        fleetStore = try SQLiteFleetStore(path: dataDirectory + "/" + EmulatorServer.databaseFileName)
+        self.fleetStore = fleetStore
         tokenServer = try await TokenServer(
-            configuration: configuration,
-            store: try SQLiteTokenServerStore(path: dataDirectory + "/" + TokenServer.databaseFileName),
-            clock: clock, auditLogger: auditLogger)
+            configuration: configuration, store: tokenServerStore, clock: clock, auditLogger: auditLogger)
     }
 
     /// Starts the token server, then the emulator trusting it, runs `body` with their addresses (in this task),

@@ -25,6 +25,9 @@ public struct TokenServer {
         public var project: String
         /// Existing service-account key files to use for some families instead of generating keys.
         public var keyFiles: [TokenFamily: String]
+        /// When set, signing keys are kept in the store sealed under it (required for several instances on one
+        /// database); otherwise they are files under `dataDirectory/keys`.
+        public var keyEncryptionKey: KeyEncryptionKey?
         /// The bcrypt cost of new password hashes.
         public var bcryptCost: UInt8
         /// `exp − iat` of issued tokens, in seconds (at most 3600).
@@ -42,6 +45,7 @@ public struct TokenServer {
             dataDirectory: String,
             project: String = "demo-project",
             keyFiles: [TokenFamily: String] = [:],
+            keyEncryptionKey: KeyEncryptionKey? = nil,
             bcryptCost: UInt8 = 12,
             tokenLifetime: Int64 = 3600,
             sessionLifetime: Duration = .seconds(12 * 3600),
@@ -52,6 +56,7 @@ public struct TokenServer {
             self.dataDirectory = dataDirectory
             self.project = project
             self.keyFiles = keyFiles
+            self.keyEncryptionKey = keyEncryptionKey
             self.bcryptCost = bcryptCost
             self.tokenLifetime = tokenLifetime
             self.sessionLifetime = sessionLifetime
@@ -99,14 +104,16 @@ public struct TokenServer {
         let hasher = PasswordHasher(cost: configuration.bcryptCost)
         login = LoginService(
             users: store, sessions: store, hasher: hasher, sessionLifetime: configuration.sessionLifetime,
-            throttle: LoginThrottle(policy: configuration.throttle), clock: clock)
+            throttle: LoginThrottle(policy: configuration.throttle, store: store), clock: clock)
         users = UserDirectory(store: store, hasher: hasher, clock: clock)
         keyring = try await Keyring(
             store: store, keyDirectory: configuration.dataDirectory + "/keys", project: configuration.project,
-            keyFiles: configuration.keyFiles, tokenLifetime: configuration.tokenLifetime, clock: clock)
+            keyFiles: configuration.keyFiles, keyEncryptionKey: configuration.keyEncryptionKey,
+            tokenLifetime: configuration.tokenLifetime, clock: clock)
         router = Router(context: TokenServerRequestContext.self)
         TokenServerRoutes(
-            login: login, users: users, keyring: keyring, audit: store, clock: clock, auditLogger: auditLogger,
+            login: login, users: users, keyring: keyring, audit: GroupCommitAuditLog(store), clock: clock,
+            auditLogger: auditLogger,
             maximumBodySize: configuration.limits.maximumBodySize
         ).register(on: router)
     }

@@ -1,12 +1,13 @@
 import ArgumentParser
 import FleetAuthCore
 import FleetAuthJWT
+import FleetTokenServer
 
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
         abstract: "Create service-account key files and publish their public keys.",
-        subcommands: [Create.self, JWKS.self, Rotate.self]
+        subcommands: [Create.self, JWKS.self, Rotate.self, CreateKEK.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -41,6 +42,30 @@ struct KeysCommand: AsyncParsableCommand {
                 throw CLIError(error.message)
             }
             print("wrote \(path): \(key.clientEmail), key ID \(key.privateKeyID)")
+        }
+    }
+
+    struct CreateKEK: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "create-kek",
+            abstract: "Write a new key-encryption key: 32 random bytes in base64, mode 0600.",
+            discussion: """
+                The token server seals its signing keys with it (AES-256-GCM) when they are kept in PostgreSQL: give \
+                every instance the same file with --key-encryption-key-file, or its contents in \
+                FLEETAUTH_KEY_ENCRYPTION_KEY. Keep it out of the database and its backups. The file is never \
+                overwritten.
+                """
+        )
+
+        @Option(help: "Where to write the key.") var out: String
+
+        func run() async throws {
+            do {
+                try KeyEncryptionKey.generate().write(to: out)
+            } catch {
+                throw CLIError(error.message)
+            }
+            print("wrote \(out): a key-encryption key (keep it secret, and the same on every instance)")
         }
     }
 

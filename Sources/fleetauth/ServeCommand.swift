@@ -1,5 +1,6 @@
 import ArgumentParser
 import FleetAuthStack
+import FleetEngineEmulator
 import FleetTokenServer
 import Foundation
 import Logging
@@ -16,6 +17,17 @@ struct ServeCommand: AsyncParsableCommand {
     )
 
     @Option(help: "Data directory.") var data: String = "fleetauth-data"
+    @Option(
+        help: """
+            PostgreSQL for both servers' state: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or DATABASE_URL). \
+            Needs a key-encryption key.
+            """)
+    var database: String?
+    @Option(
+        help:
+            "File with the key-encryption key that seals signing keys in the database (or set FLEETAUTH_KEY_ENCRYPTION_KEY)."
+    )
+    var keyEncryptionKeyFile: String?
     @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
     @Option(help: "Emulator REST port.") var emulatorPort: Int = 8787
     @Option(help: "Emulator gRPC port (plaintext HTTP/2).") var emulatorGRPCPort: Int = 8786
@@ -26,8 +38,28 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         var auditLogger = Logger(label: "fleetauth.token-server.audit")
         auditLogger.logLevel = .info
-        let stack = try await LocalStack(
-            dataDirectory: data, tokenServer: .init(dataDirectory: data, project: project), auditLogger: auditLogger)
+        var storage = TokenServerDataOptions()
+        storage.data = data
+        storage.database = database
+        storage.keyEncryptionKeyFile = keyEncryptionKeyFile
+        let keyEncryptionKey = try storage.keyEncryptionKey()
+        let configuration = TokenServer.Configuration(
+            dataDirectory: data, project: project, keyEncryptionKey: keyEncryptionKey)
+        let stack: LocalStack
+        do {
+            if let url = try storage.postgresURL() {
+                let tokenServerStore = try await storage.openStore(forServer: true)
+                let fleetStore = try await reportingRefusals { try await PostgresFleetStore.connect(url) }
+                say("State in PostgreSQL at \(url)")
+                stack = try await LocalStack(
+                    dataDirectory: data, tokenServer: configuration, tokenServerStore: tokenServerStore,
+                    fleetStore: fleetStore, auditLogger: auditLogger)
+            } else {
+                stack = try await LocalStack(dataDirectory: data, tokenServer: configuration, auditLogger: auditLogger)
+            }
+        } catch let error as KeyEncryptionKeyError {
+            throw CLIError(error.message)
+        }
         if let password = try await stack.tokenServer.createOperatorIfNoUsers() {
             say("Created operator account \"operator\" with password \(password) (shown once).")
         }

@@ -1,29 +1,93 @@
 import ArgumentParser
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerSupport
 import FleetTokenServer
 import Foundation
 import Logging
 import ServiceLifecycle
 import UnixSignals
 
-/// Where the token server keeps its state, shared by `token-server`, `users` and `keys rotate`.
+/// Where the token server keeps its state, shared by `token-server`, `users` and `keys rotate`: SQLite in the data
+/// directory, or PostgreSQL with `--database` (or `DATABASE_URL`), where the signing keys are sealed under the
+/// key-encryption key.
 struct TokenServerDataOptions: ParsableArguments {
-    @Option(help: "Token server data directory (database and generated keys).") var data: String = "token-server-data"
+    @Option(help: "Token server data directory (SQLite database, generated keys, the emulator's trust file).")
+    var data: String = "token-server-data"
+    @Option(
+        help: """
+            PostgreSQL for users, grants, sessions, audit, throttling and signing keys: \
+            postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or DATABASE_URL). Needs a key-encryption key.
+            """)
+    var database: String?
+    @Option(
+        help: """
+            File with the key-encryption key that seals signing keys in the database (32 bytes, base64; create one \
+            with `fleetauth keys create-kek`). Or set \(KeyEncryptionKey.environmentVariable).
+            """)
+    var keyEncryptionKeyFile: String?
 
     var databasePath: String { data + "/" + TokenServer.databaseFileName }
 
-    /// The existing store; an error naming the command to run first when there is none.
-    func existingStore() throws -> SQLiteTokenServerStore {
-        guard FileManager.default.fileExists(atPath: databasePath) else {
+    /// The key-encryption key from `--key-encryption-key-file` or the environment, if any.
+    func keyEncryptionKey() throws -> KeyEncryptionKey? {
+        do {
+            if let keyEncryptionKeyFile { return try KeyEncryptionKey(contentsOf: keyEncryptionKeyFile) }
+            if let text = ProcessInfo.processInfo.environment[KeyEncryptionKey.environmentVariable], !text.isEmpty {
+                return try KeyEncryptionKey(
+                    base64: text, source: "The key-encryption key in \(KeyEncryptionKey.environmentVariable)")
+            }
+            return nil
+        } catch {
+            throw CLIError(error.message)
+        }
+    }
+
+    /// The PostgreSQL URL, if the state is in PostgreSQL.
+    func postgresURL() throws -> PostgresURL? { try DatabaseOption.postgres(database) }
+
+    /// Opens the store: PostgreSQL (migrated) or the data directory's SQLite file. `forServer`: the file is created
+    /// if missing and PostgreSQL needs a key-encryption key; otherwise a missing file is an error naming the command
+    /// to run first.
+    func openStore(forServer: Bool) async throws -> any TokenServerStorage {
+        if let url = try postgresURL() {
+            guard try !forServer || keyEncryptionKey() != nil else {
+                throw CLIError(
+                    "With --database the signing keys are kept in PostgreSQL, sealed: give --key-encryption-key-file "
+                        + "FILE or \(KeyEncryptionKey.environmentVariable) (create one with `fleetauth keys create-kek "
+                        + "--out FILE`; every instance needs the same key).")
+            }
+            return try await reportingRefusals { try await PostgresTokenServerStore.connect(url) }
+        }
+        if !forServer, !FileManager.default.fileExists(atPath: databasePath) {
             throw CLIError("No token server data in \(data). Start `fleetauth token-server --data \(data)` once first.")
         }
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         return try SQLiteTokenServerStore(path: databasePath)
     }
 
-    /// The users and grants of the existing store.
-    func directory(bcryptCost: UInt8 = 12) throws -> UserDirectory {
-        UserDirectory(store: try existingStore(), hasher: PasswordHasher(cost: bcryptCost))
+    /// Runs `body` with the existing store, closing a PostgreSQL pool afterwards.
+    func withExistingStore<T>(_ body: (any TokenServerStorage) async throws -> T) async throws -> T {
+        let store = try await openStore(forServer: false)
+        do {
+            let result = try await body(store)
+            await Self.close(store)
+            return result
+        } catch {
+            await Self.close(store)
+            throw error
+        }
+    }
+
+    static func close(_ store: any TokenServerStorage) async {
+        if let postgres = store as? PostgresTokenServerStore { await postgres.database.close() }
+    }
+
+    /// Runs `body` with the users and grants of the existing store.
+    func withDirectory<T>(bcryptCost: UInt8 = 12, _ body: (UserDirectory) async throws -> T) async throws -> T {
+        try await withExistingStore { store in
+            try await body(UserDirectory(store: store, hasher: PasswordHasher(cost: bcryptCost)))
+        }
     }
 }
 
@@ -44,9 +108,11 @@ struct TokenServerCommand: AsyncParsableCommand {
         abstract: "Run the token server: app-user login, per-user grants, Fleet Engine tokens on demand.",
         discussion: """
             The first start creates one service-account key per token family (driver, consumer, server, delivery) \
-            under DATA/keys unless key files are given, and an operator account whose password is printed once. \
-            It writes DATA/emulator-trust.json, which `fleetauth emulator --trust` reads to trust this server's \
-            keys by JWK set URL (so rotations reach the emulator without a restart).
+            unless key files are given, and an operator account whose password is printed once. State is kept in \
+            DATA/token-server.sqlite with the keys under DATA/keys, or with --database in PostgreSQL, where several \
+            instances share users, sessions, lockouts and keys (sealed under the key-encryption key). It writes \
+            DATA/emulator-trust.json, which `fleetauth emulator --trust` reads to trust this server's keys by JWK \
+            set URL (so rotations reach the emulator without a restart).
             """
     )
 
@@ -75,10 +141,25 @@ struct TokenServerCommand: AsyncParsableCommand {
         let logger = Logger.quiet(label: "fleetauth.token-server")
         var auditLogger = Logger(label: "fleetauth.token-server.audit")
         auditLogger.logLevel = .info
-        let server = try await TokenServer(
-            configuration: .init(
-                dataDirectory: storage.data, project: project, keyFiles: keyFiles, bcryptCost: bcryptCost),
-            store: try SQLiteTokenServerStore(path: storage.databasePath), auditLogger: auditLogger)
+        let keyEncryptionKey = try storage.keyEncryptionKey()
+        let store = try await storage.openStore(forServer: true)
+        if let url = try storage.postgresURL() {
+            say("Users, sessions, audit and signing keys in PostgreSQL at \(url)")
+        }
+        let server: TokenServer
+        do {
+            server = try await TokenServer(
+                configuration: .init(
+                    dataDirectory: storage.data, project: project, keyFiles: keyFiles,
+                    keyEncryptionKey: keyEncryptionKey, bcryptCost: bcryptCost),
+                store: store, auditLogger: auditLogger)
+        } catch let error as KeyEncryptionKeyError {
+            await TokenServerDataOptions.close(store)
+            throw CLIError(error.message)
+        } catch let error as ServiceAccountKeyError {
+            await TokenServerDataOptions.close(store)
+            throw CLIError(error.message)
+        }
         if let password = try await server.createOperatorIfNoUsers() {
             say("Created operator account \"operator\" with password \(password) (shown once).")
         }
@@ -121,9 +202,10 @@ struct UsersCommand: AsyncParsableCommand {
             _ storage: TokenServerDataOptions, verb: String,
             _ change: (UserDirectory, FleetTokenServer.Grant) async throws -> Void
         ) async throws {
-            let directory = try storage.directory()
-            try await reportingRefusals {
-                for grant in grants { try await change(directory, grant) }
+            try await storage.withDirectory { directory in
+                try await reportingRefusals {
+                    for grant in grants { try await change(directory, grant) }
+                }
             }
             say("\(verb): \(grants.map(\.description).joined(separator: ", ")).")
         }
@@ -165,9 +247,10 @@ struct UsersCommand: AsyncParsableCommand {
             } else {
                 password = UserDirectory.generatePassword()
             }
-            let directory = try storage.directory(bcryptCost: bcryptCost)
-            try await reportingRefusals {
-                try await directory.addUser(AppUser(username: username, role: role), password: password)
+            try await storage.withDirectory(bcryptCost: bcryptCost) { directory in
+                try await reportingRefusals {
+                    try await directory.addUser(AppUser(username: username, role: role), password: password)
+                }
             }
             say("Added \(role) \(username)." + (passwordStdin ? "" : " Password: \(password) (shown once)."))
         }
@@ -205,7 +288,7 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var storage: TokenServerDataOptions
 
         func run() async throws {
-            for record in try await storage.directory().users() {
+            for record in try await storage.withDirectory({ try await $0.users() }) {
                 let granted =
                     record.grants.isEmpty ? "" : "  " + record.grants.map(\.description).joined(separator: ", ")
                 say("\(record.user.username)  \(record.user.role)\(granted)")
@@ -219,8 +302,9 @@ struct UsersCommand: AsyncParsableCommand {
         @Argument(help: "Username.") var username: String
 
         func run() async throws {
-            let directory = try storage.directory()
-            try await reportingRefusals { try await directory.removeUser(username) }
+            try await storage.withDirectory { directory in
+                try await reportingRefusals { try await directory.removeUser(username) }
+            }
             say("Removed \(username).")
         }
     }
@@ -245,17 +329,27 @@ extension KeysCommand {
             } else {
                 throw CLIError("--family must be one of driver, consumer, server, delivery, all.")
             }
-            let store = try storage.existingStore()
-            let records = try await store.signingKeys()
-            guard let project = records.first.flatMap({ try? ServiceAccountKey(contentsOf: $0.keyPath).projectID })
-            else {
-                throw CLIError("No signing keys in \(storage.data).")
-            }
-            let keyring = try await Keyring(store: store, keyDirectory: storage.data + "/keys", project: project)
-            for family in families {
-                let old = try keyring.signingKey(for: family).record.kid
-                let new = try await keyring.rotate(family)
-                say("\(family): new signing key \(new.kid) (previous \(old) published until its tokens expire).")
+            let keyEncryptionKey = try storage.keyEncryptionKey()
+            try await storage.withExistingStore { store in
+                guard let first = try await store.signingKeys().first else {
+                    throw CLIError("No signing keys in the token server's store yet: start the token server once.")
+                }
+                let keyring: Keyring
+                do {
+                    let project = try Keyring.key(of: first, keyEncryptionKey: keyEncryptionKey).projectID
+                    keyring = try await Keyring(
+                        store: store, keyDirectory: storage.data + "/keys", project: project,
+                        keyEncryptionKey: keyEncryptionKey)
+                } catch let error as KeyEncryptionKeyError {
+                    throw CLIError(error.message)
+                } catch let error as ServiceAccountKeyError {
+                    throw CLIError(error.message)
+                }
+                for family in families {
+                    let old = try keyring.signingKey(for: family).record.kid
+                    let new = try await keyring.rotate(family)
+                    say("\(family): new signing key \(new.kid) (previous \(old) published until its tokens expire).")
+                }
             }
         }
     }

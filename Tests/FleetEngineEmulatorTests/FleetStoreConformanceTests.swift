@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthServerTesting
 import FleetEngineAPI
 import FleetEngineEmulator
 import Foundation

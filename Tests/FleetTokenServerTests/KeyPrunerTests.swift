@@ -55,7 +55,7 @@ struct KeyPrunerTests {
         fixture.clock.advance(by: keyring.publicationWindow)
         await Self.sleepers(fixture.clock, 1)
         #expect(try await !fixture.store.signingKeys().contains { $0.kid == old.kid })
-        #expect(!FileManager.default.fileExists(atPath: old.keyPath))
+        #expect(!FileManager.default.fileExists(atPath: try #require(old.material.path)))
         running.cancel()
         try await running.value
     }

@@ -50,7 +50,7 @@ struct KeysTests {
             fixture.clock.advance(by: .seconds(1))
             #expect(Self.keyIDs(try await client.json(.get, jwks).1) == [rotated.kid])
             #expect(try await keyring.prune() == [old.record.kid])
-            #expect(!FileManager.default.fileExists(atPath: old.record.keyPath))
+            #expect(!FileManager.default.fileExists(atPath: try #require(old.record.material.path)))
             #expect(try await client.json(.get, "/service_accounts/v1/metadata/jwk/nobody@x").0 == .notFound)
         }
     }

@@ -1,25 +1,40 @@
 import FleetAuthCore
+import FleetAuthServerSupport
+import FleetAuthServerTesting
 import FleetTokenServer
 import Foundation
 import Testing
 
-/// A way to open the token server's storage: every driver runs the same conformance suite.
+/// A way to open the token server's storage: every driver runs the same conformance suite. `open` gives the store
+/// and a way to open another instance on the same data (for the persistent drivers), as a second server would.
 struct TokenServerStoreDriver: Sendable, CustomTestStringConvertible {
+    typealias Opened = (store: any TokenServerStorage, another: (@Sendable () async throws -> any TokenServerStorage)?)
+
     let name: String
-    let open: @Sendable () throws -> any TokenServerStorage
+    let open: @Sendable () async throws -> Opened
 
     var testDescription: String { name }
 
     static let sqliteFile = TokenServerStoreDriver(name: "SQLite file") {
         let directory = NSTemporaryDirectory() + "token-store-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName)
+        let path = directory + "/" + TokenServer.databaseFileName
+        return (try SQLiteTokenServerStore(path: path), { try SQLiteTokenServerStore(path: path) })
     }
     static let sqliteInMemory = TokenServerStoreDriver(name: "SQLite in memory") {
-        try SQLiteTokenServerStore(inMemory: ())
+        (try SQLiteTokenServerStore(inMemory: ()), nil)
+    }
+    /// A fresh database on the PostgreSQL server the tests are given (see ``PostgresTestServer``).
+    static let postgres = TokenServerStoreDriver(name: "PostgreSQL") {
+        let url = try await PostgresTestServer.freshDatabase()
+        return (
+            try await PostgresTokenServerStore.connect(url, maximumConnections: 4),
+            { try await PostgresTokenServerStore.connect(url, maximumConnections: 4) }
+        )
     }
 
-    static let all = [sqliteFile, sqliteInMemory]
+    static let all = [sqliteFile, sqliteInMemory] + (PostgresTestServer.url == nil ? [] : [postgres])
+    static let persistent = [sqliteFile] + (PostgresTestServer.url == nil ? [] : [postgres])
 }
 
 /// What every token-server store must do, by concern.
@@ -32,7 +47,7 @@ struct TokenServerStoreConformanceTests {
         "users: added once, read back with their hash, removed with their grants and sessions",
         arguments: TokenServerStoreDriver.all)
     func users(_ driver: TokenServerStoreDriver) async throws {
-        let store = try driver.open()
+        let store = try await driver.open().store
         try await store.addUser(Self.dana, passwordHash: "hash-1", createdAt: Self.t0)
         await #expect(throws: StoreError.alreadyExists("")) {
             try await store.addUser(Self.dana, passwordHash: "hash-2", createdAt: Self.t0)
@@ -71,7 +86,7 @@ struct TokenServerStoreConformanceTests {
         "sessions: found by hash until they expire, with the grant answered in the same read",
         arguments: TokenServerStoreDriver.all)
     func sessions(_ driver: TokenServerStoreDriver) async throws {
-        let store = try driver.open()
+        let store = try await driver.open().store
         try await store.addUser(Self.dana, passwordHash: "h", createdAt: Self.t0)
         try await store.addGrant(Grant(kind: .vehicle, id: "v1"), to: "dana")
         try await store.addSession(
@@ -98,10 +113,12 @@ struct TokenServerStoreConformanceTests {
         "signing keys: a new key retires its family's current one; pruning removes exactly the old ones",
         arguments: TokenServerStoreDriver.all)
     func signingKeys(_ driver: TokenServerStoreDriver) async throws {
-        let store = try driver.open()
-        let first = SigningKeyRecord(kid: "k1", family: .driver, keyPath: "/k1", createdAt: Self.t0)
-        let other = SigningKeyRecord(kid: "c1", family: .consumer, keyPath: "/c1", createdAt: Self.t0)
-        let second = SigningKeyRecord(kid: "k2", family: .driver, keyPath: "/k2", createdAt: Self.t0 + 100)
+        let store = try await driver.open().store
+        let first = SigningKeyRecord(kid: "k1", family: .driver, material: .file(path: "/k1"), createdAt: Self.t0)
+        let other = SigningKeyRecord(
+            kid: "c1", family: .consumer, material: .sealed([1, 2, 3, 0, 255]), createdAt: Self.t0)
+        let second = SigningKeyRecord(
+            kid: "k2", family: .driver, material: .file(path: "/k2"), createdAt: Self.t0 + 100)
         for record in [first, other, second] { try await store.addSigningKey(record) }
         var retiredFirst = first
         retiredFirst.retiredAt = Self.t0 + 100
@@ -113,7 +130,7 @@ struct TokenServerStoreConformanceTests {
 
     @Test("audit: every entry kept, newest first", arguments: TokenServerStoreDriver.all)
     func audit(_ driver: TokenServerStoreDriver) async throws {
-        let store = try driver.open()
+        let store = try await driver.open().store
         let entries = (0..<5).map { index in
             AuditEntry(
                 issuedAt: Self.t0 + TimeInterval(index), username: "dana",
@@ -123,5 +140,136 @@ struct TokenServerStoreConformanceTests {
         for entry in entries { try await store.append(entry) }
         #expect(try await store.recentEntries(limit: 3) == entries.reversed().prefix(3).map { $0 })
         #expect(try await store.recentEntries(limit: 10).count == 5)
+    }
+    @Test(
+        "first keys: one per family however many instances start at once; pruning hands each key to one instance",
+        arguments: TokenServerStoreDriver.persistent)
+    func firstKeysAndPruningAcrossInstances(_ driver: TokenServerStoreDriver) async throws {
+        let (store, another) = try await driver.open()
+        let reopen = try #require(another)
+        let second = try await reopen()
+        let candidates = (0..<8).map { index in
+            SigningKeyRecord(
+                kid: "k\(index)", family: .driver, material: .sealed([UInt8(index)]), createdAt: Self.t0)
+        }
+        let added = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for (index, record) in candidates.enumerated() {
+                let target = index.isMultiple(of: 2) ? store : second
+                group.addTask { try await target.addFirstSigningKey(record) }
+            }
+            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(added == 1)
+        let keys = try await second.signingKeys()
+        #expect(keys.count == 1 && keys.first?.retiredAt == nil)
+        // Rotations through either instance: every key but the newest retired; each pruned by exactly one caller.
+        for index in 1...6 {
+            let target = index.isMultiple(of: 2) ? store : second
+            try await target.addSigningKey(
+                SigningKeyRecord(
+                    kid: "r\(index)", family: .driver, material: .file(path: "/r\(index)"),
+                    createdAt: Self.t0 + TimeInterval(index)))
+        }
+        #expect(try await store.signingKeys().filter { $0.retiredAt == nil }.map(\.kid) == ["r6"])
+        let pruned = try await withThrowingTaskGroup(of: [String].self) { group in
+            for target in [store, second, store, second] {
+                group.addTask { try await target.removeSigningKeys(retiredAtOrBefore: Self.t0 + 100).map(\.kid) }
+            }
+            return try await group.reduce(into: [String]()) { $0 += $1 }
+        }
+        #expect(pruned.sorted() == (keys.map(\.kid) + ["r1", "r2", "r3", "r4", "r5"]).sorted())
+        #expect(try await second.signingKeys().map(\.kid) == ["r6"])
+    }
+
+    @Test(
+        "login throttle: counts kept per key, updated atomically, forgotten only when they cannot lock",
+        arguments: TokenServerStoreDriver.all)
+    func throttleEntries(_ driver: TokenServerStoreDriver) async throws {
+        let store = try await driver.open().store
+        let now = Self.t0
+        #expect(try await store.throttleEntries(keys: ["user:dana"], at: now) == [:])
+        let locked = ThrottleEntry(
+            failures: 5, firstFailure: now, lockedUntil: now + 30, forgetAfter: now + 900)
+        try await store.updateThrottleEntries(keys: ["user:dana", "address:10.0.0.1"], at: now) { current in
+            #expect(current.isEmpty)
+            return [
+                "user:dana": locked,
+                "address:10.0.0.1": ThrottleEntry(
+                    failures: 1, firstFailure: now, lockedUntil: nil, forgetAfter: now + 0.5),
+            ]
+        }
+        #expect(
+            try await store.throttleEntries(keys: ["user:dana", "address:10.0.0.1", "user:x"], at: now) == [
+                "user:dana": locked,
+                "address:10.0.0.1": ThrottleEntry(
+                    failures: 1, firstFailure: now, lockedUntil: nil, forgetAfter: now + 0.5),
+            ])
+        // Milliseconds are kept; an entry past its time is gone.
+        #expect(try await store.throttleEntries(keys: ["address:10.0.0.1"], at: now + 0.5) == [:])
+        // Byte-exact keys: a key with a NUL is its own key (or, where the database cannot hold it, none at all).
+        #expect(try await store.throttleEntries(keys: ["user:dana\u{0}"], at: now).isEmpty)
+        #expect(try await store.throttleEntries(keys: ["user:DANA"], at: now).isEmpty)
+        try await store.removeThrottleEntries(keys: ["user:dana"])
+        #expect(try await store.throttleEntries(keys: ["user:dana"], at: now) == [:])
+    }
+
+    @Test(
+        "login throttle: concurrent failures from two instances are all counted, and survive a restart",
+        arguments: TokenServerStoreDriver.persistent)
+    func throttleAcrossInstances(_ driver: TokenServerStoreDriver) async throws {
+        let (store, another) = try await driver.open()
+        let reopen = try #require(another)
+        let second = try await reopen()
+        var policy = LoginThrottle.Policy()
+        policy.failuresBeforeLockout = 1000
+        let throttles = [LoginThrottle(policy: policy, store: store), LoginThrottle(policy: policy, store: second)]
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    try await throttles[index % 2].recordFailure(username: "dana", address: nil, now: Self.t0)
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await second.throttleEntries(keys: ["user:dana"], at: Self.t0)["user:dana"]?.failures == 40)
+        // A lockout recorded through one instance holds on the other, and on a store opened afterwards.
+        let strict = LoginThrottle(store: store)
+        for _ in 0..<5 { try await strict.recordFailure(username: "erin", address: nil, now: Self.t0) }
+        let restarted = try await reopen()
+        for target in [second, restarted] {
+            await #expect(throws: TokenServerError.self) {
+                try await LoginThrottle(store: target).check(username: "erin", address: nil, now: Self.t0 + 29)
+            }
+            try await LoginThrottle(store: target).check(username: "erin", address: nil, now: Self.t0 + 30)
+        }
+    }
+
+    @Test("audit: a batch is appended in order, in one call", arguments: TokenServerStoreDriver.all)
+    func auditBatch(_ driver: TokenServerStoreDriver) async throws {
+        let store = try await driver.open().store
+        let entries = (0..<300).map { index in
+            AuditEntry(
+                issuedAt: Self.t0 + TimeInterval(index), username: "u\(index % 7)", endpoint: .driver,
+                scope: #"{"vehicleid":"v\#(index)"}"#, kid: "k", expiresAt: Self.t0 + 3600)
+        }
+        try await store.append(contentsOf: Array(entries[..<150]))
+        try await GroupCommitAuditLog(store).append(contentsOf: Array(entries[150...]))
+        #expect(try await store.recentEntries(limit: 1000) == entries.reversed())
+    }
+
+    @Test(
+        "names no user can have find nothing: NUL, case, and the store's answers for them",
+        arguments: TokenServerStoreDriver.all)
+    func unusualNames(_ driver: TokenServerStoreDriver) async throws {
+        let store = try await driver.open().store
+        try await store.addUser(Self.dana, passwordHash: "h", createdAt: Self.t0)
+        #expect(try await store.credentials(for: "dana\u{0}") == nil)
+        #expect(try await store.credentials(for: "dana\u{0}x") == nil)
+        await #expect(throws: StoreError.notFound("")) { try await store.removeUser("dana\u{0}") }
+        await #expect(throws: StoreError.notFound("")) {
+            try await store.addGrant(Grant(kind: .vehicle, id: "v1"), to: "dana\u{0}")
+        }
+        #expect(try await store.sessionUser(tokenHash: "s\u{0}", at: Self.t0, holding: nil) == nil)
+        #expect(try await store.users().map(\.user) == [Self.dana])
     }
 }

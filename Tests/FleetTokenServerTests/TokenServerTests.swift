@@ -157,28 +157,54 @@ struct LoginTests {
         }
     }
 
+    @Test(
+        "a username with NUL (or any name no user can have) is an unknown user: no login as its prefix, no bypass of a lockout"
+    )
+    func impossibleUsernames() async throws {
+        let fixture = try await TokenServerFixture()
+        try await fixture.application.test(.router) { client in
+            let right = TokenServerFixture.password
+            for name in [#"dana\u0000"#, #"dana\u0000x"#, "Dana", "dana ", String(repeating: "d", count: 65)] {
+                let body = #"{"username":"\#(name)","password":"\#(right)"}"#
+                let (status, answer, _) = try await client.json(.post, "/v1/sessions", body: body)
+                #expect(status == .unauthorized, "\(name)")
+                #expect(answer["error"]?.objectValue?["message"]?.stringValue == LoginService.invalidCredentialsMessage)
+            }
+            for _ in 0..<5 {
+                let wrong = #"{"username":"dana","password":"wrong password"}"#
+                #expect(try await client.json(.post, "/v1/sessions", body: wrong).0 == .unauthorized)
+            }
+            let locked = #"{"username":"dana\u0000","password":"\#(right)"}"#
+            #expect(try await client.json(.post, "/v1/sessions", body: locked).0 == .unauthorized)
+            let dana = #"{"username":"dana","password":"\#(right)"}"#
+            #expect(try await client.json(.post, "/v1/sessions", body: dana).0 == .tooManyRequests)
+        }
+    }
+
     @Test("the lockout doubles with each further failure; an address is throttled across usernames")
-    func throttlePolicy() throws {
+    func throttlePolicy() async throws {
         let throttle = LoginThrottle()
         let start = Date(timeIntervalSince1970: 1_000_000)
-        func lockout(_ username: String, _ address: String?, at time: Date) -> Int? {
+        func lockout(_ username: String, _ address: String?, at time: Date) async throws -> Int? {
             do {
-                try throttle.check(username: username, address: address, now: time)
+                try await throttle.check(username: username, address: address, now: time)
                 return nil
-            } catch {
+            } catch let error as TokenServerError {
                 return error.retryAfter
             }
         }
         var time = start
-        for _ in 0..<5 { throttle.recordFailure(username: "u", address: nil, now: time) }
-        #expect(lockout("u", nil, at: time) == 30)
+        for _ in 0..<5 { try await throttle.recordFailure(username: "u", address: nil, now: time) }
+        #expect(try await lockout("u", nil, at: time) == 30)
         time += 30
-        #expect(lockout("u", nil, at: time) == nil)
-        throttle.recordFailure(username: "u", address: nil, now: time)
-        #expect(lockout("u", nil, at: time) == 60)
-        for index in 0..<20 { throttle.recordFailure(username: "user\(index)", address: "10.0.0.1", now: start) }
-        #expect(lockout("someone-else", "10.0.0.1", at: start) == 30)
-        #expect(lockout("someone-else", "10.0.0.2", at: start) == nil)
+        #expect(try await lockout("u", nil, at: time) == nil)
+        try await throttle.recordFailure(username: "u", address: nil, now: time)
+        #expect(try await lockout("u", nil, at: time) == 60)
+        for index in 0..<20 {
+            try await throttle.recordFailure(username: "user\(index)", address: "10.0.0.1", now: start)
+        }
+        #expect(try await lockout("someone-else", "10.0.0.1", at: start) == 30)
+        #expect(try await lockout("someone-else", "10.0.0.2", at: start) == nil)
     }
 }
 

@@ -8,10 +8,19 @@ public import Logging
 ///
 /// Each family has one service account; its newest key signs. Rotation adds a key to the same account and makes it
 /// the signing key; the previous key is *retired*: it signs nothing more but stays published (JWKS) until every
-/// token it signed has expired (``publicationWindow`` after retirement), then it is removed. Keys are files under
-/// the data directory (mode 0600, or the operator's own key files); the store records which key belongs to which
-/// family and when each was retired, so `fleetauth keys rotate` on the same data directory reaches a running server
-/// within ``refreshInterval``.
+/// token it signed has expired (``publicationWindow`` after retirement), then it is removed.
+///
+/// Where the private keys are:
+/// - without a key-encryption key, files under the data directory (mode 0600, or the operator's own key files) —
+///   one machine;
+/// - with a ``KeyEncryptionKey``, in the store itself, sealed with AES-GCM under it (the operator's key files too)
+///   — so every instance on one database signs with the same keys, and the database alone signs nothing.
+///
+/// The store records which key belongs to which family and when each was retired; every instance rereads it at
+/// most ``refreshInterval`` after its last read, when it signs or publishes, so a rotation made anywhere (another
+/// instance, `fleetauth keys rotate`) is used and published everywhere within about a second. Instances that start
+/// together agree on one first key per family (``SigningKeyStore/addFirstSigningKey(_:)``), and each retired key
+/// is pruned by exactly one of them.
 public final class Keyring: @unchecked Sendable {
     /// One key of a family.
     public struct Entry: Sendable {
@@ -26,6 +35,7 @@ public final class Keyring: @unchecked Sendable {
     public let refreshInterval: Duration = .seconds(1)
     private let store: any SigningKeyStore
     private let keyDirectory: String
+    private let keyEncryptionKey: KeyEncryptionKey?
     private let lifetime: Int64
     private let clock: any WallClock
     private let lock = NSLock()
@@ -33,13 +43,17 @@ public final class Keyring: @unchecked Sendable {
     private var lastRefresh: Date = .distantPast
 
     /// Opens the keyring of `store`, creating the missing families' keys: from `keyFiles` when given, otherwise
-    /// generated as `fleetauth-<family>@<project>.iam.gserviceaccount.com` in `keyDirectory`.
+    /// generated as `fleetauth-<family>@<project>.iam.gserviceaccount.com`.
+    ///
+    /// Every stored key is opened here, so a key-encryption key that does not open them (or its absence when they
+    /// are sealed) is an error now, not at the first token.
     ///
     /// - Parameters:
     ///   - store: the key records.
-    ///   - keyDirectory: where generated keys are written.
+    ///   - keyDirectory: where generated keys are written when there is no key-encryption key.
     ///   - project: the Google Cloud project (Fleet Engine provider) of generated keys.
     ///   - keyFiles: existing service-account key files for some families.
+    ///   - keyEncryptionKey: when given, new keys (and `keyFiles`) are sealed under it into the store.
     ///   - tokenLifetime: `exp − iat` of the tokens the keys sign, in seconds.
     ///   - clock: the clock for key creation, retirement and publication times.
     public init(
@@ -47,31 +61,65 @@ public final class Keyring: @unchecked Sendable {
         keyDirectory: String,
         project: String,
         keyFiles: [TokenFamily: String] = [:],
+        keyEncryptionKey: KeyEncryptionKey? = nil,
         tokenLifetime: Int64 = 3600,
         clock: any WallClock = .system
     ) async throws {
         self.store = store
         self.keyDirectory = keyDirectory
+        self.keyEncryptionKey = keyEncryptionKey
         self.lifetime = tokenLifetime
         self.publicationWindow = .seconds(tokenLifetime + 60)
         self.clock = clock
-        try FileManager.default.createDirectory(atPath: keyDirectory, withIntermediateDirectories: true)
         let existing = Set(try await store.signingKeys().map(\.family))
         for family in TokenFamily.allCases where !existing.contains(family) {
-            let key: ServiceAccountKey
-            let path: String
-            if let file = keyFiles[family] {
-                key = try ServiceAccountKey(contentsOf: file)
-                path = file
-            } else {
-                key = try ServiceAccountKey.generate(projectID: project, name: family.accountName)
-                path = Self.path(in: keyDirectory, family: family, kid: key.privateKeyID)
-                try key.write(to: path)
+            let key =
+                if let file = keyFiles[family] {
+                    try ServiceAccountKey(contentsOf: file)
+                } else {
+                    try ServiceAccountKey.generate(projectID: project, name: family.accountName)
+                }
+            let material = try keep(key, family: family, file: keyFiles[family])
+            let added = try await store.addFirstSigningKey(
+                SigningKeyRecord(kid: key.privateKeyID, family: family, material: material, createdAt: now))
+            // Another instance created this family's key first: ours was never used.
+            if !added, keyFiles[family] == nil, let path = material.path {
+                try? FileManager.default.removeItem(atPath: path)
             }
-            try await store.addSigningKey(
-                SigningKeyRecord(kid: key.privateKeyID, family: family, keyPath: path, createdAt: now))
         }
         try await refresh()
+    }
+
+    /// Where a new key goes: sealed for the store with a key-encryption key; otherwise `file` (the operator's) or a
+    /// new file in the key directory.
+    private func keep(_ key: ServiceAccountKey, family: TokenFamily, file: String? = nil) throws -> SigningKeyMaterial {
+        if let keyEncryptionKey {
+            let json = Array(JSONValue.object(key.jsonObject).jsonText.utf8)
+            return .sealed(try keyEncryptionKey.seal(json, keyID: key.privateKeyID))
+        }
+        if let file { return .file(path: file) }
+        try FileManager.default.createDirectory(atPath: keyDirectory, withIntermediateDirectories: true)
+        let path = Self.path(in: keyDirectory, family: family, kid: key.privateKeyID)
+        try key.write(to: path)
+        return .file(path: path)
+    }
+
+    /// The key a record names: its file read, or its sealed JSON opened with `keyEncryptionKey`.
+    public static func key(of record: SigningKeyRecord, keyEncryptionKey: KeyEncryptionKey?) throws
+        -> ServiceAccountKey
+    {
+        switch record.material {
+        case .file(let path):
+            return try ServiceAccountKey(contentsOf: path)
+        case .sealed(let sealed):
+            guard let keyEncryptionKey else {
+                throw KeyEncryptionKeyError(
+                    "Signing key \(record.kid) is sealed in the database: give the key-encryption key "
+                        + "(--key-encryption-key-file FILE or \(KeyEncryptionKey.environmentVariable)).")
+            }
+            let json = try keyEncryptionKey.unseal(sealed, keyID: record.kid)
+            return try ServiceAccountKey(json: json, source: "sealed signing key \(record.kid)")
+        }
     }
 
     private var now: Date { Date(epochSeconds: clock.currentEpochSeconds) }
@@ -98,7 +146,7 @@ public final class Keyring: @unchecked Sendable {
                 fresh.append(entry)
                 continue
             }
-            let key = try ServiceAccountKey(contentsOf: record.keyPath)
+            let key = try Self.key(of: record, keyEncryptionKey: keyEncryptionKey)
             let minter = try FleetEngineTokenMinter(
                 signer: LocalKeySigner(key: key), configuration: .init(lifetime: lifetime))
             fresh.append(Entry(record: record, key: key, minter: minter))
@@ -137,9 +185,8 @@ public final class Keyring: @unchecked Sendable {
         try await refresh()
         let current = try signingKey(for: family)
         let key = try current.key.newKey()
-        let path = Self.path(in: keyDirectory, family: family, kid: key.privateKeyID)
-        try key.write(to: path)
-        let record = SigningKeyRecord(kid: key.privateKeyID, family: family, keyPath: path, createdAt: now)
+        let record = SigningKeyRecord(
+            kid: key.privateKeyID, family: family, material: try keep(key, family: family), createdAt: now)
         try await store.addSigningKey(record)
         try await refresh()
         return record
@@ -151,8 +198,10 @@ public final class Keyring: @unchecked Sendable {
     public func prune() async throws -> [String] {
         let cutoff = now.addingTimeInterval(-publicationWindow.timeInterval)
         let removed = try await store.removeSigningKeys(retiredAtOrBefore: cutoff)
-        for record in removed where record.keyPath.hasPrefix(keyDirectory + "/") {
-            try? FileManager.default.removeItem(atPath: record.keyPath)
+        for record in removed {
+            if let path = record.material.path, path.hasPrefix(keyDirectory + "/") {
+                try? FileManager.default.removeItem(atPath: path)
+            }
         }
         try await refresh()
         return removed.map(\.kid)

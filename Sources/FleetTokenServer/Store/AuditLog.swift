@@ -3,10 +3,18 @@ public import Foundation
 
 /// The record of every token the server issued, without the tokens.
 public protocol AuditLog: Sendable {
-    /// Records an issued token; the entry is durable when this returns, before the token is handed out.
-    func append(_ entry: AuditEntry) async throws
+    /// Records issued tokens, in order, in one transaction; the entries are durable when this returns, before the
+    /// tokens are handed out.
+    func append(contentsOf entries: [AuditEntry]) async throws
     /// The most recent entries, newest first.
     func recentEntries(limit: Int) async throws -> [AuditEntry]
+}
+
+extension AuditLog {
+    /// Records one issued token; durable when this returns.
+    public func append(_ entry: AuditEntry) async throws {
+        try await append(contentsOf: [entry])
+    }
 }
 
 /// One issued token, without the token itself.

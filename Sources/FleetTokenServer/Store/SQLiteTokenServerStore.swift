@@ -4,9 +4,10 @@ public import Foundation
 import GRDB
 
 /// The token server's state in SQLite (``SQLiteDatabase``: GRDB, WAL): users with bcrypt password hashes, their
-/// grants, sessions (only the SHA-256 of each session token), the signing keys of each token family, and the
-/// audit log of issued tokens. The server and the `fleetauth users` / `keys rotate` commands open the same file.
-/// Times are stored as whole epoch seconds.
+/// grants, sessions (only the SHA-256 of each session token), the signing keys of each token family (their files'
+/// paths, or the keys sealed under a key-encryption key), the audit log of issued tokens and the failed-login
+/// counts. The server and the `fleetauth users` / `keys rotate` commands open the same file. Times are stored as
+/// whole epoch seconds (the throttle's in milliseconds).
 public final class SQLiteTokenServerStore: TokenServerStorage, SQLiteStore {
     public let database: SQLiteDatabase
     private var writer: any DatabaseWriter { database.writer }
@@ -47,6 +48,24 @@ public final class SQLiteTokenServerStore: TokenServerStorage, SQLiteStore {
                     """
             )
         }
+        migrator.registerMigration("v2: sealed signing keys, login throttle") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE signing_keys_v2 (
+                        kid TEXT PRIMARY KEY, family TEXT NOT NULL, key_path TEXT, sealed_key BLOB,
+                        created_at INTEGER NOT NULL, retired_at INTEGER,
+                        CHECK ((key_path IS NULL) <> (sealed_key IS NULL))) WITHOUT ROWID;
+                    INSERT INTO signing_keys_v2 (kid, family, key_path, created_at, retired_at)
+                        SELECT kid, family, key_path, created_at, retired_at FROM signing_keys;
+                    DROP TABLE signing_keys;
+                    ALTER TABLE signing_keys_v2 RENAME TO signing_keys;
+                    CREATE TABLE login_failures (
+                        key TEXT PRIMARY KEY, failures INTEGER NOT NULL, first_failure_ms INTEGER NOT NULL,
+                        locked_until_ms INTEGER, forget_after_ms INTEGER NOT NULL) WITHOUT ROWID;
+                    CREATE INDEX login_failures_by_age ON login_failures (forget_after_ms);
+                    """
+            )
+        }
         return migrator
     }
 
@@ -62,6 +81,7 @@ public final class SQLiteTokenServerStore: TokenServerStorage, SQLiteStore {
 
 extension SQLiteTokenServerStore {
     public func addUser(_ user: AppUser, passwordHash: String, createdAt: Date) async throws {
+        guard StoredText.isStorable(user.username) else { throw StoreError.corrupted("A username cannot contain NUL.") }
         try await writer.write { db in
             if try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ?"), arguments: [user.username]) != nil
@@ -75,6 +95,7 @@ extension SQLiteTokenServerStore {
     }
 
     public func setPasswordHash(_ hash: String, for username: String) async throws {
+        guard StoredText.isStorable(username) else { throw StoreError.notFound("User \(username) not found.") }
         try await writer.write { db in
             try db.cachedStatement(sql: "UPDATE users SET password_hash = ? WHERE username = ?").execute(arguments: [
                 hash, username,
@@ -85,6 +106,7 @@ extension SQLiteTokenServerStore {
     }
 
     public func removeUser(_ username: String) async throws {
+        guard StoredText.isStorable(username) else { throw StoreError.notFound("User \(username) not found.") }
         try await writer.write { db in
             try db.cachedStatement(sql: "DELETE FROM users WHERE username = ?").execute(arguments: [username])
             guard db.changesCount == 1 else { throw StoreError.notFound("User \(username) not found.") }
@@ -92,7 +114,8 @@ extension SQLiteTokenServerStore {
     }
 
     public func credentials(for username: String) async throws -> StoredCredentials? {
-        try await writer.read { db in
+        guard StoredText.isStorable(username) else { return nil }
+        return try await writer.read { db in
             guard
                 let row = try Row.fetchOne(
                     db.cachedStatement(sql: "SELECT username, role, password_hash FROM users WHERE username = ?"),
@@ -123,6 +146,9 @@ extension SQLiteTokenServerStore {
     }
 
     public func addGrant(_ grant: Grant, to username: String) async throws {
+        guard StoredText.isStorable(username), StoredText.isStorable(grant.id) else {
+            throw StoreError.notFound("User \(username) not found.")
+        }
         try await writer.write { db in
             guard
                 try Bool.fetchOne(
@@ -134,6 +160,9 @@ extension SQLiteTokenServerStore {
     }
 
     public func removeGrant(_ grant: Grant, from username: String) async throws {
+        guard StoredText.isStorable(username), StoredText.isStorable(grant.id) else {
+            throw StoreError.notFound("User \(username) holds no grant for \(grant.kind) \(grant.id).")
+        }
         try await writer.write { db in
             try db.cachedStatement(sql: "DELETE FROM grants WHERE username = ? AND kind = ? AND resource_id = ?")
                 .execute(arguments: [username, grant.kind.rawValue, grant.id])
@@ -163,7 +192,8 @@ extension SQLiteTokenServerStore {
     public func sessionUser(tokenHash: String, at now: Date, holding grant: Grant?) async throws
         -> (user: AppUser, granted: Bool)?
     {
-        try await writer.read { db in
+        guard StoredText.isStorable(tokenHash), grant.map({ StoredText.isStorable($0.id) }) ?? true else { return nil }
+        return try await writer.read { db in
             guard
                 let row = try Row.fetchOne(
                     db.cachedStatement(
@@ -184,6 +214,7 @@ extension SQLiteTokenServerStore {
     }
 
     public func removeSession(tokenHash: String) async throws {
+        guard StoredText.isStorable(tokenHash) else { return }
         try await writer.write { db in
             try db.cachedStatement(sql: "DELETE FROM sessions WHERE token_hash = ?").execute(arguments: [tokenHash])
         }
@@ -193,7 +224,7 @@ extension SQLiteTokenServerStore {
 // MARK: - Signing keys
 
 extension SQLiteTokenServerStore {
-    private static let keyColumns = "SELECT kid, family, key_path, created_at, retired_at FROM signing_keys"
+    private static let keyColumns = "SELECT kid, family, key_path, sealed_key, created_at, retired_at FROM signing_keys"
 
     private static func keyRecords(_ db: Database, _ condition: String, _ arguments: StatementArguments) throws
         -> [SigningKeyRecord]
@@ -204,11 +235,27 @@ extension SQLiteTokenServerStore {
             guard let family = TokenFamily(rawValue: row["family"]) else {
                 throw StoreError.corrupted("Signing key \(row["kid"] as String) has an unknown family.")
             }
+            let material: SigningKeyMaterial
+            if let path = row["key_path"] as String? {
+                material = .file(path: path)
+            } else if let sealed = row["sealed_key"] as Data? {
+                material = .sealed(Array(sealed))
+            } else {
+                throw StoreError.corrupted("Signing key \(row["kid"] as String) has no key.")
+            }
             return SigningKeyRecord(
-                kid: row["kid"], family: family, keyPath: row["key_path"],
+                kid: row["kid"], family: family, material: material,
                 createdAt: Date(epochSeconds: row["created_at"]),
                 retiredAt: (row["retired_at"] as Int64?).map(Date.init(epochSeconds:)))
         }
+    }
+
+    private static func insert(_ record: SigningKeyRecord, _ db: Database) throws {
+        let path = record.material.path
+        let sealed: Data? = if case .sealed(let bytes) = record.material { Data(bytes) } else { nil }
+        try db.cachedStatement(
+            sql: "INSERT INTO signing_keys (kid, family, key_path, sealed_key, created_at) VALUES (?, ?, ?, ?, ?)"
+        ).execute(arguments: [record.kid, record.family.rawValue, path, sealed, record.createdAt.epochSeconds])
     }
 
     public func signingKeys() async throws -> [SigningKeyRecord] {
@@ -220,9 +267,18 @@ extension SQLiteTokenServerStore {
             try db.cachedStatement(
                 sql: "UPDATE signing_keys SET retired_at = ? WHERE family = ? AND retired_at IS NULL"
             ).execute(arguments: [record.createdAt.epochSeconds, record.family.rawValue])
-            try db.cachedStatement(
-                sql: "INSERT INTO signing_keys (kid, family, key_path, created_at) VALUES (?, ?, ?, ?)"
-            ).execute(arguments: [record.kid, record.family.rawValue, record.keyPath, record.createdAt.epochSeconds])
+            try Self.insert(record, db)
+        }
+    }
+
+    public func addFirstSigningKey(_ record: SigningKeyRecord) async throws -> Bool {
+        try await writer.write { db in
+            let existing = try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM signing_keys WHERE family = ?"),
+                arguments: [record.family.rawValue])
+            guard existing == nil else { return false }
+            try Self.insert(record, db)
+            return true
         }
     }
 
@@ -237,21 +293,80 @@ extension SQLiteTokenServerStore {
     }
 }
 
+// MARK: - Login throttle
+
+extension SQLiteTokenServerStore {
+    private static func throttleEntries(_ db: Database, keys: [String], at now: Date) throws -> [String: ThrottleEntry]
+    {
+        var found: [String: ThrottleEntry] = [:]
+        let statement = try db.cachedStatement(
+            sql: """
+                SELECT failures, first_failure_ms, locked_until_ms, forget_after_ms FROM login_failures
+                WHERE key = ? AND forget_after_ms > ?
+                """)
+        for key in keys {
+            guard let row = try Row.fetchOne(statement, arguments: [key, now.epochMilliseconds]) else { continue }
+            found[key] = ThrottleEntry(
+                failures: row["failures"], firstFailure: Date(epochMilliseconds: row["first_failure_ms"]),
+                lockedUntil: (row["locked_until_ms"] as Int64?).map(Date.init(epochMilliseconds:)),
+                forgetAfter: Date(epochMilliseconds: row["forget_after_ms"]))
+        }
+        return found
+    }
+
+    public func throttleEntries(keys: [String], at now: Date) async throws -> [String: ThrottleEntry] {
+        let keys = keys.filter(StoredText.isStorable)
+        return try await writer.read { db in try Self.throttleEntries(db, keys: keys, at: now) }
+    }
+
+    public func updateThrottleEntries(
+        keys: [String], at now: Date, _ update: @escaping @Sendable ([String: ThrottleEntry]) -> [String: ThrottleEntry]
+    ) async throws {
+        let keys = keys.filter(StoredText.isStorable)
+        try await writer.write { db in
+            try db.cachedStatement(sql: "DELETE FROM login_failures WHERE forget_after_ms <= ?").execute(arguments: [
+                now.epochMilliseconds
+            ])
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT OR REPLACE INTO login_failures
+                        (key, failures, first_failure_ms, locked_until_ms, forget_after_ms) VALUES (?, ?, ?, ?, ?)
+                    """)
+            for (key, entry) in update(try Self.throttleEntries(db, keys: keys, at: now))
+            where StoredText.isStorable(key) {
+                try statement.execute(arguments: [
+                    key, entry.failures, entry.firstFailure.epochMilliseconds,
+                    entry.lockedUntil?.epochMilliseconds, entry.forgetAfter.epochMilliseconds,
+                ])
+            }
+        }
+    }
+
+    public func removeThrottleEntries(keys: [String]) async throws {
+        try await writer.write { db in
+            let statement = try db.cachedStatement(sql: "DELETE FROM login_failures WHERE key = ?")
+            for key in keys where StoredText.isStorable(key) { try statement.execute(arguments: [key]) }
+        }
+    }
+}
+
 // MARK: - Audit
 
 extension SQLiteTokenServerStore {
-    public func append(_ entry: AuditEntry) async throws {
+    public func append(contentsOf entries: [AuditEntry]) async throws {
         try await writer.write { db in
-            try db.cachedStatement(
+            let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO audit (issued_at, username, token_type, scope, kid, expires_at)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """
-            ).execute(
-                arguments: [
-                    entry.issuedAt.epochSeconds, entry.username, entry.endpoint.name, entry.scope, entry.kid,
-                    entry.expiresAt.epochSeconds,
-                ])
+                    """)
+            for entry in entries {
+                try statement.execute(
+                    arguments: [
+                        entry.issuedAt.epochSeconds, entry.username, entry.endpoint.name, entry.scope, entry.kid,
+                        entry.expiresAt.epochSeconds,
+                    ])
+            }
         }
     }
 

@@ -1,16 +1,35 @@
 public import Foundation
 
-/// The records of the signing keys of every token family: which key belongs to which family, where it is, and
-/// when it was retired.
+/// The records of the signing keys of every token family: which key belongs to which family, where its private
+/// half is, and when it was retired.
 public protocol SigningKeyStore: Sendable {
     /// Every key record, oldest first.
     func signingKeys() async throws -> [SigningKeyRecord]
     /// Adds a key as its family's signing key, retiring the current one at the new key's creation time, in one
     /// transaction.
     func addSigningKey(_ record: SigningKeyRecord) async throws
+    /// Adds a family's first key, unless the family already has one (another instance got there first); in one
+    /// transaction, so instances that start together agree on one key. Returns whether it was added.
+    func addFirstSigningKey(_ record: SigningKeyRecord) async throws -> Bool
     /// Forgets the keys retired at or before `cutoff`, in one transaction; returns them so their files can be
-    /// removed.
+    /// removed. When several instances prune at once, each key is returned to exactly one of them.
     func removeSigningKeys(retiredAtOrBefore cutoff: Date) async throws -> [SigningKeyRecord]
+}
+
+/// Where a signing key's private half is.
+public enum SigningKeyMaterial: Sendable, Hashable {
+    /// A service-account key file on this machine (keys of the single-machine SQLite setup, or the operator's own
+    /// key files).
+    case file(path: String)
+    /// The key file's JSON sealed under the key-encryption key (``KeyEncryptionKey``), kept in the database so
+    /// every instance can sign with it.
+    case sealed([UInt8])
+
+    /// The file's path, for file keys.
+    public var path: String? {
+        if case .file(let path) = self { return path }
+        return nil
+    }
 }
 
 /// One signing key's record.
@@ -19,16 +38,18 @@ public struct SigningKeyRecord: Sendable, Hashable {
     public var kid: String
     /// The family whose tokens it signs.
     public var family: TokenFamily
-    /// The key file.
-    public var keyPath: String
+    /// Where the private key is.
+    public var material: SigningKeyMaterial
     public var createdAt: Date
     /// When a newer key replaced it; `nil` for the family's signing key.
     public var retiredAt: Date?
 
-    public init(kid: String, family: TokenFamily, keyPath: String, createdAt: Date, retiredAt: Date? = nil) {
+    public init(
+        kid: String, family: TokenFamily, material: SigningKeyMaterial, createdAt: Date, retiredAt: Date? = nil
+    ) {
         self.kid = kid
         self.family = family
-        self.keyPath = keyPath
+        self.material = material
         self.createdAt = createdAt
         self.retiredAt = retiredAt
     }

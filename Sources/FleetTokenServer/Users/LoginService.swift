@@ -44,15 +44,19 @@ public final class LoginService: Sendable {
     /// A new session for `username` and `password`, from `address` (the client's IP, for throttling).
     public func login(username: String, password: String, address: String?) async throws -> Session {
         let started = clock.currentDate
-        try throttle.check(username: username, address: address, now: started)
-        let credentials = try await users.credentials(for: username)
+        // A name no user can have (a NUL, a capital, 65 bytes…) never reaches the store or a throttle key: it is an
+        // unknown user, throttled by its address, so "dana\u{0}" can neither log in as dana nor dodge her lockout.
+        let storable = (try? AppUser.validate(username: username)) != nil
+        let throttled = storable ? username : nil
+        try await throttle.check(username: throttled, address: address, now: started)
+        let credentials = storable ? try await users.credentials(for: username) : nil
         // An unknown user is checked against a dummy hash: the same work as a wrong password.
         let matches = try await hasher.verify(password, against: credentials?.passwordHash)
-        guard let credentials, matches else {
-            throttle.recordFailure(username: username, address: address, now: started)
+        guard let credentials, matches, credentials.user.username == username else {
+            try await throttle.recordFailure(username: throttled, address: address, now: started)
             throw TokenServerError.unauthenticated(Self.invalidCredentialsMessage)
         }
-        throttle.recordSuccess(username: username)
+        try await throttle.recordSuccess(username: username)
         var bytes = [UInt8](repeating: 0, count: 32)
         var generator = SystemRandomNumberGenerator()
         for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }

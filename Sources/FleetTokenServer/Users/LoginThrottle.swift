@@ -6,8 +6,9 @@ public import Foundation
 /// After ``Policy/failuresBeforeLockout`` failures for a username (or ``Policy/addressFailuresBeforeLockout`` from
 /// one address) within ``Policy/window``, further attempts are refused for a lockout that starts at
 /// ``Policy/initialLockout`` and doubles with every further failure, up to ``Policy/maximumLockout``. A successful
-/// login resets its username. At most ``Policy/maximumEntries`` keys are remembered (the oldest go first).
-public final class LoginThrottle: @unchecked Sendable {
+/// login resets its username. The counts live in a ``LoginThrottleStore`` — the token server's database — so a
+/// lockout holds on every instance and across restarts, and an entry is only forgotten once it can no longer lock.
+public final class LoginThrottle: Sendable {
     /// When to lock out, and for how long.
     public struct Policy: Sendable, Hashable {
         /// Failures for one username that lock it.
@@ -20,57 +21,61 @@ public final class LoginThrottle: @unchecked Sendable {
         public var initialLockout: TimeInterval = 30
         /// The longest lockout, in seconds.
         public var maximumLockout: TimeInterval = 15 * 60
-        /// The most usernames and addresses remembered.
-        public var maximumEntries = 100_000
 
         public init() {}
     }
 
-    private struct Entry {
-        var failures: Int
-        var firstFailure: Date
-        var lockedUntil: Date?
-    }
-
     public let policy: Policy
-    private let lock = NSLock()
-    private var entries: [String: Entry] = [:]
+    /// Where the counts are kept.
+    public let store: any LoginThrottleStore
 
-    public init(policy: Policy = Policy()) {
+    public init(policy: Policy = Policy(), store: any LoginThrottleStore = InMemoryLoginThrottleStore()) {
         self.policy = policy
+        self.store = store
     }
 
-    /// Throws 429 when the username or the address is locked out at `now`.
-    public func check(username: String, address: String?, now: Date) throws(TokenServerError) {
-        let keys = ["user:" + username] + (address.map { ["address:" + $0] } ?? [])
-        let until = lock.withLock { keys.compactMap { entries[$0]?.lockedUntil }.filter { $0 > now }.max() }
-        if let until {
-            throw .tooManyRequests(
+    private static func keys(username: String?, address: String?) -> [String] {
+        (username.map { ["user:" + $0] } ?? []) + (address.map { ["address:" + $0] } ?? [])
+    }
+
+    /// Throws 429 when the username or the address is locked out at `now`. A nil username (one no user can have)
+    /// is checked by its address only.
+    public func check(username: String?, address: String?, now: Date) async throws {
+        let entries = try await store.throttleEntries(keys: Self.keys(username: username, address: address), at: now)
+        if let until = entries.values.compactMap(\.lockedUntil).filter({ $0 > now }).max() {
+            throw TokenServerError.tooManyRequests(
                 "Too many failed logins; try again later.", retryAfter: Int(until.timeIntervalSince(now).rounded(.up)))
         }
     }
 
-    /// Counts a failed login for the username and the address.
-    public func recordFailure(username: String, address: String?, now: Date) {
-        lock.withLock {
-            count("user:" + username, limit: policy.failuresBeforeLockout, now: now)
-            if let address { count("address:" + address, limit: policy.addressFailuresBeforeLockout, now: now) }
-            if entries.count > policy.maximumEntries {
-                let oldest = entries.min { $0.value.firstFailure < $1.value.firstFailure }?.key
-                if let oldest { entries[oldest] = nil }
+    /// Counts a failed login for the username (unless nil) and the address.
+    public func recordFailure(username: String?, address: String?, now: Date) async throws {
+        let policy = self.policy
+        let keys = Self.keys(username: username, address: address)
+        guard !keys.isEmpty else { return }
+        try await store.updateThrottleEntries(keys: keys, at: now) { current in
+            var updated: [String: ThrottleEntry] = [:]
+            if let username {
+                let key = "user:" + username
+                updated[key] = Self.counting(current[key], limit: policy.failuresBeforeLockout, policy, now)
             }
+            if let address {
+                let key = "address:" + address
+                updated[key] = Self.counting(current[key], limit: policy.addressFailuresBeforeLockout, policy, now)
+            }
+            return updated
         }
     }
 
     /// Forgets the username's failures after a successful login.
-    public func recordSuccess(username: String) {
-        _ = lock.withLock { entries.removeValue(forKey: "user:" + username) }
+    public func recordSuccess(username: String) async throws {
+        try await store.removeThrottleEntries(keys: ["user:" + username])
     }
 
-    private func count(_ key: String, limit: Int, now: Date) {
-        var entry = entries[key] ?? Entry(failures: 0, firstFailure: now, lockedUntil: nil)
+    private static func counting(_ entry: ThrottleEntry?, limit: Int, _ policy: Policy, _ now: Date) -> ThrottleEntry {
+        var entry = entry ?? ThrottleEntry(failures: 0, firstFailure: now, lockedUntil: nil, forgetAfter: now)
         if now.timeIntervalSince(entry.firstFailure) > policy.window, entry.lockedUntil.map({ $0 <= now }) ?? true {
-            entry = Entry(failures: 0, firstFailure: now, lockedUntil: nil)
+            entry = ThrottleEntry(failures: 0, firstFailure: now, lockedUntil: nil, forgetAfter: now)
         }
         entry.failures += 1
         if entry.failures >= limit {
@@ -78,6 +83,8 @@ public final class LoginThrottle: @unchecked Sendable {
             let lockout = min(policy.initialLockout * pow(2, doublings), policy.maximumLockout)
             entry.lockedUntil = now.addingTimeInterval(lockout)
         }
-        entries[key] = entry
+        let windowEnd = entry.firstFailure.addingTimeInterval(policy.window)
+        entry.forgetAfter = max(windowEnd, entry.lockedUntil ?? windowEnd)
+        return entry
     }
 }

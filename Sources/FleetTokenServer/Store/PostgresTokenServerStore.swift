@@ -1,0 +1,425 @@
+import FleetAuthCore
+public import FleetAuthServerSupport
+public import Foundation
+import NIOCore
+import PostgresNIO
+
+/// The token server's state on PostgreSQL, for several instances behind one load balancer: users, grants,
+/// sessions, the audit log, the failed-login counts and the signing keys (sealed under the key-encryption key, so
+/// every instance signs with the same keys and the database alone signs nothing).
+///
+/// Every change is one statement or one transaction. Changes to the signing keys hold one advisory lock, so two
+/// instances that start or rotate at once still leave each family exactly one signing key; pruning deletes with
+/// `RETURNING`, so each retired key is pruned by exactly one instance. Throttle updates lock their keys (advisory
+/// locks in a fixed order), so concurrent failures on two instances are all counted. Usernames and IDs compare
+/// byte by byte (`COLLATE "C"`), as on SQLite; a string PostgreSQL cannot hold (one with NUL) matches nothing.
+public final class PostgresTokenServerStore: TokenServerStorage {
+    public let database: PostgreSQLDatabase
+
+    /// Connects and applies the token server's migrations.
+    public static func connect(_ url: PostgresURL, maximumConnections: Int = 20) async throws(StoreError)
+        -> PostgresTokenServerStore
+    {
+        PostgresTokenServerStore(
+            database: try await PostgreSQLDatabase.connect(
+                url, migrations: migrations, maximumConnections: maximumConnections))
+    }
+
+    public init(database: PostgreSQLDatabase) {
+        self.database = database
+    }
+
+    static let migrations = PostgresMigrations(
+        scope: "token-server",
+        steps: [
+            .init(
+                version: 1, name: "users, grants, sessions, signing keys, audit, login throttle",
+                statements: [
+                    """
+                    CREATE TABLE token_users (
+                        username TEXT COLLATE "C" PRIMARY KEY, role TEXT NOT NULL, password_hash TEXT NOT NULL,
+                        created_at BIGINT NOT NULL)
+                    """,
+                    """
+                    CREATE TABLE token_grants (
+                        username TEXT COLLATE "C" NOT NULL REFERENCES token_users (username) ON DELETE CASCADE,
+                        kind TEXT COLLATE "C" NOT NULL, resource_id TEXT COLLATE "C" NOT NULL,
+                        PRIMARY KEY (username, kind, resource_id))
+                    """,
+                    """
+                    CREATE TABLE token_sessions (
+                        token_hash TEXT COLLATE "C" PRIMARY KEY,
+                        username TEXT COLLATE "C" NOT NULL REFERENCES token_users (username) ON DELETE CASCADE,
+                        created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)
+                    """,
+                    "CREATE INDEX token_sessions_by_user ON token_sessions (username)",
+                    "CREATE INDEX token_sessions_by_expiry ON token_sessions (expires_at)",
+                    """
+                    CREATE TABLE token_signing_keys (
+                        kid TEXT COLLATE "C" PRIMARY KEY, family TEXT NOT NULL, key_path TEXT, sealed_key BYTEA,
+                        created_at BIGINT NOT NULL, retired_at BIGINT,
+                        CHECK ((key_path IS NULL) <> (sealed_key IS NULL)))
+                    """,
+                    """
+                    CREATE TABLE token_audit (
+                        id BIGSERIAL PRIMARY KEY, issued_at BIGINT NOT NULL, username TEXT NOT NULL,
+                        token_type TEXT NOT NULL, scope TEXT NOT NULL, kid TEXT NOT NULL, expires_at BIGINT NOT NULL)
+                    """,
+                    """
+                    CREATE TABLE token_login_failures (
+                        key TEXT COLLATE "C" PRIMARY KEY, failures INTEGER NOT NULL, first_failure_ms BIGINT NOT NULL,
+                        locked_until_ms BIGINT, forget_after_ms BIGINT NOT NULL)
+                    """,
+                    "CREATE INDEX token_login_failures_by_age ON token_login_failures (forget_after_ms)",
+                ])
+        ])
+
+    /// The advisory lock every signing-key change holds ("FAKY").
+    private static let signingKeysLock: Int64 = 0x4641_4B59
+
+    public func run() async throws { try await database.run() }
+
+    /// Whether PostgreSQL can hold `text` (``StoredText``); a string it cannot hold names nothing stored.
+    private static func storable(_ text: String) -> Bool { StoredText.isStorable(text) }
+
+    private static func user(username: String, role: String) throws(StoreError) -> AppUser {
+        guard let role = AppUserRole(rawValue: role) else {
+            throw .corrupted("User \(username) has an unknown role.")
+        }
+        return AppUser(username: username, role: role)
+    }
+}
+
+// MARK: - Users and grants
+
+extension PostgresTokenServerStore {
+    public func addUser(_ user: AppUser, passwordHash: String, createdAt: Date) async throws {
+        guard Self.storable(user.username) else {
+            throw StoreError.corrupted("A username cannot contain NUL.")
+        }
+        let rows = try await database.query(
+            """
+            INSERT INTO token_users (username, role, password_hash, created_at)
+            VALUES (\(user.username), \(user.role.rawValue), \(passwordHash), \(createdAt.epochSeconds))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """)
+        guard !rows.isEmpty else { throw StoreError.alreadyExists("User \(user.username) already exists.") }
+    }
+
+    public func setPasswordHash(_ hash: String, for username: String) async throws {
+        guard Self.storable(username) else { throw StoreError.notFound("User \(username) not found.") }
+        // One statement: the new hash and the end of every session commit together.
+        let rows = try await database.query(
+            """
+            WITH changed AS (
+                UPDATE token_users SET password_hash = \(hash) WHERE username = \(username) RETURNING username),
+            ended AS (DELETE FROM token_sessions WHERE username IN (SELECT username FROM changed))
+            SELECT count(*) FROM changed
+            """)
+        guard try rows.first?.decode(Int64.self) == 1 else { throw StoreError.notFound("User \(username) not found.") }
+    }
+
+    public func removeUser(_ username: String) async throws {
+        let rows =
+            Self.storable(username)
+            ? try await database.query("DELETE FROM token_users WHERE username = \(username) RETURNING 1") : []
+        guard !rows.isEmpty else { throw StoreError.notFound("User \(username) not found.") }
+    }
+
+    public func credentials(for username: String) async throws -> StoredCredentials? {
+        guard Self.storable(username) else { return nil }
+        let rows = try await database.query(
+            "SELECT username, role, password_hash FROM token_users WHERE username = \(username)")
+        return try rows.first.map { row in
+            let (name, role, hash) = try row.decode((String, String, String).self)
+            return StoredCredentials(user: try Self.user(username: name, role: role), passwordHash: hash)
+        }
+    }
+
+    public func users() async throws -> [UserRecord] {
+        let rows = try await database.query(
+            """
+            SELECT u.username, u.role, g.kind, g.resource_id FROM token_users u
+            LEFT JOIN token_grants g ON g.username = u.username
+            ORDER BY u.username, g.kind, g.resource_id
+            """)
+        var records: [UserRecord] = []
+        for row in rows {
+            let (username, role, kind, id) = try row.decode((String, String, String?, String?).self)
+            if records.last?.user.username != username {
+                records.append(UserRecord(user: try Self.user(username: username, role: role), grants: []))
+            }
+            if let kind, let id {
+                guard let grantKind = GrantKind(rawValue: kind) else {
+                    throw StoreError.corrupted("A grant of \(username) has an unknown kind.")
+                }
+                records[records.count - 1].grants.append(Grant(kind: grantKind, id: id))
+            }
+        }
+        return records
+    }
+
+    public func addGrant(_ grant: Grant, to username: String) async throws {
+        guard Self.storable(username), Self.storable(grant.id) else {
+            throw StoreError.notFound("User \(username) not found.")
+        }
+        // Inserted only while the user exists; the foreign key stops a user removed in between.
+        let rows = try await database.query(
+            """
+            WITH found AS (SELECT username FROM token_users WHERE username = \(username) FOR SHARE),
+            added AS (
+                INSERT INTO token_grants (username, kind, resource_id)
+                SELECT username, \(grant.kind.rawValue), \(grant.id) FROM found ON CONFLICT DO NOTHING)
+            SELECT count(*) FROM found
+            """)
+        guard try rows.first?.decode(Int64.self) == 1 else { throw StoreError.notFound("User \(username) not found.") }
+    }
+
+    public func removeGrant(_ grant: Grant, from username: String) async throws {
+        let rows =
+            Self.storable(username) && Self.storable(grant.id)
+            ? try await database.query(
+                """
+                DELETE FROM token_grants
+                WHERE username = \(username) AND kind = \(grant.kind.rawValue) AND resource_id = \(grant.id)
+                RETURNING 1
+                """) : []
+        guard !rows.isEmpty else {
+            throw StoreError.notFound("User \(username) holds no grant for \(grant.kind) \(grant.id).")
+        }
+    }
+}
+
+// MARK: - Sessions
+
+extension PostgresTokenServerStore {
+    public func addSession(_ session: SessionRecord) async throws {
+        _ = try await database.query(
+            """
+            WITH expired AS (DELETE FROM token_sessions WHERE expires_at <= \(session.createdAt.epochSeconds))
+            INSERT INTO token_sessions (token_hash, username, created_at, expires_at)
+            VALUES (\(session.tokenHash), \(session.username), \(session.createdAt.epochSeconds),
+                    \(session.expiresAt.epochSeconds))
+            """)
+    }
+
+    public func sessionUser(tokenHash: String, at now: Date, holding grant: Grant?) async throws
+        -> (user: AppUser, granted: Bool)?
+    {
+        guard Self.storable(tokenHash) else { return nil }
+        let kind = grant?.kind.rawValue ?? ""
+        let id = grant.flatMap { Self.storable($0.id) ? $0.id : nil } ?? ""
+        let rows = try await database.query(
+            """
+            SELECT u.username, u.role, EXISTS (
+                SELECT 1 FROM token_grants g
+                WHERE g.username = u.username AND g.kind = \(kind) AND g.resource_id = \(id))
+            FROM token_sessions s JOIN token_users u ON u.username = s.username
+            WHERE s.token_hash = \(tokenHash) AND s.expires_at > \(now.epochSeconds)
+            """)
+        guard let row = rows.first else { return nil }
+        let (username, role, granted) = try row.decode((String, String, Bool).self)
+        return (try Self.user(username: username, role: role), grant != nil && !id.isEmpty && granted)
+    }
+
+    public func removeSession(tokenHash: String) async throws {
+        guard Self.storable(tokenHash) else { return }
+        _ = try await database.query("DELETE FROM token_sessions WHERE token_hash = \(tokenHash)")
+    }
+}
+
+// MARK: - Signing keys
+
+extension PostgresTokenServerStore {
+    private static func keyRecord(_ row: PostgresRow) throws -> SigningKeyRecord {
+        let (kid, family, path, sealed, createdAt, retiredAt) = try row.decode(
+            (String, String, String?, ByteBuffer?, Int64, Int64?).self)
+        guard let tokenFamily = TokenFamily(rawValue: family) else {
+            throw StoreError.corrupted("Signing key \(kid) has an unknown family.")
+        }
+        let material: SigningKeyMaterial
+        if let path {
+            material = .file(path: path)
+        } else if let sealed {
+            material = .sealed(Array(sealed.readableBytesView))
+        } else {
+            throw StoreError.corrupted("Signing key \(kid) has no key.")
+        }
+        return SigningKeyRecord(
+            kid: kid, family: tokenFamily, material: material, createdAt: Date(epochSeconds: createdAt),
+            retiredAt: retiredAt.map(Date.init(epochSeconds:)))
+    }
+
+    private static func sorted(_ records: [SigningKeyRecord]) -> [SigningKeyRecord] {
+        records.sorted {
+            $0.createdAt != $1.createdAt
+                ? $0.createdAt < $1.createdAt : $0.kid.utf8.lexicographicallyPrecedes($1.kid.utf8)
+        }
+    }
+
+    private static func insert(
+        _ record: SigningKeyRecord, _ connection: PostgresConnection, _ database: PostgreSQLDatabase
+    )
+        async throws
+    {
+        let sealed: ByteBuffer? = if case .sealed(let bytes) = record.material { ByteBuffer(bytes: bytes) } else { nil }
+        try await connection.query(
+            """
+            INSERT INTO token_signing_keys (kid, family, key_path, sealed_key, created_at)
+            VALUES (\(record.kid), \(record.family.rawValue), \(record.material.path), \(sealed),
+                    \(record.createdAt.epochSeconds))
+            """, logger: database.logger)
+    }
+
+    public func signingKeys() async throws -> [SigningKeyRecord] {
+        let rows = try await database.query(
+            """
+            SELECT kid, family, key_path, sealed_key, created_at, retired_at FROM token_signing_keys
+            ORDER BY created_at, kid
+            """)
+        return try rows.map(Self.keyRecord)
+    }
+
+    public func addSigningKey(_ record: SigningKeyRecord) async throws {
+        try await database.transaction { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.signingKeysLock))", logger: database.logger)
+            try await connection.query(
+                """
+                UPDATE token_signing_keys SET retired_at = \(record.createdAt.epochSeconds)
+                WHERE family = \(record.family.rawValue) AND retired_at IS NULL
+                """, logger: database.logger)
+            try await Self.insert(record, connection, database)
+        }
+    }
+
+    public func addFirstSigningKey(_ record: SigningKeyRecord) async throws -> Bool {
+        try await database.transaction { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.signingKeysLock))", logger: database.logger)
+            var exists = false
+            for try await _ in try await connection.query(
+                "SELECT 1 FROM token_signing_keys WHERE family = \(record.family.rawValue) LIMIT 1",
+                logger: database.logger)
+            {
+                exists = true
+            }
+            guard !exists else { return false }
+            try await Self.insert(record, connection, database)
+            return true
+        }
+    }
+
+    public func removeSigningKeys(retiredAtOrBefore cutoff: Date) async throws -> [SigningKeyRecord] {
+        let rows = try await database.query(
+            """
+            DELETE FROM token_signing_keys WHERE retired_at <= \(cutoff.epochSeconds)
+            RETURNING kid, family, key_path, sealed_key, created_at, retired_at
+            """)
+        return Self.sorted(try rows.map(Self.keyRecord))
+    }
+}
+
+// MARK: - Login throttle
+
+extension PostgresTokenServerStore {
+    private static func throttleEntries(_ rows: [PostgresRow]) throws -> [String: ThrottleEntry] {
+        var found: [String: ThrottleEntry] = [:]
+        for row in rows {
+            let (key, failures, first, lockedUntil, forgetAfter) = try row.decode(
+                (String, Int32, Int64, Int64?, Int64).self)
+            found[key] = ThrottleEntry(
+                failures: Int(failures), firstFailure: Date(epochMilliseconds: first),
+                lockedUntil: lockedUntil.map(Date.init(epochMilliseconds:)),
+                forgetAfter: Date(epochMilliseconds: forgetAfter))
+        }
+        return found
+    }
+
+    private static func selectEntries(keys: [String], at now: Date) -> PostgresQuery {
+        """
+        SELECT key, failures, first_failure_ms, locked_until_ms, forget_after_ms FROM token_login_failures
+        WHERE key = ANY(\(keys)) AND forget_after_ms > \(now.epochMilliseconds)
+        """
+    }
+
+    public func throttleEntries(keys: [String], at now: Date) async throws -> [String: ThrottleEntry] {
+        let keys = keys.filter(Self.storable)
+        guard !keys.isEmpty else { return [:] }
+        let rows = try await database.query(Self.selectEntries(keys: keys, at: now))
+        return try Self.throttleEntries(rows)
+    }
+
+    public func updateThrottleEntries(
+        keys: [String], at now: Date, _ update: @escaping @Sendable ([String: ThrottleEntry]) -> [String: ThrottleEntry]
+    ) async throws {
+        let keys = keys.filter(Self.storable)
+        guard !keys.isEmpty else { return }
+        try await database.transaction { connection in
+            let logger = database.logger
+            // Each key's lock, taken in one order by every instance, so two updates of a key run one after the other.
+            try await connection.query(
+                """
+                SELECT pg_advisory_xact_lock(h) FROM (
+                    SELECT DISTINCT hashtextextended(k, 1179403339) AS h FROM unnest(\(keys)::text[]) AS k ORDER BY h
+                ) AS locks
+                """, logger: logger)
+            try await connection.query(
+                "DELETE FROM token_login_failures WHERE forget_after_ms <= \(now.epochMilliseconds)", logger: logger)
+            var rows: [PostgresRow] = []
+            for try await row in try await connection.query(Self.selectEntries(keys: keys, at: now), logger: logger) {
+                rows.append(row)
+            }
+            let current = try Self.throttleEntries(rows)
+            for (key, entry) in update(current) where Self.storable(key) {
+                try await connection.query(
+                    """
+                    INSERT INTO token_login_failures (key, failures, first_failure_ms, locked_until_ms, forget_after_ms)
+                    VALUES (\(key), \(Int32(clamping: entry.failures)), \(entry.firstFailure.epochMilliseconds),
+                            \(entry.lockedUntil?.epochMilliseconds), \(entry.forgetAfter.epochMilliseconds))
+                    ON CONFLICT (key) DO UPDATE SET failures = excluded.failures,
+                        first_failure_ms = excluded.first_failure_ms, locked_until_ms = excluded.locked_until_ms,
+                        forget_after_ms = excluded.forget_after_ms
+                    """, logger: logger)
+            }
+        }
+    }
+
+    public func removeThrottleEntries(keys: [String]) async throws {
+        let keys = keys.filter(Self.storable)
+        guard !keys.isEmpty else { return }
+        _ = try await database.query("DELETE FROM token_login_failures WHERE key = ANY(\(keys))")
+    }
+}
+
+// MARK: - Audit
+
+extension PostgresTokenServerStore {
+    public func append(contentsOf entries: [AuditEntry]) async throws {
+        guard !entries.isEmpty else { return }
+        // One statement for the whole batch: the columns as arrays, unnested in order.
+        _ = try await database.query(
+            """
+            INSERT INTO token_audit (issued_at, username, token_type, scope, kid, expires_at)
+            SELECT * FROM unnest(\(entries.map(\.issuedAt.epochSeconds))::bigint[], \(entries.map(\.username))::text[],
+                \(entries.map(\.endpoint.name))::text[], \(entries.map(\.scope))::text[], \(entries.map(\.kid))::text[],
+                \(entries.map(\.expiresAt.epochSeconds))::bigint[])
+            """)
+    }
+
+    public func recentEntries(limit: Int) async throws -> [AuditEntry] {
+        let rows = try await database.query(
+            """
+            SELECT issued_at, username, token_type, scope, kid, expires_at FROM token_audit
+            ORDER BY id DESC LIMIT \(Int64(limit))
+            """)
+        return try rows.map { row in
+            let (issuedAt, username, type, scope, kid, expiresAt) = try row.decode(
+                (Int64, String, String, String, String, Int64).self)
+            guard let endpoint = TokenServerEndpoint(name: type) else {
+                throw StoreError.corrupted("An audit entry names an unknown endpoint.")
+            }
+            return AuditEntry(
+                issuedAt: Date(epochSeconds: issuedAt), username: username, endpoint: endpoint, scope: scope, kid: kid,
+                expiresAt: Date(epochSeconds: expiresAt))
+        }
+    }
+}
