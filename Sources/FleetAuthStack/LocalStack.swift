@@ -24,6 +24,13 @@ public struct LocalStack {
         public let tokenServerURL: String
         /// The Fleet Engine provider (project) of the generated keys.
         public let project: String
+
+        public init(emulatorURL: String, emulatorGRPCAddress: String?, tokenServerURL: String, project: String) {
+            self.emulatorURL = emulatorURL
+            self.emulatorGRPCAddress = emulatorGRPCAddress
+            self.tokenServerURL = tokenServerURL
+            self.project = project
+        }
     }
 
     public let dataDirectory: String

@@ -40,6 +40,9 @@ public struct TokenServer {
         public var limits: ServerLimits
         /// How often retired keys are checked for pruning.
         public var keyPruneInterval: Duration
+        /// The base URL clients and the emulator reach this server at, when not its listening address (a load
+        /// balancer in front of several instances); the emulator's trust file names its JWK set URLs under it.
+        public var publicURL: String?
 
         public init(
             dataDirectory: String,
@@ -51,7 +54,8 @@ public struct TokenServer {
             sessionLifetime: Duration = .seconds(12 * 3600),
             throttle: LoginThrottle.Policy = LoginThrottle.Policy(),
             limits: ServerLimits = ServerLimits(maximumBodySize: 64 * 1024),
-            keyPruneInterval: Duration = .seconds(60)
+            keyPruneInterval: Duration = .seconds(60),
+            publicURL: String? = nil
         ) {
             self.dataDirectory = dataDirectory
             self.project = project
@@ -63,6 +67,7 @@ public struct TokenServer {
             self.throttle = throttle
             self.limits = limits
             self.keyPruneInterval = keyPruneInterval
+            self.publicURL = publicURL
         }
     }
 
@@ -153,7 +158,8 @@ public struct TokenServer {
         ) { port in
             let trustPath = configuration.dataDirectory + "/" + Self.trustFileName
             do {
-                try keyring.trustConfiguration(baseURL: "http://\(host):\(port)").write(to: trustPath)
+                let baseURL = configuration.publicURL ?? "http://\(host):\(port)"
+                try keyring.trustConfiguration(baseURL: baseURL).write(to: trustPath)
             } catch {
                 logger.error(
                     "cannot write the emulator trust file",

@@ -126,9 +126,19 @@ struct TokenServerCommand: AsyncParsableCommand {
     @Option(help: "Service-account key file for server and fleet-reader tokens.") var serverKey: String?
     @Option(help: "Service-account key file for delivery tokens.") var deliveryKey: String?
     @Option(help: "bcrypt cost of new password hashes (10–16).") var bcryptCost: UInt8 = 12
+    @Option(help: "Lifetime of issued Fleet Engine tokens in seconds (60–3600).") var tokenLifetime: Int64 = 3600
+    @Option(
+        help: """
+            The URL clients and the emulator reach this server at, when it differs from the listening address \
+            (a load balancer in front of several instances); used in the emulator's trust file.
+            """)
+    var publicURL: String?
 
     func validate() throws {
         if !(10...16).contains(bcryptCost) { throw ValidationError("--bcrypt-cost must be between 10 and 16.") }
+        if !(60...3600).contains(tokenLifetime) {
+            throw ValidationError("--token-lifetime must be between 60 and 3600 seconds.")
+        }
     }
 
     func run() async throws {
@@ -151,7 +161,8 @@ struct TokenServerCommand: AsyncParsableCommand {
             server = try await TokenServer(
                 configuration: .init(
                     dataDirectory: storage.data, project: project, keyFiles: keyFiles,
-                    keyEncryptionKey: keyEncryptionKey, bcryptCost: bcryptCost),
+                    keyEncryptionKey: keyEncryptionKey, bcryptCost: bcryptCost, tokenLifetime: tokenLifetime,
+                    publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }),
                 store: store, auditLogger: auditLogger)
         } catch let error as KeyEncryptionKeyError {
             await TokenServerDataOptions.close(store)
@@ -166,9 +177,10 @@ struct TokenServerCommand: AsyncParsableCommand {
         let host = self.host
         let data = storage.data
         let keyring = server.keyring
+        let publicURL = server.configuration.publicURL
         let services = server.services(host: host, port: port, logger: logger) { port in
-            let base = "http://\(host):\(port)"
-            say("Token server listening on \(base)")
+            let base = publicURL ?? "http://\(host):\(port)"
+            say("Token server listening on http://\(host):\(port)" + (publicURL.map { " (reached at \($0))" } ?? ""))
             for entry in keyring.keySetURLs(baseURL: base) { say("  \(entry.family) keys: \(entry.url)") }
             say("Trust it from the emulator: fleetauth emulator --trust \(data)/\(TokenServer.trustFileName)")
         }

@@ -20,6 +20,11 @@ struct DemoCommand: AsyncParsableCommand {
             creates users, grants, vehicles and trips, then runs simulated driver apps (VehicleReporter, moving \
             along routes) and consumer apps (TripTracker) through FleetAuthClient on an accelerated clock. Ends \
             with a summary table and a list of checks; exits 1 if any check failed.
+
+            With --token-server and --emulator it runs the same apps and checks against servers already running \
+            (a deployed pair, or instances behind a load balancer): users are created through the token server's \
+            admin API as an operator (password in FLEETAUTH_OPERATOR_PASSWORD or --operator-password-file), and \
+            every vehicle, trip and user name gets a fresh run prefix so runs do not collide.
             """
     )
 
@@ -29,8 +34,25 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "How much faster than real time the apps' clock runs.") var speed: Double = 20
     @Option(help: "Keep the servers' data in this directory (default: a temporary one, removed afterwards).")
     var data: String?
+    @Option(help: "Run against this token server (base URL) instead of starting one; needs --emulator.")
+    var tokenServer: String?
+    @Option(help: "Run against this Fleet Engine (emulator) REST base URL; needs --token-server.")
+    var emulator: String?
+    @Option(help: "With external servers: the Fleet Engine provider (project) of the token server's keys.")
+    var project: String = "demo-project"
+    @Option(help: "With external servers: the operator account that creates the demo's users.")
+    var operatorUser: String = "operator"
+    @Option(help: "With external servers: a file holding the operator's password (else FLEETAUTH_OPERATOR_PASSWORD).")
+    var operatorPasswordFile: String?
 
     func validate() throws {
+        if (tokenServer == nil) != (emulator == nil) {
+            throw ValidationError("--token-server and --emulator go together.")
+        }
+        for url in [tokenServer, emulator].compactMap({ $0 }) where URL(string: url)?.host == nil {
+            throw ValidationError("\(url) is not an http(s) URL.")
+        }
+        if tokenServer != nil, data != nil { throw ValidationError("--data is for the local servers only.") }
         if !(1...200).contains(drivers) { throw ValidationError("--drivers must be between 1 and 200.") }
         if !(0...1000).contains(consumers) { throw ValidationError("--consumers must be between 0 and 1000.") }
         if !(5...3600).contains(duration) { throw ValidationError("--duration must be between 5 and 3600 seconds.") }
@@ -38,6 +60,10 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let tokenServer, let emulator {
+            try await runExternal(tokenServer: tokenServer, emulator: emulator)
+            return
+        }
         let directory =
             data
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("fleetauth-demo-\(UUID().uuidString)")
@@ -54,15 +80,50 @@ struct DemoCommand: AsyncParsableCommand {
             say(
                 "Token server: \(endpoints.tokenServerURL)   Fleet Engine emulator: \(endpoints.emulatorURL)"
                     + (endpoints.emulatorGRPCAddress.map { " (gRPC \($0))" } ?? ""))
-            let run = DemoRun(scenario: scenario, users: stack.tokenServer.users, endpoints: endpoints, speed: speed)
-            let report = DemoReport()
-            let (dispatcher, driverApps, consumerApps, outcome) = try await run.run(progress: report)
-            report.endProgress()
-            let checks =
-                try await run.chainChecks(drivers: driverApps, consumers: consumerApps)
-                + run.outcomeChecks(outcome, dispatcher: dispatcher)
-            return report.summary(metrics: run.metrics, checks: checks)
+            return try await Self.play(scenario, users: stack.tokenServer.users, endpoints: endpoints, speed: speed)
         }
         if !passed { throw ExitCode(1) }
+    }
+
+    /// The same apps and checks against servers already running.
+    func runExternal(tokenServer: String, emulator: String) async throws {
+        let password: String
+        if let operatorPasswordFile {
+            guard let data = FileManager.default.contents(atPath: operatorPasswordFile) else {
+                throw CLIError("Cannot read \(operatorPasswordFile).")
+            }
+            password = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+        } else if let value = ProcessInfo.processInfo.environment["FLEETAUTH_OPERATOR_PASSWORD"], !value.isEmpty {
+            password = value
+        } else {
+            throw CLIError(
+                "With --token-server, give the operator's password in FLEETAUTH_OPERATOR_PASSWORD or --operator-password-file."
+            )
+        }
+        let trim = { (url: String) in url.hasSuffix("/") ? String(url.dropLast()) : url }
+        let endpoints = LocalStack.Endpoints(
+            emulatorURL: trim(emulator), emulatorGRPCAddress: nil, tokenServerURL: trim(tokenServer), project: project)
+        let prefix = "run" + UUID().uuidString.prefix(8).lowercased() + "-"
+        say("FleetAuth demo: \(drivers) driver apps, \(consumers) consumer apps, \(duration) s at \(Int(speed))× speed")
+        say("Token server: \(endpoints.tokenServerURL)   Fleet Engine: \(endpoints.emulatorURL)   names: \(prefix)*")
+        let users = try await AdminAPIUsers.logIn(
+            baseURL: URL(string: endpoints.tokenServerURL)!, username: operatorUser, password: password)
+        let scenario = DemoScenario(
+            drivers: drivers, consumers: consumers, simulatedDuration: .seconds(duration) * speed, prefix: prefix)
+        if !(try await Self.play(scenario, users: users, endpoints: endpoints, speed: speed)) { throw ExitCode(1) }
+    }
+
+    /// Runs the apps, then the checks; prints the summary and returns whether every check passed.
+    static func play(
+        _ scenario: DemoScenario, users: any DemoUsers, endpoints: LocalStack.Endpoints, speed: Double
+    ) async throws -> Bool {
+        let run = DemoRun(scenario: scenario, users: users, endpoints: endpoints, speed: speed)
+        let report = DemoReport()
+        let (dispatcher, driverApps, consumerApps, outcome) = try await run.run(progress: report)
+        report.endProgress()
+        let checks =
+            try await run.chainChecks(drivers: driverApps, consumers: consumerApps)
+            + run.outcomeChecks(outcome, dispatcher: dispatcher)
+        return report.summary(metrics: run.metrics, checks: checks)
     }
 }

@@ -10,7 +10,7 @@ struct DemoRun: Sendable {
     static let password = "demo password, not a secret"
 
     let scenario: DemoScenario
-    let users: UserDirectory
+    let users: any DemoUsers
     let endpoints: LocalStack.Endpoints
     let speed: Double
     let metrics = DemoMetrics()
@@ -24,7 +24,8 @@ struct DemoRun: Sendable {
     /// Provisions the fleet, runs every app until the run's end, and returns what they did.
     func run(progress: DemoReport) async throws -> (dispatcher: App, drivers: [App], consumers: [App], DemoOutcome) {
         let clock = AcceleratedClock(speed: speed)
-        let dispatcher = try await app("dispatcher", user: "dispatcher", role: .operator, grants: [], endpoint: .server)
+        let dispatcher = try await app(
+            "dispatcher", user: scenario.prefix + "dispatcher", role: .operator, grants: [], endpoint: .server)
         for vehicle in scenario.vehicles {
             try await dispatcher.client.createVehicle(vehicle.id, DemoScenario.vehicleBody(vehicle))
             for trip in vehicle.trips {
@@ -108,8 +109,7 @@ struct DemoRun: Sendable {
     func app(_ name: String, user: String, role: AppUserRole, grants: [Grant], endpoint: TokenServerEndpoint)
         async throws -> App
     {
-        try await users.addUser(AppUser(username: user, role: role), password: Self.password)
-        for grant in grants { try await users.grant(grant, to: user) }
+        try await users.add(AppUser(username: user, role: role), password: Self.password, grants: grants)
         let session = try await TokenServerSession.logIn(
             baseURL: URL(string: endpoints.tokenServerURL)!, username: user, password: Self.password)
         let metrics = self.metrics

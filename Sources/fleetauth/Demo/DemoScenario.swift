@@ -29,19 +29,22 @@ struct DemoScenario: Sendable {
     let vehicles: [Vehicle]
     /// How long the run lasts on the apps' clock.
     let simulatedDuration: Duration
+    /// Put before every vehicle, trip and user name, so runs against a kept deployment do not collide.
+    let prefix: String
 
     var trips: [Trip] { vehicles.flatMap(\.trips) }
 
-    init(drivers: Int, consumers: Int, simulatedDuration: Duration) {
+    init(drivers: Int, consumers: Int, simulatedDuration: Duration, prefix: String = "") {
         self.simulatedDuration = simulatedDuration
+        self.prefix = prefix
         let tripsPerVehicle = Int((Double(consumers) / Double(drivers)).rounded(.up))
         let seconds = Double(simulatedDuration.components.seconds)
         let leg = max(100, 0.7 * seconds * Self.velocity / Double(2 * max(tripsPerVehicle, 1)))
-        var tripIDs = (0..<consumers).map { "trip-\($0 + 1)" }.makeIterator()
+        var tripIDs = (0..<consumers).map { "\(prefix)trip-\($0 + 1)" }.makeIterator()
         vehicles = (1...drivers).map { index in
             let angle = Double(index) / Double(drivers) * 2 * .pi
             let start = Self.center.offset(north: 2000 * cos(angle), east: 2000 * sin(angle))
-            var vehicle = Vehicle(id: "vehicle-\(index)", start: start, trips: [])
+            var vehicle = Vehicle(id: "\(prefix)vehicle-\(index)", start: start, trips: [])
             var position = start
             for turn in 0..<tripsPerVehicle {
                 guard let id = tripIDs.next() else { break }
