@@ -257,7 +257,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetAuthCLITests",
-            dependencies: ["fleetauth", "FleetAuthCore", "FleetAuthJWT", "FleetTokenServer"],
+            dependencies: [
+                "fleetauth", "FleetAuthCore", "FleetAuthJWT", "FleetTokenServer", "FleetAuthServerSupport",
+                "FleetAuthServerTesting",
+            ],
             swiftSettings: swiftSettings
         ),
     ]

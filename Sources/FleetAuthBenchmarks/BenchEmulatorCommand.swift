@@ -85,7 +85,7 @@ extension BenchCommand {
                 do {
                     url = try PostgresURL(database)
                     say("Storing \(vehicles) vehicles in PostgreSQL at \(url)…")
-                    let store = try await PostgresFleetStore.connect(url, maximumConnections: connections)
+                    let store = try await PostgresFleetStore.connect(url)  // the pool `fleetauth emulator` uses
                     try await Self.clear(store)
                     for index in 0..<vehicles {
                         try await store.insertVehicle(Self.vehicle, provider: Self.provider, id: Self.vehicleID(index))
@@ -141,7 +141,12 @@ extension BenchCommand {
                 try await measure(ports: portOf, requests: requests, tokens: tokens)
                 await serviceGroup.triggerGracefulShutdown()
             }
-            for checked in [store as any FleetStore] + (postgresStore.map { [$0 as any FleetStore] } ?? []) {
+            let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
+            let sqliteMeasured = chosen.map { !$0.isDisjoint(with: ["cached", "uncached", "grpc"]) } ?? true
+            let postgresMeasured = chosen.map { $0.contains("postgres") } ?? true
+            for checked in (sqliteMeasured ? [store as any FleetStore] : [])
+                + (postgresMeasured ? postgresStore.map { [$0 as any FleetStore] } ?? [] : [])
+            {
                 guard let sample = try await checked.vehicle(provider: Self.provider, id: Self.vehicleID(0)),
                     sample.lastLocation.hasServerTime
                 else {

@@ -1,12 +1,14 @@
 import ArgumentParser
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerSupport
 import FleetTokenServer
 import Foundation
 import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
+import PostgresNIO
 import ServiceLifecycle
 
 extension BenchCommand {
@@ -27,6 +29,12 @@ extension BenchCommand {
         @Option(help: "Seconds per measurement in each round.") var seconds: Double = 3
         @Option(help: "Rounds; every figure is the best round.") var rounds: Int = 3
         @Option(help: "Concurrent keep-alive connections.") var connections: Int = 8
+        @Option(
+            help: """
+                Also measure with the state in PostgreSQL (postgres://USER[:PASSWORD]@HOST[:PORT]/DB): the benchmark \
+                creates a database of its own on that server (the user needs CREATEDB) and drops it afterwards.
+                """)
+        var database: String?
 
         func validate() throws {
             if rounds < 1 || seconds <= 0 || connections < 1 {
@@ -34,74 +42,134 @@ extension BenchCommand {
             }
         }
 
+        /// One token server under test: its store, a logged-in driver's session, and its port once listening.
+        struct Backend {
+            let name: String
+            let server: FleetTokenServer.TokenServer
+            let store: any TokenServerStorage
+            let session: String
+        }
+
+        static func backend(_ name: String, store: any TokenServerStorage, directory: String) async throws -> Backend {
+            let server = try await FleetTokenServer.TokenServer(
+                configuration: .init(
+                    dataDirectory: directory, project: "bench-project", keyEncryptionKey: .generate(), bcryptCost: 10),
+                store: store)
+            let password = "bench password, not a secret"
+            try await server.users.addUser(AppUser(username: "driver", role: .driver), password: password)
+            for index in 0..<100 { try await server.users.grant(Grant(kind: .vehicle, id: "v\(index)"), to: "driver") }
+            let session = try await server.login.login(username: "driver", password: password, address: nil).token
+            return Backend(name: name, server: server, store: store, session: session)
+        }
+
         func run() async throws {
             let directory = FileManager.default.temporaryDirectory
                 .appendingPathComponent("fleetauth-bench-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: directory) }
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let store = try SQLiteTokenServerStore(
-                path: directory + "/" + FleetTokenServer.TokenServer.databaseFileName)
-            let quiet = Logger.quiet(label: "fleetauth.bench")
-            let server = try await FleetTokenServer.TokenServer(
-                configuration: .init(dataDirectory: directory, project: "bench-project", bcryptCost: 10), store: store)
-            let password = "bench password, not a secret"
-            try await server.users.addUser(AppUser(username: "driver", role: .driver), password: password)
-            for index in 0..<100 { try await server.users.grant(Grant(kind: .vehicle, id: "v\(index)"), to: "driver") }
-            let session = try await server.login.login(username: "driver", password: password, address: nil).token
-            let minter = try server.keyring.signingKey(for: .driver).minter
-            let cores = ProcessInfo.processInfo.activeProcessorCount
-
-            let ports = AsyncStream.makeStream(of: Int.self)
-            let application = server.application(port: 0, logger: quiet) {
-                ports.continuation.yield($0)
+            var backends = [
+                try await Self.backend(
+                    "SQLite",
+                    store: try SQLiteTokenServerStore(
+                        path: directory + "/" + FleetTokenServer.TokenServer.databaseFileName),
+                    directory: directory + "/sqlite")
+            ]
+            var temporary: TemporaryPostgresDatabase?
+            if let database {
+                let made = try await TemporaryPostgresDatabase.create(on: database, prefix: "fleetauth_bench_tokens")
+                temporary = made
+                let store = try await PostgresTokenServerStore.connect(made.url)  // the pool `fleetauth token-server` uses
+                backends.append(try await Self.backend("PostgreSQL", store: store, directory: directory + "/postgres"))
+                say("PostgreSQL: a temporary database \(made.url.database) on \(made.url.location)")
             }
-            let group = ServiceGroup(configuration: .init(services: [application], logger: quiet))
+            do {
+                try await measure(backends)
+            } catch {
+                for backend in backends { await Self.close(backend.store) }
+                try? await temporary?.drop()
+                throw error
+            }
+            for backend in backends { await Self.close(backend.store) }
+            try await temporary?.drop()
+        }
+
+        static func close(_ store: any TokenServerStorage) async {
+            if let postgres = store as? PostgresTokenServerStore { await postgres.database.close() }
+        }
+
+        func measure(_ backends: [Backend]) async throws {
+            let quiet = Logger.quiet(label: "fleetauth.bench")
+            let minter = try backends[0].server.keyring.signingKey(for: .driver).minter
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            let ports = AsyncStream.makeStream(of: (Int, Int).self)
+            let applications = backends.enumerated().map { index, backend in
+                backend.server.application(port: 0, logger: quiet) { ports.continuation.yield((index, $0)) }
+            }
+            let group = ServiceGroup(configuration: .init(services: applications, logger: quiet))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 var iterator = ports.stream.makeAsyncIterator()
-                guard let port = await iterator.next() else {
-                    throw BenchmarkFailure("The token server did not start.")
+                var generators = [LoadGenerator?](repeating: nil, count: backends.count)
+                for _ in backends {
+                    guard let (index, port) = await iterator.next() else {
+                        throw BenchmarkFailure("A token server did not start.")
+                    }
+                    let headers: HTTPHeaders = ["Host": "127.0.0.1", "Authorization": "Bearer \(backends[index].session)"]
+                    generators[index] = LoadGenerator(host: "127.0.0.1", port: port, connections: connections) {
+                        _, sequence in
+                        LoadGenerator.Request(
+                            method: .GET, uri: "/token/driver/v\(sequence % 100)", headers: headers, body: ByteBuffer())
+                    }
                 }
-                let headers: HTTPHeaders = ["Host": "127.0.0.1", "Authorization": "Bearer \(session)"]
-                let generator = LoadGenerator(host: "127.0.0.1", port: port, connections: connections) { _, sequence in
-                    LoadGenerator.Request(
-                        method: .GET, uri: "/token/driver/v\(sequence % 100)", headers: headers, body: ByteBuffer())
-                }
-                var best = (http: LoadGenerator.Result(seconds: 1), one: 0.0, all: 0.0)
+                var best = [LoadGenerator.Result](repeating: LoadGenerator.Result(seconds: 1), count: backends.count)
+                var one = 0.0
+                var all = 0.0
                 say("Measuring: \(rounds) round(s) of \(seconds) s each; \(connections) connections; \(cores) cores.")
                 for round in 1...rounds {
-                    let http = try await generator.run(
-                        warmUp: .milliseconds(300), duration: .milliseconds(Int64(seconds * 1000)))
-                    guard http.successes == http.count, http.count > 0 else {
-                        throw BenchmarkFailure("Token requests failed: \(http.statuses)")
+                    var line = String(format: "  round %d", round)
+                    for (index, generator) in generators.enumerated() {
+                        guard let generator else { continue }
+                        let http = try await generator.run(
+                            warmUp: .milliseconds(300), duration: .milliseconds(Int64(seconds * 1000)))
+                        guard http.successes == http.count, http.count > 0 else {
+                            throw BenchmarkFailure("Token requests failed on \(backends[index].name): \(http.statuses)")
+                        }
+                        line += String(
+                            format: "  HTTP on %@ %6.0f/s (p99 %.2f ms)", backends[index].name, http.rate,
+                            http.percentile(0.99))
+                        if http.rate > best[index].rate { best[index] = http }
                     }
-                    let one = try await Self.mintRate(minter, tasks: 1, seconds: seconds)
-                    let all = try await Self.mintRate(minter, tasks: cores, seconds: seconds)
-                    say(
-                        String(
-                            format:
-                                "  round %d  HTTP %6.0f/s (p50 %.2f ms, p99 %.2f ms)  in-process %6.0f/s on 1 core, %6.0f/s on %d",
-                            round, http.rate, http.percentile(0.5), http.percentile(0.99), one, all, cores))
-                    if http.rate > best.http.rate { best.http = http }
-                    best.one = max(best.one, one)
-                    best.all = max(best.all, all)
+                    let roundOne = try await Self.mintRate(minter, tasks: 1, seconds: seconds)
+                    let roundAll = try await Self.mintRate(minter, tasks: cores, seconds: seconds)
+                    say(line + String(format: "  in-process %6.0f/s on 1 core, %6.0f/s on %d", roundOne, roundAll, cores))
+                    one = max(one, roundOne)
+                    all = max(all, roundAll)
                 }
                 await group.triggerGracefulShutdown()
                 say("")
-                say(String(format: "in-process minting, 1 core            %8.0f tokens/s", best.one))
-                say(String(format: "in-process minting, %d cores           %8.0f tokens/s", cores, best.all))
-                say(
-                    String(
-                        format: "HTTP GET /token/driver/{id}           %8.0f tokens/s  p50 %.2f ms  p99 %.2f ms",
-                        best.http.rate, best.http.percentile(0.5), best.http.percentile(0.99)))
-                say(
-                    String(
-                        format: "HTTP / in-process on all cores: %.2f (target ≥ 0.80: %@); per core used %.0f vs %.0f",
-                        best.http.rate / best.all, best.http.rate / best.all >= 0.8 ? "met" : "NOT met",
-                        best.http.rate / Double(cores), best.one))
+                say(String(format: "in-process minting, 1 core                      %8.0f tokens/s", one))
+                say(String(format: "in-process minting, %d cores                     %8.0f tokens/s", cores, all))
+                for (index, backend) in backends.enumerated() {
+                    let http = best[index]
+                    say(
+                        String(
+                            format: "HTTP GET /token/driver/{id}, %@ %8.0f tokens/s  p50 %.2f ms  p99 %.2f ms",
+                            backend.name.padding(toLength: 19, withPad: " ", startingAt: 0), http.rate, http.percentile(0.5), http.percentile(0.99)))
+                }
+                for (index, backend) in backends.enumerated() {
+                    let ratio = best[index].rate / all
+                    say(
+                        String(
+                            format: "%@: HTTP / in-process on all cores %.2f (target ≥ 0.80: %@)", backend.name, ratio,
+                            ratio >= 0.8 ? "met" : "NOT met"))
+                }
             }
-            let audited = try await store.recentEntries(limit: 1)
-            guard audited.first?.username == "driver" else { throw BenchmarkFailure("No token was audited.") }
+            for backend in backends {
+                let audited = try await backend.store.recentEntries(limit: 1)
+                guard audited.first?.username == "driver" else {
+                    throw BenchmarkFailure("No token was audited on \(backend.name).")
+                }
+            }
         }
 
         /// Driver tokens minted per second by `tasks` concurrent tasks, each minting synchronously.
@@ -125,5 +193,32 @@ extension BenchCommand {
             let elapsed = start.duration(to: clock.now)
             return Double(counts) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         }
+    }
+}
+
+/// A database of the benchmark's own on a PostgreSQL server, dropped afterwards.
+struct TemporaryPostgresDatabase {
+    let url: PostgresURL
+    let admin: PostgresURL
+
+    static func create(on text: String, prefix: String) async throws -> TemporaryPostgresDatabase {
+        let admin: PostgresURL
+        do {
+            admin = try PostgresURL(text)
+        } catch {
+            throw BenchmarkFailure(error.message)
+        }
+        var url = admin
+        url.database = prefix + "_" + UUID().uuidString.prefix(8).lowercased()
+        let database = try await PostgreSQLDatabase.connect(admin, migrations: nil, maximumConnections: 1)
+        defer { Task { await database.close() } }
+        _ = try await database.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(url.database)"))
+        return TemporaryPostgresDatabase(url: url, admin: admin)
+    }
+
+    func drop() async throws {
+        let database = try await PostgreSQLDatabase.connect(admin, migrations: nil, maximumConnections: 1)
+        _ = try await database.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(url.database) WITH (FORCE)"))
+        await database.close()
     }
 }

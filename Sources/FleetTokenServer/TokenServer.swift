@@ -106,6 +106,7 @@ public struct TokenServer {
         self.configuration = configuration
         self.store = store
         self.clock = clock
+        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let hasher = PasswordHasher(cost: configuration.bcryptCost)
         login = LoginService(
             users: store, sessions: store, hasher: hasher, sessionLifetime: configuration.sessionLifetime,

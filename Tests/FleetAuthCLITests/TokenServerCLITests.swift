@@ -1,4 +1,6 @@
 import FleetAuthCore
+import FleetAuthServerSupport
+import FleetAuthServerTesting
 import FleetTokenServer
 import Foundation
 import Testing
@@ -59,5 +61,98 @@ struct TokenServerCLITests {
         #expect(drivers.count == 2 && drivers.filter { $0.retiredAt == nil }.count == 1)
         #expect(rotated.stdout.contains(drivers.first { $0.retiredAt == nil }!.kid))
         #expect(try CLI.run(["keys", "rotate", "--family", "pilot", "--data", data]).status != 0)
+    }
+}
+
+@Suite("fleetauth on PostgreSQL: key-encryption keys, --database, external demo targets", .serialized)
+struct DatabaseCLITests {
+    @Test("keys create-kek writes 32 random bytes in base64 with mode 0600, and never overwrites")
+    func createKEK() throws {
+        let path = try CLI.temporaryDirectory() + "/kek"
+        let created = try CLI.run(["keys", "create-kek", "--out", path])
+        #expect(created.status == 0, "\(created.stderr)")
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(Data(base64Encoded: text.trimmingCharacters(in: .newlines))?.count == 32)
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+        let again = try CLI.run(["keys", "create-kek", "--out", path])
+        #expect(again.status != 0 && again.stderr.contains("already exists"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == text)
+    }
+
+    @Test("token-server --database needs a key-encryption key; a bad one is named before any connection")
+    func keyEncryptionKeyOptions() throws {
+        let data = try CLI.temporaryDirectory()
+        let url = "postgres://fleet:secret@127.0.0.1:1/fleet"
+        let none = try CLI.run(["token-server", "--data", data, "--database", url, "--port", "0"])
+        #expect(none.status != 0 && none.stderr.contains("--key-encryption-key-file"), "\(none.stderr)")
+        #expect(!none.stderr.contains("secret"))
+        let missing = try CLI.run([
+            "token-server", "--data", data, "--database", url, "--key-encryption-key-file", data + "/nope",
+        ])
+        #expect(missing.status != 0 && missing.stderr.contains("Cannot read the key-encryption key file"))
+        let short = try CLI.run(
+            ["token-server", "--data", data, "--database", url, "--port", "0"],
+            environment: ["FLEETAUTH_KEY_ENCRYPTION_KEY": Data(count: 16).base64EncodedString()])
+        #expect(short.status != 0 && short.stderr.contains("16 bytes"), "\(short.stderr)")
+        let refused = try CLI.run(
+            ["token-server", "--data", data, "--database", url, "--port", "0"],
+            environment: ["FLEETAUTH_KEY_ENCRYPTION_KEY": KeyEncryptionKey.generate().base64])
+        #expect(refused.status != 0 && refused.stderr.contains("Cannot use PostgreSQL at 127.0.0.1:1/fleet as fleet"))
+        #expect(!refused.stderr.contains("secret"))
+    }
+
+    @Test(
+        "users, keys rotate and a wrong key-encryption key on a PostgreSQL token server's database",
+        .enabled(if: PostgresTestServer.url != nil, "no PostgreSQL server: set FLEETAUTH_TEST_POSTGRES_URL"))
+    func onPostgres() async throws {
+        let url = try await PostgresTestServer.freshDatabase()
+        let kek = KeyEncryptionKey.generate()
+        let kekFile = try CLI.temporaryDirectory() + "/kek"
+        try kek.write(to: kekFile)
+        let store = try await PostgresTokenServerStore.connect(url, maximumConnections: 2)
+        _ = try await TokenServer(
+            configuration: .init(dataDirectory: try CLI.temporaryDirectory(), keyEncryptionKey: kek, bcryptCost: 4),
+            store: store)
+        let database =
+            "postgres://\(url.username):\(url.password ?? "")@\(url.host):\(url.port)/\(url.database)?sslmode=disable"
+        let added = try CLI.run(
+            ["users", "add", "dana", "--role", "driver", "--password-stdin", "--database", database],
+            stdin: "a long enough password\n")
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try CLI.run(["users", "grant", "dana", "--vehicle", "v1", "--database", database]).status == 0)
+        #expect(try CLI.run(["users", "list", "--database", database]).stdout.contains("dana  driver  vehicle v1"))
+        #expect(try await store.credentials(for: "dana")?.user.role == .driver)
+
+        let before = try await store.signingKeys()
+        let rotated = try CLI.run([
+            "keys", "rotate", "--family", "consumer", "--database", database, "--key-encryption-key-file", kekFile,
+        ])
+        #expect(rotated.status == 0, "\(rotated.stderr)")
+        #expect(try await store.signingKeys().count == before.count + 1)
+        let sealedOnly = try await store.signingKeys().allSatisfy { $0.material.path == nil }
+        #expect(sealedOnly)
+        let withoutKEK = try CLI.run(["keys", "rotate", "--family", "consumer", "--database", database])
+        #expect(withoutKEK.status != 0 && withoutKEK.stderr.contains("sealed in the database"))
+
+        let wrong = try CLI.run(
+            ["token-server", "--data", try CLI.temporaryDirectory(), "--database", database, "--port", "0"],
+            environment: ["FLEETAUTH_KEY_ENCRYPTION_KEY": KeyEncryptionKey.generate().base64])
+        #expect(wrong.status != 0 && wrong.stderr.contains("does not open signing key"), "\(wrong.stderr)")
+        await store.database.close()
+    }
+
+    @Test("demo against external servers: both URLs or neither, and the operator's password is required")
+    func externalDemoOptions() throws {
+        let one = try CLI.run(["demo", "--token-server", "http://127.0.0.1:9"])
+        #expect(one.status != 0 && one.stderr.contains("--token-server and --emulator go together"))
+        let noPassword = try CLI.run(
+            ["demo", "--token-server", "http://127.0.0.1:9", "--emulator", "http://127.0.0.1:9"],
+            environment: ["FLEETAUTH_OPERATOR_PASSWORD": ""])
+        #expect(noPassword.status != 0 && noPassword.stderr.contains("FLEETAUTH_OPERATOR_PASSWORD"))
+        let unreachable = try CLI.run(
+            ["demo", "--token-server", "http://127.0.0.1:9", "--emulator", "http://127.0.0.1:9"],
+            environment: ["FLEETAUTH_OPERATOR_PASSWORD": "x"])
+        #expect(unreachable.status != 0 && unreachable.stderr.contains("Cannot log in to http://127.0.0.1:9"))
     }
 }

@@ -109,6 +109,22 @@ public final class PostgreSQLDatabase: Service, Sendable {
         }
     }
 
+    /// Runs a prepared statement outside a transaction and returns its rows. Each pooled connection prepares it
+    /// once and then only binds and executes it: no parsing or planning per call, for the hot paths.
+    public func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws(StoreError)
+        -> [Statement.Row]
+    {
+        do {
+            var rows: [Statement.Row] = []
+            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .unavailable("PostgreSQL at \(url.location): \(Self.reason(error)).")
+        }
+    }
+
     /// What went wrong, in one line: the server's message and SQL state, or the connection's problem. Never the
     /// password (postgres-nio's messages do not carry it).
     public static func reason(_ error: any Error) -> String {

@@ -7,9 +7,10 @@ import PostgresNIO
 import SwiftProtobuf
 
 /// ``FleetStore`` on PostgreSQL, for several emulators on one database: messages kept in the protobuf binary
-/// format as on SQLite, each change one transaction, and every read-modify-write holding the row's lock
-/// (`SELECT … FOR UPDATE`), so concurrent updates of one vehicle or trip from any number of instances apply one
-/// after the other — none is lost and no two interleave fields. IDs are compared byte by byte (`COLLATE "C"`), so
+/// format as on SQLite, each change one transaction (or one conditional statement), and every read-modify-write
+/// applied only to the state it read — UpdateVehicle by a version check (``updateVehicle(provider:id:_:)``), the
+/// rest holding the row's lock (`SELECT … FOR UPDATE`) — so concurrent updates of one vehicle or trip from any
+/// number of instances apply one after the other: none is lost and no two interleave fields. IDs are compared byte by byte (`COLLATE "C"`), so
 /// pages come in the same order as on SQLite. A vehicle's current trips are read from the trips
 /// table, never copied into the vehicle, so a trip's assignment and the vehicle's trips cannot disagree.
 public final class PostgresFleetStore: FleetStore {
@@ -46,7 +47,16 @@ public final class PostgresFleetStore: FleetStore {
                         updated_at BIGINT NOT NULL, body BYTEA NOT NULL, PRIMARY KEY (provider, id))
                     """,
                     "CREATE INDEX emulator_trips_by_vehicle ON emulator_trips (provider, vehicle_id, active)",
-                ])
+                ]),
+            .init(
+                version: 2, name: "vehicle versions, for updates without a transaction",
+                statements: [
+                    "CREATE SEQUENCE emulator_vehicle_versions",
+                    """
+                    ALTER TABLE emulator_vehicles
+                    ADD COLUMN version BIGINT NOT NULL DEFAULT nextval('emulator_vehicle_versions')
+                    """,
+                ]),
         ])
 
     public func run() async throws { try await database.run() }
@@ -90,7 +100,50 @@ public final class PostgresFleetStore: FleetStore {
         }
     }
 
+    /// How many times an update reads again after another writer changed the vehicle (or its active trips) in
+    /// between, before it takes the row lock instead.
+    static let optimisticAttempts = 3
+
+    /// An update in two round trips and no transaction: the vehicle, its version and its active trips are read in
+    /// one statement; the new body is written by one statement only if neither the vehicle's version nor its set of
+    /// active trips changed since (every write of a vehicle takes a new version from a sequence, so a deleted and
+    /// recreated vehicle never matches). If another instance got there first, it reads again; after
+    /// ``optimisticAttempts`` conflicts it falls back to ``lockedUpdate(provider:id:_:)``. Either way each update
+    /// applies to the state it read, so none is lost and no two interleave fields.
     public func updateVehicle(
+        provider: String,
+        id: String,
+        _ transform: @escaping @Sendable (FleetEngineV1.Vehicle, [StoredTrip]) throws -> FleetEngineV1.Vehicle
+    ) async throws -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip]) {
+        for _ in 0..<Self.optimisticAttempts {
+            var current: (body: ByteBuffer, version: Int64)?
+            var trips: [StoredTrip] = []
+            var signature: [String] = []
+            for (body, version, tripID, updatedAt, tripBody) in try await database.execute(
+                ReadVehicle(provider: provider, id: id))
+            {
+                current = (body, version)
+                if let tripID, let updatedAt, let tripBody {
+                    trips.append(try Self.trip(id: tripID, updatedAt: updatedAt, body: tripBody))
+                    signature.append("\(tripID):\(updatedAt)")
+                }
+            }
+            guard let current else {
+                throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
+            }
+            let updated = try transform(try Self.decode(current.body, as: FleetEngineV1.Vehicle.self), trips)
+            let written = try await database.execute(
+                WriteVehicle(
+                    provider: provider, id: id, body: try Self.encode(updated), version: current.version,
+                    trips: signature.joined(separator: ",")))
+            if !written.isEmpty { return (updated, trips) }
+        }
+        return try await lockedUpdate(provider: provider, id: id, transform)
+    }
+
+    /// The update holding the vehicle's row lock from the read to the commit (four round trips): what a contended
+    /// vehicle falls back to.
+    func lockedUpdate(
         provider: String,
         id: String,
         _ transform: @escaping @Sendable (FleetEngineV1.Vehicle, [StoredTrip]) throws -> FleetEngineV1.Vehicle
@@ -118,8 +171,10 @@ public final class PostgresFleetStore: FleetStore {
             let updated = try transform(try Self.decode(current, as: FleetEngineV1.Vehicle.self), trips)
             let body = try Self.encode(updated)
             try await connection.query(
-                "UPDATE emulator_vehicles SET body = \(body) WHERE provider = \(provider) AND id = \(id)",
-                logger: logger)
+                """
+                UPDATE emulator_vehicles SET body = \(body), version = nextval('emulator_vehicle_versions')
+                WHERE provider = \(provider) AND id = \(id)
+                """, logger: logger)
             return (updated, trips)
         }
     }
@@ -273,4 +328,59 @@ public final class PostgresFleetStore: FleetStore {
             return try Self.trip(id: id, updatedAt: updatedAt, body: body)
         }
     }
+}
+
+/// UpdateVehicle's read, prepared: the vehicle, its version and its active trips in one statement.
+struct ReadVehicle: PostgresPreparedStatement {
+    static let name = "fleetauth_emulator_read_vehicle"
+    static let sql = """
+        SELECT v.body, v.version, t.id, t.updated_at, t.body FROM emulator_vehicles v
+        LEFT JOIN emulator_trips t ON t.provider = v.provider AND t.vehicle_id = v.id AND t.active
+        WHERE v.provider = $1 AND v.id = $2 ORDER BY t.id
+        """
+    typealias Row = (ByteBuffer, Int64, String?, Int64?, ByteBuffer?)
+
+    var provider: String
+    var id: String
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(provider)
+        bindings.append(id)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}
+
+/// UpdateVehicle's write, prepared: the new body, only if the vehicle's version and its active trips (IDs and
+/// change times) are still those read.
+struct WriteVehicle: PostgresPreparedStatement {
+    static let name = "fleetauth_emulator_write_vehicle"
+    static let sql = """
+        UPDATE emulator_vehicles v SET body = $3, version = nextval('emulator_vehicle_versions')
+        WHERE v.provider = $1 AND v.id = $2 AND v.version = $4
+        AND (SELECT coalesce(string_agg(t.id || ':' || t.updated_at, ',' ORDER BY t.id), '')
+             FROM emulator_trips t WHERE t.provider = v.provider AND t.vehicle_id = v.id AND t.active) = $5
+        RETURNING 1
+        """
+    typealias Row = Int32
+
+    var provider: String
+    var id: String
+    var body: ByteBuffer
+    var version: Int64
+    var trips: String
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 5)
+        bindings.append(provider)
+        bindings.append(id)
+        bindings.append(body)
+        bindings.append(version)
+        bindings.append(trips)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
 }

@@ -209,16 +209,9 @@ extension PostgresTokenServerStore {
         guard Self.storable(tokenHash) else { return nil }
         let kind = grant?.kind.rawValue ?? ""
         let id = grant.flatMap { Self.storable($0.id) ? $0.id : nil } ?? ""
-        let rows = try await database.query(
-            """
-            SELECT u.username, u.role, EXISTS (
-                SELECT 1 FROM token_grants g
-                WHERE g.username = u.username AND g.kind = \(kind) AND g.resource_id = \(id))
-            FROM token_sessions s JOIN token_users u ON u.username = s.username
-            WHERE s.token_hash = \(tokenHash) AND s.expires_at > \(now.epochSeconds)
-            """)
-        guard let row = rows.first else { return nil }
-        let (username, role, granted) = try row.decode((String, String, Bool).self)
+        let rows = try await database.execute(
+            SessionUser(tokenHash: tokenHash, now: now.epochSeconds, kind: kind, id: id))
+        guard let (username, role, granted) = rows.first else { return nil }
         return (try Self.user(username: username, role: role), grant != nil && !id.isEmpty && granted)
     }
 
@@ -395,14 +388,8 @@ extension PostgresTokenServerStore {
 extension PostgresTokenServerStore {
     public func append(contentsOf entries: [AuditEntry]) async throws {
         guard !entries.isEmpty else { return }
-        // One statement for the whole batch: the columns as arrays, unnested in order.
-        _ = try await database.query(
-            """
-            INSERT INTO token_audit (issued_at, username, token_type, scope, kid, expires_at)
-            SELECT * FROM unnest(\(entries.map(\.issuedAt.epochSeconds))::bigint[], \(entries.map(\.username))::text[],
-                \(entries.map(\.endpoint.name))::text[], \(entries.map(\.scope))::text[], \(entries.map(\.kid))::text[],
-                \(entries.map(\.expiresAt.epochSeconds))::bigint[])
-            """)
+        // One prepared statement for the whole batch: the columns as arrays, unnested in order.
+        _ = try await database.execute(AppendAudit(entries: entries))
     }
 
     public func recentEntries(limit: Int) async throws -> [AuditEntry] {
@@ -422,4 +409,57 @@ extension PostgresTokenServerStore {
                 expiresAt: Date(epochSeconds: expiresAt))
         }
     }
+}
+
+/// A token request's lookup, prepared: the session's user and whether it holds the grant, in one statement.
+struct SessionUser: PostgresPreparedStatement {
+    static let name = "fleetauth_token_server_session_user"
+    static let sql = """
+        SELECT u.username, u.role, EXISTS (
+            SELECT 1 FROM token_grants g WHERE g.username = u.username AND g.kind = $3 AND g.resource_id = $4)
+        FROM token_sessions s JOIN token_users u ON u.username = s.username
+        WHERE s.token_hash = $1 AND s.expires_at > $2
+        """
+    typealias Row = (String, String, Bool)
+
+    var tokenHash: String
+    var now: Int64
+    var kind: String
+    var id: String
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 4)
+        bindings.append(tokenHash)
+        bindings.append(now)
+        bindings.append(kind)
+        bindings.append(id)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}
+
+/// A batch of audit entries, prepared: one INSERT of the columns as arrays.
+struct AppendAudit: PostgresPreparedStatement {
+    static let name = "fleetauth_token_server_append_audit"
+    static let sql = """
+        INSERT INTO token_audit (issued_at, username, token_type, scope, kid, expires_at)
+        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])
+        """
+    typealias Row = Void
+
+    var entries: [AuditEntry]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 6)
+        bindings.append(entries.map(\.issuedAt.epochSeconds))
+        bindings.append(entries.map(\.username))
+        bindings.append(entries.map(\.endpoint.name))
+        bindings.append(entries.map(\.scope))
+        bindings.append(entries.map(\.kid))
+        bindings.append(entries.map(\.expiresAt.epochSeconds))
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {}
 }

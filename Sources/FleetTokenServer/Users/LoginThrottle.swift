@@ -1,4 +1,4 @@
-public import FleetAuthServerSupport
+import FleetAuthServerSupport
 public import Foundation
 
 /// Throttles failed logins per username and per client address.
