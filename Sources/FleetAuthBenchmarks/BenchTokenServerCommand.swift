@@ -78,7 +78,8 @@ extension BenchCommand {
             if let database {
                 let made = try await TemporaryPostgresDatabase.create(on: database, prefix: "fleetauth_bench_tokens")
                 temporary = made
-                let store = try await PostgresTokenServerStore.connect(made.url)  // the pool `fleetauth token-server` uses
+                // The pool `fleetauth token-server` uses.
+                let store = try await PostgresTokenServerStore.connect(made.url)
                 backends.append(try await Self.backend("PostgreSQL", store: store, directory: directory + "/postgres"))
                 say("PostgreSQL: a temporary database \(made.url.database) on \(made.url.location)")
             }
@@ -114,7 +115,9 @@ extension BenchCommand {
                     guard let (index, port) = await iterator.next() else {
                         throw BenchmarkFailure("A token server did not start.")
                     }
-                    let headers: HTTPHeaders = ["Host": "127.0.0.1", "Authorization": "Bearer \(backends[index].session)"]
+                    let headers: HTTPHeaders = [
+                        "Host": "127.0.0.1", "Authorization": "Bearer \(backends[index].session)",
+                    ]
                     generators[index] = LoadGenerator(host: "127.0.0.1", port: port, connections: connections) {
                         _, sequence in
                         LoadGenerator.Request(
@@ -141,7 +144,10 @@ extension BenchCommand {
                     }
                     let roundOne = try await Self.mintRate(minter, tasks: 1, seconds: seconds)
                     let roundAll = try await Self.mintRate(minter, tasks: cores, seconds: seconds)
-                    say(line + String(format: "  in-process %6.0f/s on 1 core, %6.0f/s on %d", roundOne, roundAll, cores))
+                    say(
+                        line
+                            + String(format: "  in-process %6.0f/s on 1 core, %6.0f/s on %d", roundOne, roundAll, cores)
+                    )
                     one = max(one, roundOne)
                     all = max(all, roundAll)
                 }
@@ -154,7 +160,8 @@ extension BenchCommand {
                     say(
                         String(
                             format: "HTTP GET /token/driver/{id}, %@ %8.0f tokens/s  p50 %.2f ms  p99 %.2f ms",
-                            backend.name.padding(toLength: 19, withPad: " ", startingAt: 0), http.rate, http.percentile(0.5), http.percentile(0.99)))
+                            backend.name.padding(toLength: 19, withPad: " ", startingAt: 0), http.rate,
+                            http.percentile(0.5), http.percentile(0.99)))
                 }
                 for (index, backend) in backends.enumerated() {
                     let ratio = best[index].rate / all

@@ -46,6 +46,7 @@ struct ServeCommand: AsyncParsableCommand {
         let configuration = TokenServer.Configuration(
             dataDirectory: data, project: project, keyEncryptionKey: keyEncryptionKey)
         let stack: LocalStack
+        let onPostgres = try storage.postgresURL() != nil
         do {
             if let url = try storage.postgresURL() {
                 let tokenServerStore = try await storage.openStore(forServer: true)
@@ -69,8 +70,9 @@ struct ServeCommand: AsyncParsableCommand {
             say("Token server:          \(endpoints.tokenServerURL)")
             say("Fleet Engine emulator: \(endpoints.emulatorURL)  (provider \(endpoints.project))")
             if let grpc = endpoints.emulatorGRPCAddress { say("Fleet Engine gRPC:     \(grpc)  (plaintext HTTP/2)") }
-            say("Add a driver:  fleetauth users add dana --role driver --data \(data)")
-            say("               fleetauth users grant dana --vehicle v1 --data \(data)")
+            let storeOption = onPostgres ? "--database \"$DATABASE_URL\"" : "--data \(data)"
+            say("Add a driver:  fleetauth users add dana --role driver \(storeOption)")
+            say("               fleetauth users grant dana --vehicle v1 \(storeOption)")
             say(
                 "Log in:        curl -s -X POST \(endpoints.tokenServerURL)/v1/sessions -H 'Content-Type: application/json' -d '{\"username\":\"dana\",\"password\":\"...\"}'"
             )
