@@ -193,7 +193,7 @@ struct UsersCommand: AsyncParsableCommand {
         commandName: "users",
         abstract:
             "Manage the token server's app users and grants (works on the data directory, server running or not).",
-        subcommands: [Add.self, Grant.self, Revoke.self, List.self, Remove.self]
+        subcommands: [Add.self, AddService.self, Grant.self, Revoke.self, List.self, Remove.self]
     )
 
     /// The grants named on the command line.
@@ -265,6 +265,27 @@ struct UsersCommand: AsyncParsableCommand {
                 }
             }
             say("Added \(role) \(username)." + (passwordStdin ? "" : " Password: \(password) (shown once)."))
+        }
+    }
+
+    struct AddService: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "add-service",
+            abstract: "Add a service account for a backend that manages grants; prints its API key once.",
+            discussion: """
+                The key goes in `Authorization: Bearer KEY` on POST /v1/admin/users/{user}/grants and DELETE \
+                /v1/admin/users/{user}/grants/{kind}/{id}; it can do nothing else (no tokens, no other admin call). \
+                Only its SHA-256 is stored. `fleetauth users remove NAME` revokes it.
+                """
+        )
+        @OptionGroup var storage: TokenServerDataOptions
+        @Argument(help: "Service account name (like a username).") var name: String
+
+        func run() async throws {
+            let key = try await storage.withDirectory { directory in
+                try await reportingRefusals { try await directory.addServiceAccount(name) }
+            }
+            say("Added service account \(name). API key (shown once): \(key)")
         }
     }
 

@@ -17,8 +17,11 @@ struct CLI {
         let stderr: String
     }
 
+    /// Runs the binary to its end; with `timeout`, a run still going after that many seconds is terminated (and
+    /// its status is then the signal's, so the test fails instead of hanging).
     static func run(
-        _ arguments: [String], stdin: String? = nil, in directory: String? = nil, environment: [String: String] = [:]
+        _ arguments: [String], stdin: String? = nil, in directory: String? = nil, environment: [String: String] = [:],
+        timeout: TimeInterval? = nil
     ) throws -> Output {
         let process = Process()
         process.executableURL = executable
@@ -33,6 +36,11 @@ struct CLI {
         process.standardError = err
         process.standardInput = input
         try process.run()
+        if let timeout {
+            DispatchQueue.global().asyncAfter(deadline: .now() + timeout) {
+                if process.isRunning { process.terminate() }
+            }
+        }
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
         try input.fileHandleForWriting.close()
         let stdoutData = out.fileHandleForReading.readDataToEndOfFile()

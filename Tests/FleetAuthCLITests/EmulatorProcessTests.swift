@@ -141,7 +141,8 @@ struct EmulatorProcessTests {
     func wrongPassword() throws {
         let url = try #require(PostgresCLIServer.url)
         let wrong = url.replacingOccurrences(of: "://postgres:", with: "://postgres:not-the-password-")
-        let out = try CLI.run(["emulator", "--database", wrong, "--port", "0"], in: try CLI.temporaryDirectory())
+        let out = try CLI.run(
+            ["emulator", "--database", wrong, "--port", "0"], in: try CLI.temporaryDirectory(), timeout: 60)
         #expect(out.status == 1)
         #expect(out.stderr.contains("as postgres"), "\(out.stderr)")
         #expect(!out.stderr.contains("not-the-password"))

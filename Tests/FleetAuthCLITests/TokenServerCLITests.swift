@@ -48,6 +48,28 @@ struct TokenServerCLITests {
         #expect(missing.status != 0 && missing.stderr.contains("fleetauth token-server"))
     }
 
+    @Test("users add-service prints an API key once and stores only its hash; remove revokes it")
+    func addService() async throws {
+        let data = try await Self.dataDirectory()
+        let added = try CLI.run(["users", "add-service", "dispatch", "--data", data])
+        #expect(added.status == 0, "\(added.stderr)")
+        let key = try #require(
+            added.stdout.split(separator: " ").last.map { String($0).trimmingCharacters(in: .newlines) })
+        #expect(key.hasPrefix(UserDirectory.serviceKeyPrefix))
+        #expect(try CLI.run(["users", "list", "--data", data]).stdout.contains("dispatch  service"))
+        let store = try SQLiteTokenServerStore(path: data + "/" + TokenServer.databaseFileName)
+        let found = try await store.sessionUser(
+            tokenHash: LoginService.hash(sessionToken: key), at: Date(), holding: nil)
+        #expect(found?.user == AppUser(username: "dispatch", role: .service))
+        let asUser = try CLI.run(
+            ["users", "add", "svc", "--role", "service", "--data", data, "--password-stdin"], stdin: "long enough pw\n")
+        #expect(asUser.status != 0 && asUser.stderr.contains("add-service"))
+        #expect(try CLI.run(["users", "remove", "dispatch", "--data", data]).status == 0)
+        #expect(
+            try await store.sessionUser(tokenHash: LoginService.hash(sessionToken: key), at: Date(), holding: nil)
+                == nil)
+    }
+
     @Test("keys rotate adds a signing key per family and keeps the old one published")
     func rotate() async throws {
         let data = try await Self.dataDirectory()

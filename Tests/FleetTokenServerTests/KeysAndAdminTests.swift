@@ -203,3 +203,50 @@ struct AdminTests {
         }
     }
 }
+
+@Suite("Token server: service accounts")
+struct ServiceAccountTests {
+    @Test("a service key grants and revokes and does nothing else; it cannot log in; removing the account revokes it")
+    func serviceKey() async throws {
+        let fixture = try await TokenServerFixture()
+        let key = try await fixture.server.users.addServiceAccount("dispatch")
+        #expect(key.hasPrefix(UserDirectory.serviceKeyPrefix) && key.utf8.count == 18 + 43)
+        #expect(try await fixture.store.sessionUser(tokenHash: key, at: Date(), holding: nil) == nil, "hash only")
+        await #expect(throws: StoreError.alreadyExists("")) {
+            _ = try await fixture.server.users.addServiceAccount("dispatch")
+        }
+        try await fixture.application.test(.router) { client in
+            let grant = #"{"kind":"trip","id":"t9"}"#
+            #expect(
+                try await client.json(.post, "/v1/admin/users/carol/grants", bearer: key, body: grant).0 == .created)
+            let carol = try await client.login("carol")
+            #expect(try await client.json(.get, "/token/consumer/t9", bearer: carol).0 == .ok)
+            #expect(
+                try await client.json(.delete, "/v1/admin/users/carol/grants/trip/t9", bearer: key).0 == .noContent)
+            #expect(try await client.json(.get, "/token/consumer/t9", bearer: carol).0 == .forbidden)
+            // Nothing but grants: no other admin call, no token.
+            let others: [(HTTPRequest.Method, String, String?)] = [
+                (.get, "/v1/admin/users", nil),
+                (.post, "/v1/admin/users", #"{"username":"x1","role":"operator","password":"long enough pw"}"#),
+                (.delete, "/v1/admin/users/carol", nil), (.post, "/v1/admin/keys/driver/rotate", nil),
+                (.get, "/v1/admin/audit", nil), (.get, "/token/server", nil), (.get, "/token/fleet_reader", nil),
+                (.get, "/token/driver/v1", nil), (.get, "/token/consumer/t1", nil),
+            ]
+            for (method, path, body) in others {
+                #expect(try await client.json(method, path, bearer: key, body: body).0 == .forbidden, "\(path)")
+            }
+            #expect(try await fixture.store.users().contains { $0.user.username == "x1" } == false)
+            // No password login, and no service account made with a password.
+            let attempt = #"{"username":"dispatch","password":"anything at all"}"#
+            #expect(try await client.json(.post, "/v1/sessions", body: attempt).0 == .unauthorized)
+            let ops = try await client.login("ops")
+            let withPassword = #"{"username":"svc2","role":"service","password":"long enough pw"}"#
+            #expect(try await client.json(.post, "/v1/admin/users", bearer: ops, body: withPassword).0 == .badRequest)
+            // Removing the account revokes the key.
+            #expect(try await client.json(.delete, "/v1/admin/users/dispatch", bearer: ops).0 == .noContent)
+            #expect(
+                try await client.json(.post, "/v1/admin/users/carol/grants", bearer: key, body: grant).0
+                    == .unauthorized)
+        }
+    }
+}

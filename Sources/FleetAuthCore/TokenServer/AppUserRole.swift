@@ -1,9 +1,9 @@
-/// What an app user is to a FleetAuth token server: a driver, a consumer, or an operator of the fleet. The token
-/// server's login answer names it, and it decides which token endpoints the user may call.
+/// What an app user is to a FleetAuth token server: a driver, a consumer, an operator of the fleet, or a backend
+/// service. The token server's login answer names it, and it decides which token endpoints the user may call.
 ///
 /// New roles are new static members, so the type can grow without breaking callers.
 public struct AppUserRole: Sendable, Hashable, CustomStringConvertible {
-    /// The role's name on the wire and in the database: `driver`, `consumer` or `operator`.
+    /// The role's name on the wire and in the database: `driver`, `consumer`, `operator` or `service`.
     public let rawValue: String
 
     private init(_ rawValue: String) {
@@ -25,9 +25,13 @@ public struct AppUserRole: Sendable, Hashable, CustomStringConvertible {
     /// Runs the fleet: gets server and fleet-reader tokens, and manages users.
     public static let `operator` = Self("operator")
 
-    /// Every role, in a stable order.
-    public static let all: [Self] = [.driver, .consumer, .operator]
+    /// A backend (a dispatch service booking trips): manages grants through the admin API with an API key, and
+    /// nothing else — no tokens, no password login.
+    public static let service = Self("service")
 
-    /// The names of every role, for messages: `driver, consumer, operator`.
+    /// Every role, in a stable order.
+    public static let all: [Self] = [.driver, .consumer, .operator, .service]
+
+    /// The names of every role, for messages: `driver, consumer, operator, service`.
     public static var names: String { all.map(\.rawValue).joined(separator: ", ") }
 }

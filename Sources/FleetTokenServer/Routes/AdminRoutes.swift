@@ -5,7 +5,7 @@ import Foundation
 import Hummingbird
 
 /// The operators' API under `/v1/admin`: users, grants, key rotation and the audit log. Every call needs an
-/// operator's session.
+/// operator's session, except grant management, which a service account's API key may do too.
 struct AdminRoutes {
     let login: LoginService
     let users: UserDirectory
@@ -44,7 +44,7 @@ struct AdminRoutes {
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
         group.post("users/{username}/grants") { request, context in
-            _ = try await requireOperator(request)
+            try await requireGrantManager(request)
             let body = try await readBody(request, "grant")
             let grant = try Self.grant(
                 kind: try JSONRequestBody.string(body, "kind"), id: try JSONRequestBody.string(body, "id"))
@@ -52,7 +52,7 @@ struct AdminRoutes {
             return JSONResponse.make(["kind": .string(grant.kind.rawValue), "id": .string(grant.id)], status: .created)
         }
         group.delete("users/{username}/grants/{kind}/{id}") { request, context in
-            _ = try await requireOperator(request)
+            try await requireGrantManager(request)
             let grant = try Self.grant(
                 kind: context.parameters.get("kind") ?? "",
                 id: (context.parameters.get("id") ?? "").removingPercentEncoding ?? "")
@@ -95,9 +95,20 @@ struct AdminRoutes {
     func requireOperator(_ request: Request) async throws -> AppUser {
         let user = try await login.user(sessionToken: TokenServerRoutes.bearer(request))
         guard user.role == .operator else {
-            throw TokenServerError.permissionDenied("Only operators may use the admin API.")
+            throw TokenServerError.permissionDenied(
+                user.role == .service
+                    ? "A service key may only grant and revoke; this needs an operator."
+                    : "Only operators may use the admin API.")
         }
         return user
+    }
+
+    /// An operator's session or a service account's API key.
+    func requireGrantManager(_ request: Request) async throws {
+        let user = try await login.user(sessionToken: TokenServerRoutes.bearer(request))
+        guard user.role == .operator || user.role == .service else {
+            throw TokenServerError.permissionDenied("Only operators and service accounts may manage grants.")
+        }
     }
 
     static func role(_ name: String) throws(TokenServerError) -> AppUserRole {

@@ -5,24 +5,58 @@ import Foundation
 /// The app users and what they are granted: the one place the admin API and `fleetauth users` change them, so the
 /// username and password rules and the grant rules hold whichever way a change comes in.
 public struct UserDirectory: Sendable {
-    /// Where users and grants are kept.
-    public let store: any UserStore
+    /// Where users and grants (and service accounts' API keys, as sessions that do not expire) are kept.
+    public let store: any UserStore & SessionStore
     /// Hashes new passwords.
     public let hasher: PasswordHasher
     private let clock: any WallClock
 
-    public init(store: any UserStore, hasher: PasswordHasher = PasswordHasher(), clock: any WallClock = .system) {
+    public init(
+        store: any UserStore & SessionStore, hasher: PasswordHasher = PasswordHasher(), clock: any WallClock = .system
+    ) {
         self.store = store
         self.hasher = hasher
         self.clock = clock
     }
 
-    /// Adds a user after checking the username and password rules; `already_exists` if the name is taken.
+    /// Adds a user after checking the username and password rules; `already_exists` if the name is taken. Service
+    /// accounts are added by ``addServiceAccount(_:)``.
     public func addUser(_ user: AppUser, password: String) async throws {
+        guard user.role != .service else {
+            throw GoogleAPIError.invalidArgument(
+                "A service account has an API key, not a password: create it with `fleetauth users add-service`.")
+        }
         try AppUser.validate(username: user.username)
         try AppUser.validate(password: password)
         try await store.addUser(user, passwordHash: try await hasher.hash(password), createdAt: clock.currentDate)
     }
+
+    /// The prefix of every service API key, so secret scanners and people can tell one at a glance.
+    public static let serviceKeyPrefix = "fleetauth_service_"
+
+    /// Adds a service account — a backend that manages grants through the admin API — and returns its API key, to
+    /// be shown once. The key is 32 random bytes; only its SHA-256 is stored, as a session of the account that never
+    /// expires, so it is checked exactly like a session and revoked by removing the account. The account has a
+    /// random password nobody knows: it cannot log in.
+    public func addServiceAccount(_ name: String) async throws -> String {
+        try AppUser.validate(username: name)
+        let created = clock.currentDate
+        try await store.addUser(
+            AppUser(username: name, role: .service),
+            passwordHash: try await hasher.hash(Self.generatePassword() + Self.generatePassword()),
+            createdAt: created)
+        var generator = SystemRandomNumberGenerator()
+        let key =
+            Self.serviceKeyPrefix + Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try await store.addSession(
+            SessionRecord(
+                tokenHash: LoginService.hash(sessionToken: key), username: name,
+                createdAt: Date(epochSeconds: created.epochSeconds), expiresAt: Self.serviceKeyExpiry))
+        return key
+    }
+
+    /// When service keys expire: never, in practice (the last second of year 9999).
+    static let serviceKeyExpiry = Date(epochSeconds: 253_402_300_799)
 
     /// Deletes a user with its grants and sessions.
     public func removeUser(_ username: String) async throws {
