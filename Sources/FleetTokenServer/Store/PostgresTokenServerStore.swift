@@ -75,12 +75,12 @@ public final class PostgresTokenServerStore: TokenServerStorage {
         ])
 
     /// The advisory lock every signing-key change holds ("FAKY").
-    private static let signingKeysLock: Int64 = 0x4641_4B59
+    static let signingKeysLock: Int64 = 0x4641_4B59
 
     public func run() async throws { try await database.run() }
 
     /// Whether PostgreSQL can hold `text` (``StoredText``); a string it cannot hold names nothing stored.
-    private static func storable(_ text: String) -> Bool { StoredText.isStorable(text) }
+    static func storable(_ text: String) -> Bool { StoredText.isStorable(text) }
 
     private static func user(username: String, role: String) throws(StoreError) -> AppUser {
         guard let role = AppUserRole(rawValue: role) else {
@@ -221,196 +221,6 @@ extension PostgresTokenServerStore {
     }
 }
 
-// MARK: - Signing keys
-
-extension PostgresTokenServerStore {
-    private static func keyRecord(_ row: PostgresRow) throws -> SigningKeyRecord {
-        let (kid, family, path, sealed, createdAt, retiredAt) = try row.decode(
-            (String, String, String?, ByteBuffer?, Int64, Int64?).self)
-        guard let tokenFamily = TokenFamily(rawValue: family) else {
-            throw StoreError.corrupted("Signing key \(kid) has an unknown family.")
-        }
-        let material: SigningKeyMaterial
-        if let path {
-            material = .file(path: path)
-        } else if let sealed {
-            material = .sealed(Array(sealed.readableBytesView))
-        } else {
-            throw StoreError.corrupted("Signing key \(kid) has no key.")
-        }
-        return SigningKeyRecord(
-            kid: kid, family: tokenFamily, material: material, createdAt: Date(epochSeconds: createdAt),
-            retiredAt: retiredAt.map(Date.init(epochSeconds:)))
-    }
-
-    private static func sorted(_ records: [SigningKeyRecord]) -> [SigningKeyRecord] {
-        records.sorted {
-            $0.createdAt != $1.createdAt
-                ? $0.createdAt < $1.createdAt : $0.kid.utf8.lexicographicallyPrecedes($1.kid.utf8)
-        }
-    }
-
-    private static func insert(
-        _ record: SigningKeyRecord, _ connection: PostgresConnection, _ database: PostgreSQLDatabase
-    )
-        async throws
-    {
-        let sealed: ByteBuffer? = if case .sealed(let bytes) = record.material { ByteBuffer(bytes: bytes) } else { nil }
-        try await connection.query(
-            """
-            INSERT INTO token_signing_keys (kid, family, key_path, sealed_key, created_at)
-            VALUES (\(record.kid), \(record.family.rawValue), \(record.material.path), \(sealed),
-                    \(record.createdAt.epochSeconds))
-            """, logger: database.logger)
-    }
-
-    public func signingKeys() async throws -> [SigningKeyRecord] {
-        let rows = try await database.query(
-            """
-            SELECT kid, family, key_path, sealed_key, created_at, retired_at FROM token_signing_keys
-            ORDER BY created_at, kid
-            """)
-        return try rows.map(Self.keyRecord)
-    }
-
-    public func addSigningKey(_ record: SigningKeyRecord) async throws {
-        try await database.transaction { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.signingKeysLock))", logger: database.logger)
-            try await connection.query(
-                """
-                UPDATE token_signing_keys SET retired_at = \(record.createdAt.epochSeconds)
-                WHERE family = \(record.family.rawValue) AND retired_at IS NULL
-                """, logger: database.logger)
-            try await Self.insert(record, connection, database)
-        }
-    }
-
-    public func addFirstSigningKey(_ record: SigningKeyRecord) async throws -> Bool {
-        try await database.transaction { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.signingKeysLock))", logger: database.logger)
-            var exists = false
-            for try await _ in try await connection.query(
-                "SELECT 1 FROM token_signing_keys WHERE family = \(record.family.rawValue) LIMIT 1",
-                logger: database.logger)
-            {
-                exists = true
-            }
-            guard !exists else { return false }
-            try await Self.insert(record, connection, database)
-            return true
-        }
-    }
-
-    public func removeSigningKeys(retiredAtOrBefore cutoff: Date) async throws -> [SigningKeyRecord] {
-        let rows = try await database.query(
-            """
-            DELETE FROM token_signing_keys WHERE retired_at <= \(cutoff.epochSeconds)
-            RETURNING kid, family, key_path, sealed_key, created_at, retired_at
-            """)
-        return Self.sorted(try rows.map(Self.keyRecord))
-    }
-}
-
-// MARK: - Login throttle
-
-extension PostgresTokenServerStore {
-    private static func throttleEntries(_ rows: [PostgresRow]) throws -> [String: ThrottleEntry] {
-        var found: [String: ThrottleEntry] = [:]
-        for row in rows {
-            let (key, failures, first, lockedUntil, forgetAfter) = try row.decode(
-                (String, Int32, Int64, Int64?, Int64).self)
-            found[key] = ThrottleEntry(
-                failures: Int(failures), firstFailure: Date(epochMilliseconds: first),
-                lockedUntil: lockedUntil.map(Date.init(epochMilliseconds:)),
-                forgetAfter: Date(epochMilliseconds: forgetAfter))
-        }
-        return found
-    }
-
-    private static func selectEntries(keys: [String], at now: Date) -> PostgresQuery {
-        """
-        SELECT key, failures, first_failure_ms, locked_until_ms, forget_after_ms FROM token_login_failures
-        WHERE key = ANY(\(keys)) AND forget_after_ms > \(now.epochMilliseconds)
-        """
-    }
-
-    public func throttleEntries(keys: [String], at now: Date) async throws -> [String: ThrottleEntry] {
-        let keys = keys.filter(Self.storable)
-        guard !keys.isEmpty else { return [:] }
-        let rows = try await database.query(Self.selectEntries(keys: keys, at: now))
-        return try Self.throttleEntries(rows)
-    }
-
-    public func updateThrottleEntries(
-        keys: [String], at now: Date, _ update: @escaping @Sendable ([String: ThrottleEntry]) -> [String: ThrottleEntry]
-    ) async throws {
-        let keys = keys.filter(Self.storable)
-        guard !keys.isEmpty else { return }
-        try await database.transaction { connection in
-            let logger = database.logger
-            // Each key's lock, taken in one order by every instance, so two updates of a key run one after the other.
-            try await connection.query(
-                """
-                SELECT pg_advisory_xact_lock(h) FROM (
-                    SELECT DISTINCT hashtextextended(k, 1179403339) AS h FROM unnest(\(keys)::text[]) AS k ORDER BY h
-                ) AS locks
-                """, logger: logger)
-            try await connection.query(
-                "DELETE FROM token_login_failures WHERE forget_after_ms <= \(now.epochMilliseconds)", logger: logger)
-            var rows: [PostgresRow] = []
-            for try await row in try await connection.query(Self.selectEntries(keys: keys, at: now), logger: logger) {
-                rows.append(row)
-            }
-            let current = try Self.throttleEntries(rows)
-            for (key, entry) in update(current) where Self.storable(key) {
-                try await connection.query(
-                    """
-                    INSERT INTO token_login_failures (key, failures, first_failure_ms, locked_until_ms, forget_after_ms)
-                    VALUES (\(key), \(Int32(clamping: entry.failures)), \(entry.firstFailure.epochMilliseconds),
-                            \(entry.lockedUntil?.epochMilliseconds), \(entry.forgetAfter.epochMilliseconds))
-                    ON CONFLICT (key) DO UPDATE SET failures = excluded.failures,
-                        first_failure_ms = excluded.first_failure_ms, locked_until_ms = excluded.locked_until_ms,
-                        forget_after_ms = excluded.forget_after_ms
-                    """, logger: logger)
-            }
-        }
-    }
-
-    public func removeThrottleEntries(keys: [String]) async throws {
-        let keys = keys.filter(Self.storable)
-        guard !keys.isEmpty else { return }
-        _ = try await database.query("DELETE FROM token_login_failures WHERE key = ANY(\(keys))")
-    }
-}
-
-// MARK: - Audit
-
-extension PostgresTokenServerStore {
-    public func append(contentsOf entries: [AuditEntry]) async throws {
-        guard !entries.isEmpty else { return }
-        // One prepared statement for the whole batch: the columns as arrays, unnested in order.
-        _ = try await database.execute(AppendAudit(entries: entries))
-    }
-
-    public func recentEntries(limit: Int) async throws -> [AuditEntry] {
-        let rows = try await database.query(
-            """
-            SELECT issued_at, username, token_type, scope, kid, expires_at FROM token_audit
-            ORDER BY id DESC LIMIT \(Int64(limit))
-            """)
-        return try rows.map { row in
-            let (issuedAt, username, type, scope, kid, expiresAt) = try row.decode(
-                (Int64, String, String, String, String, Int64).self)
-            guard let endpoint = TokenServerEndpoint(name: type) else {
-                throw StoreError.corrupted("An audit entry names an unknown endpoint.")
-            }
-            return AuditEntry(
-                issuedAt: Date(epochSeconds: issuedAt), username: username, endpoint: endpoint, scope: scope, kid: kid,
-                expiresAt: Date(epochSeconds: expiresAt))
-        }
-    }
-}
-
 /// A token request's lookup, prepared: the session's user and whether it holds the grant, in one statement.
 struct SessionUser: PostgresPreparedStatement {
     static let name = "fleetauth_token_server_session_user"
@@ -437,29 +247,4 @@ struct SessionUser: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
-}
-
-/// A batch of audit entries, prepared: one INSERT of the columns as arrays.
-struct AppendAudit: PostgresPreparedStatement {
-    static let name = "fleetauth_token_server_append_audit"
-    static let sql = """
-        INSERT INTO token_audit (issued_at, username, token_type, scope, kid, expires_at)
-        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])
-        """
-    typealias Row = Void
-
-    var entries: [AuditEntry]
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 6)
-        bindings.append(entries.map(\.issuedAt.epochSeconds))
-        bindings.append(entries.map(\.username))
-        bindings.append(entries.map(\.endpoint.name))
-        bindings.append(entries.map(\.scope))
-        bindings.append(entries.map(\.kid))
-        bindings.append(entries.map(\.expiresAt.epochSeconds))
-        return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> Row {}
 }

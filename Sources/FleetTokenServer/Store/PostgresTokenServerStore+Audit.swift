@@ -1,0 +1,58 @@
+import FleetAuthCore
+import FleetAuthServerSupport
+import Foundation
+import NIOCore
+import PostgresNIO
+
+// MARK: - Audit
+
+extension PostgresTokenServerStore {
+    public func append(contentsOf entries: [AuditEntry]) async throws {
+        guard !entries.isEmpty else { return }
+        // One prepared statement for the whole batch: the columns as arrays, unnested in order.
+        _ = try await database.execute(AppendAudit(entries: entries))
+    }
+
+    public func recentEntries(limit: Int) async throws -> [AuditEntry] {
+        let rows = try await database.query(
+            """
+            SELECT issued_at, username, token_type, scope, kid, expires_at FROM token_audit
+            ORDER BY id DESC LIMIT \(Int64(limit))
+            """)
+        return try rows.map { row in
+            let (issuedAt, username, type, scope, kid, expiresAt) = try row.decode(
+                (Int64, String, String, String, String, Int64).self)
+            guard let endpoint = TokenServerEndpoint(name: type) else {
+                throw StoreError.corrupted("An audit entry names an unknown endpoint.")
+            }
+            return AuditEntry(
+                issuedAt: Date(epochSeconds: issuedAt), username: username, endpoint: endpoint, scope: scope, kid: kid,
+                expiresAt: Date(epochSeconds: expiresAt))
+        }
+    }
+}
+
+/// A batch of audit entries, prepared: one INSERT of the columns as arrays.
+struct AppendAudit: PostgresPreparedStatement {
+    static let name = "fleetauth_token_server_append_audit"
+    static let sql = """
+        INSERT INTO token_audit (issued_at, username, token_type, scope, kid, expires_at)
+        SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])
+        """
+    typealias Row = Void
+
+    var entries: [AuditEntry]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 6)
+        bindings.append(entries.map(\.issuedAt.epochSeconds))
+        bindings.append(entries.map(\.username))
+        bindings.append(entries.map(\.endpoint.name))
+        bindings.append(entries.map(\.scope))
+        bindings.append(entries.map(\.kid))
+        bindings.append(entries.map(\.expiresAt.epochSeconds))
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {}
+}
