@@ -149,8 +149,11 @@ let package = Package(
         .target(
             name: "FleetAuthServerTesting",
             dependencies: [
-                "FleetAuthServerSupport",
+                "FleetAuthServerSupport", "FleetAuthCore", "FleetAuthJWT",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

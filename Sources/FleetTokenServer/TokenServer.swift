@@ -43,6 +43,11 @@ public struct TokenServer {
         /// The base URL clients and the emulator reach this server at, when not its listening address (a load
         /// balancer in front of several instances); the emulator's trust file names its JWK set URLs under it.
         public var publicURL: String?
+        /// The OpenID Providers whose ID tokens log users in (`POST /v1/sessions {"idToken"}`); none by default.
+        public var openIDProviders: [OpenIDProviderConfiguration]
+        /// The role of a user created at the first ID-token login of an identity no user is linked to (driver or
+        /// consumer, without grants); nil refuses such logins.
+        public var openIDAutoCreateRole: AppUserRole?
 
         public init(
             dataDirectory: String,
@@ -55,7 +60,9 @@ public struct TokenServer {
             throttle: LoginThrottle.Policy = LoginThrottle.Policy(),
             limits: ServerLimits = ServerLimits(maximumBodySize: 64 * 1024),
             keyPruneInterval: Duration = .seconds(60),
-            publicURL: String? = nil
+            publicURL: String? = nil,
+            openIDProviders: [OpenIDProviderConfiguration] = [],
+            openIDAutoCreateRole: AppUserRole? = nil
         ) {
             self.dataDirectory = dataDirectory
             self.project = project
@@ -68,6 +75,8 @@ public struct TokenServer {
             self.limits = limits
             self.keyPruneInterval = keyPruneInterval
             self.publicURL = publicURL
+            self.openIDProviders = openIDProviders
+            self.openIDAutoCreateRole = openIDAutoCreateRole
         }
     }
 
@@ -97,20 +106,29 @@ public struct TokenServer {
     ///   - clock: the clock for tokens, sessions, throttling and key retirement.
     ///   - auditLogger: where every issued token is logged, without the token (silent by default; the audit table
     ///     records them either way).
+    ///   - logger: where refused ID tokens (at `info`) and unreachable OpenID Providers (at `error`) are logged.
     public init(
         configuration: Configuration,
         store: any TokenServerStorage,
         clock: any WallClock = .system,
-        auditLogger: Logger = .silent(label: "fleetauth.token-server.audit")
+        auditLogger: Logger = .silent(label: "fleetauth.token-server.audit"),
+        logger: Logger = .silent(label: "fleetauth.token-server")
     ) async throws {
         self.configuration = configuration
         self.store = store
         self.clock = clock
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let hasher = PasswordHasher(cost: configuration.bcryptCost)
+        let federation =
+            configuration.openIDProviders.isEmpty
+            ? nil
+            : try OpenIDFederation(
+                providers: configuration.openIDProviders, autoCreateRole: configuration.openIDAutoCreateRole,
+                logger: logger)
         login = LoginService(
             users: store, sessions: store, hasher: hasher, sessionLifetime: configuration.sessionLifetime,
-            throttle: LoginThrottle(policy: configuration.throttle, store: store), clock: clock)
+            throttle: LoginThrottle(policy: configuration.throttle, store: store), federation: federation,
+            identities: store, clock: clock, logger: logger)
         users = UserDirectory(store: store, hasher: hasher, clock: clock)
         keyring = try await Keyring(
             store: store, keyDirectory: configuration.dataDirectory + "/keys", project: configuration.project,

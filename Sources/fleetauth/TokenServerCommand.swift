@@ -133,8 +133,38 @@ struct TokenServerCommand: AsyncParsableCommand {
             (a load balancer in front of several instances); used in the emulator's trust file.
             """)
     var publicURL: String?
+    @Option(
+        help: """
+            An OpenID Provider whose ID tokens log users in (POST /v1/sessions {"idToken": …}): its issuer, exactly \
+            as the tokens' iss reads (https://, or http:// on loopback). Repeat with --oidc-audience, in pairs.
+            """)
+    var oidcIssuer: [String] = []
+    @Option(help: "The client ID the ID tokens of the --oidc-issuer in the same position must be for.")
+    var oidcAudience: [String] = []
+    @Option(
+        help: """
+            Create a user of this role (driver or consumer, without grants) at the first ID-token login of an \
+            identity no user is linked to; without it such a login is refused like a wrong password.
+            """)
+    var oidcAutoCreate: String?
+
+    var openIDProviders: [OpenIDProviderConfiguration] {
+        zip(oidcIssuer, oidcAudience).map { OpenIDProviderConfiguration(issuer: $0, audience: $1) }
+    }
 
     func validate() throws {
+        if oidcIssuer.count != oidcAudience.count {
+            throw ValidationError("Give one --oidc-audience for every --oidc-issuer, in the same order.")
+        }
+        for provider in openIDProviders {
+            do { try provider.validate() } catch { throw ValidationError(error.message) }
+        }
+        if let oidcAutoCreate, !["driver", "consumer"].contains(oidcAutoCreate) {
+            throw ValidationError("--oidc-auto-create must be driver or consumer.")
+        }
+        if oidcAutoCreate != nil, oidcIssuer.isEmpty {
+            throw ValidationError("--oidc-auto-create needs an --oidc-issuer.")
+        }
         if !(10...16).contains(bcryptCost) { throw ValidationError("--bcrypt-cost must be between 10 and 16.") }
         if !(60...3600).contains(tokenLifetime) {
             throw ValidationError("--token-lifetime must be between 60 and 3600 seconds.")
@@ -162,8 +192,9 @@ struct TokenServerCommand: AsyncParsableCommand {
                 configuration: .init(
                     dataDirectory: storage.data, project: project, keyFiles: keyFiles,
                     keyEncryptionKey: keyEncryptionKey, bcryptCost: bcryptCost, tokenLifetime: tokenLifetime,
-                    publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }),
-                store: store, auditLogger: auditLogger)
+                    publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
+                    openIDProviders: openIDProviders, openIDAutoCreateRole: oidcAutoCreate.flatMap(AppUserRole.init)),
+                store: store, auditLogger: auditLogger, logger: logger)
         } catch let error as KeyEncryptionKeyError {
             await TokenServerDataOptions.close(store)
             throw CLIError(error.message)
@@ -173,6 +204,13 @@ struct TokenServerCommand: AsyncParsableCommand {
         }
         if let password = try await server.createOperatorIfNoUsers() {
             say("Created operator account \"operator\" with password \(password) (shown once).")
+        }
+        if let federation = server.login.federation {
+            for provider in await federation.prefetch() {
+                say(
+                    "ID tokens of \(provider.issuer): "
+                        + (provider.keys > 0 ? "\(provider.keys) signing keys" : "keys not readable yet (logged above)"))
+            }
         }
         let host = self.host
         let data = storage.data
@@ -185,161 +223,6 @@ struct TokenServerCommand: AsyncParsableCommand {
             say("Trust it from the emulator: fleetauth emulator --trust \(data)/\(TokenServer.trustFileName)")
         }
         try await ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
-    }
-}
-
-struct UsersCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "users",
-        abstract:
-            "Manage the token server's app users and grants (works on the data directory, server running or not).",
-        subcommands: [Add.self, AddService.self, Grant.self, Revoke.self, List.self, Remove.self]
-    )
-
-    /// The grants named on the command line.
-    struct GrantOptions: ParsableArguments {
-        @Option(help: "Vehicle ID (drivers).") var vehicle: [String] = []
-        @Option(help: "Delivery vehicle ID (drivers).") var deliveryVehicle: [String] = []
-        @Option(help: "Trip ID (consumers).") var trip: [String] = []
-        @Option(help: "Tracking ID (consumers).") var tracking: [String] = []
-
-        var grants: [FleetTokenServer.Grant] {
-            vehicle.map { .init(kind: .vehicle, id: $0) }
-                + deliveryVehicle.map { .init(kind: .deliveryVehicle, id: $0) }
-                + trip.map { .init(kind: .trip, id: $0) } + tracking.map { .init(kind: .tracking, id: $0) }
-        }
-
-        /// Applies `change` to every named grant, reporting refusals as CLI errors.
-        func apply(
-            _ storage: TokenServerDataOptions, verb: String,
-            _ change: (UserDirectory, FleetTokenServer.Grant) async throws -> Void
-        ) async throws {
-            try await storage.withDirectory { directory in
-                try await reportingRefusals {
-                    for grant in grants { try await change(directory, grant) }
-                }
-            }
-            say("\(verb): \(grants.map(\.description).joined(separator: ", ")).")
-        }
-
-        func validate() throws {
-            if grants.isEmpty {
-                throw ValidationError("Name at least one --vehicle, --delivery-vehicle, --trip or --tracking.")
-            }
-            for grant in grants where grant.id == "*" || !FleetEngineID.isValid(grant.id) {
-                throw ValidationError(
-                    "\"\(grant.id)\" is not a valid \(grant.kind) ID (1–64 characters, no / : ? , #, not *).")
-            }
-        }
-    }
-
-    struct Add: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Add a user; prints a generated password unless one is given.")
-        @OptionGroup var storage: TokenServerDataOptions
-        @Argument(help: "Username.") var username: String
-        @Option(help: "driver, consumer or operator.") var role: String
-        @Flag(help: "Read the password from the first line of standard input.") var passwordStdin = false
-        @Option(help: "bcrypt cost (10–16).") var bcryptCost: UInt8 = 12
-
-        func validate() throws {
-            if !(10...16).contains(bcryptCost) { throw ValidationError("--bcrypt-cost must be between 10 and 16.") }
-        }
-
-        func run() async throws {
-            guard let role = AppUserRole(rawValue: role) else {
-                throw CLIError("--role must be one of \(AppUserRole.names).")
-            }
-            let password: String
-            if passwordStdin {
-                guard let line = readLine(strippingNewline: true) else {
-                    throw CLIError("No password on standard input.")
-                }
-                password = line
-            } else {
-                password = UserDirectory.generatePassword()
-            }
-            try await storage.withDirectory(bcryptCost: bcryptCost) { directory in
-                try await reportingRefusals {
-                    try await directory.addUser(AppUser(username: username, role: role), password: password)
-                }
-            }
-            say("Added \(role) \(username)." + (passwordStdin ? "" : " Password: \(password) (shown once)."))
-        }
-    }
-
-    struct AddService: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "add-service",
-            abstract: "Add a service account for a backend that manages grants; prints its API key once.",
-            discussion: """
-                The key goes in `Authorization: Bearer KEY` on POST /v1/admin/users/{user}/grants and DELETE \
-                /v1/admin/users/{user}/grants/{kind}/{id}; it can do nothing else (no tokens, no other admin call). \
-                Only its SHA-256 is stored. `fleetauth users remove NAME` revokes it.
-                """
-        )
-        @OptionGroup var storage: TokenServerDataOptions
-        @Argument(help: "Service account name (like a username).") var name: String
-
-        func run() async throws {
-            let key = try await storage.withDirectory { directory in
-                try await reportingRefusals { try await directory.addServiceAccount(name) }
-            }
-            say("Added service account \(name). API key (shown once): \(key)")
-        }
-    }
-
-    struct Grant: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Grant a user vehicles, trips, delivery vehicles or tracking IDs.")
-        @OptionGroup var storage: TokenServerDataOptions
-        @Argument(help: "Username.") var username: String
-        @OptionGroup var grantOptions: GrantOptions
-
-        func run() async throws {
-            try await grantOptions.apply(storage, verb: "Granted \(username)") {
-                try await $0.grant($1, to: username)
-            }
-        }
-    }
-
-    struct Revoke: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Take grants away from a user.")
-        @OptionGroup var storage: TokenServerDataOptions
-        @Argument(help: "Username.") var username: String
-        @OptionGroup var grantOptions: GrantOptions
-
-        func run() async throws {
-            try await grantOptions.apply(storage, verb: "Revoked from \(username)") {
-                try await $0.revoke($1, from: username)
-            }
-        }
-    }
-
-    struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List users and their grants.")
-        @OptionGroup var storage: TokenServerDataOptions
-
-        func run() async throws {
-            for record in try await storage.withDirectory({ try await $0.users() }) {
-                let granted =
-                    record.grants.isEmpty ? "" : "  " + record.grants.map(\.description).joined(separator: ", ")
-                say("\(record.user.username)  \(record.user.role)\(granted)")
-            }
-        }
-    }
-
-    struct Remove: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove a user with its grants and sessions.")
-        @OptionGroup var storage: TokenServerDataOptions
-        @Argument(help: "Username.") var username: String
-
-        func run() async throws {
-            try await storage.withDirectory { directory in
-                try await reportingRefusals { try await directory.removeUser(username) }
-            }
-            say("Removed \(username).")
-        }
     }
 }
 

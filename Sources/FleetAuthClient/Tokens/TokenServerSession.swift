@@ -32,10 +32,33 @@ public struct TokenServerSession: Sendable {
         baseURL: URL, username: String, password: String,
         session: URLSession = URLSession(configuration: .ephemeral)
     ) async throws(FleetTokenError) -> Self {
+        try await logIn(
+            baseURL: baseURL, body: ["username": .string(username), "password": .string(password)],
+            username: username, session: session)
+    }
+
+    /// Logs in with an ID token from the app's OpenID Provider — Firebase Authentication, Sign in with Apple,
+    /// Google Sign-In, Auth0, Keycloak… — that the token server is configured to trust (`--oidc-issuer`), for the
+    /// user its identity is linked to. A token the server does not accept is ``FleetTokenError/Code/endpointRejected``
+    /// with status 401, exactly like a wrong password.
+    ///
+    /// ```swift
+    /// let idToken = try await Auth.auth().currentUser!.getIDToken()   // Firebase; or your provider's SDK
+    /// let session = try await TokenServerSession.logIn(baseURL: backend, idToken: idToken)
+    /// ```
+    public static func logIn(
+        baseURL: URL, idToken: String, session: URLSession = URLSession(configuration: .ephemeral)
+    ) async throws(FleetTokenError) -> Self {
+        try await logIn(baseURL: baseURL, body: ["idToken": .string(idToken)], username: "", session: session)
+    }
+
+    private static func logIn(
+        baseURL: URL, body requestBody: JSONObject, username: String, session: URLSession
+    ) async throws(FleetTokenError) -> Self {
         var request = URLRequest(url: baseURL.appendingPathComponent("v1/sessions"), timeoutInterval: 15)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(JSONObject(["username": .string(username), "password": .string(password)]).jsonBytes)
+        request.httpBody = Data(requestBody.jsonBytes)
         let (body, status) = try await send(request, session: session)
         guard status == 201 else { throw TokenEndpointFetcher.error(status: status, what: "The login") }
         guard let object = try? StrictJSONParser().parseObject(Array(body)),

@@ -1,7 +1,8 @@
 public import FleetAuthCore
 
-/// An RSA public key in JWK form (RFC 7517), as Google publishes service-account keys at
-/// `https://www.googleapis.com/service_accounts/v1/metadata/jwk/{email}`.
+/// A public key in JWK form (RFC 7517): RSA, as Google publishes service-account keys at
+/// `https://www.googleapis.com/service_accounts/v1/metadata/jwk/{email}`, or an elliptic-curve key (`kty` `EC`), as
+/// some OpenID Providers publish for ES256 ID tokens.
 public struct JSONWebKey: Sendable, Hashable {
     /// `kid`.
     public var keyID: String?
@@ -17,6 +18,11 @@ public struct JSONWebKey: Sendable, Hashable {
     public var modulus: String
     /// `e`, base64url.
     public var exponent: String
+    /// `crv` of an `EC` key (`P-256` for ES256).
+    public var curve: String?
+    /// `x` and `y` of an `EC` key, base64url.
+    public var x: String?
+    public var y: String?
     /// Names of private-key members the JWK carried (`d`, `p`, ...); a published key must have none.
     public var privateMembers: [String]
 
@@ -32,6 +38,21 @@ public struct JSONWebKey: Sendable, Hashable {
         self.privateMembers = []
     }
 
+    /// A public ES256 signing key: `kty` `EC`, `crv` `P-256`, the point's coordinates in base64url.
+    public init(keyID: String?, curve: String = "P-256", x: String, y: String) {
+        self.keyID = keyID
+        self.keyType = "EC"
+        self.algorithm = "ES256"
+        self.use = "sig"
+        self.keyOperations = nil
+        self.modulus = ""
+        self.exponent = ""
+        self.curve = curve
+        self.x = x
+        self.y = y
+        self.privateMembers = []
+    }
+
     /// The JWK as a JSON object, `{"kid","kty","alg","use","n","e"}`.
     public var jsonObject: JSONObject {
         var object = JSONObject()
@@ -40,8 +61,14 @@ public struct JSONWebKey: Sendable, Hashable {
         if let algorithm { object["alg"] = .string(algorithm) }
         if let use { object["use"] = .string(use) }
         if let keyOperations { object["key_ops"] = .array(keyOperations.map(JSONValue.string)) }
-        object["n"] = .string(modulus)
-        object["e"] = .string(exponent)
+        if keyType == "EC" {
+            if let curve { object["crv"] = .string(curve) }
+            if let x { object["x"] = .string(x) }
+            if let y { object["y"] = .string(y) }
+        } else {
+            object["n"] = .string(modulus)
+            object["e"] = .string(exponent)
+        }
         return object
     }
 
@@ -69,6 +96,9 @@ public struct JSONWebKey: Sendable, Hashable {
         }
         self.modulus = try string("n", required: keyType == "RSA") ?? ""
         self.exponent = try string("e", required: keyType == "RSA") ?? ""
+        self.curve = try string("crv", required: keyType == "EC")
+        self.x = try string("x", required: keyType == "EC")
+        self.y = try string("y", required: keyType == "EC")
         self.privateMembers = ["d", "p", "q", "dp", "dq", "qi", "oth", "k"].filter { object[$0] != nil }
     }
 
@@ -76,8 +106,22 @@ public struct JSONWebKey: Sendable, Hashable {
     /// other than `sig`; `key_ops` without `verify`; private-key members present.
     public func checkUsableForRS256Verification() throws(KeyError) {
         guard keyType == "RSA" else { throw .invalidJWK(keyID, "has kty \"\(keyType)\"; only RSA keys verify RS256") }
-        if let algorithm, algorithm != "RS256" {
-            throw .invalidJWK(keyID, "is for \"\(algorithm)\"; only RS256 is accepted")
+        try checkUsable(for: "RS256")
+    }
+
+    /// Refuses a JWK that must not verify ES256 signatures: not `kty` EC on `crv` P-256; `alg` other than ES256;
+    /// `use` other than `sig`; `key_ops` without `verify`; private-key members present.
+    public func checkUsableForES256Verification() throws(KeyError) {
+        guard keyType == "EC" else { throw .invalidJWK(keyID, "has kty \"\(keyType)\"; only EC keys verify ES256") }
+        guard curve == "P-256" else {
+            throw .invalidJWK(keyID, "is on curve \"\(curve ?? "")\"; ES256 needs P-256")
+        }
+        try checkUsable(for: "ES256")
+    }
+
+    private func checkUsable(for expected: String) throws(KeyError) {
+        if let algorithm, algorithm != expected {
+            throw .invalidJWK(keyID, "is for \"\(algorithm)\"; only \(expected) is accepted")
         }
         if let use, use != "sig" { throw .invalidJWK(keyID, "has use \"\(use)\"; a signing key has use \"sig\"") }
         if let keyOperations, !keyOperations.contains("verify") {

@@ -51,4 +51,27 @@ public struct JSONWebKeySet: Sendable, Hashable {
         }
         return result
     }
+
+    /// The keys that verify signatures (RS256 or ES256), skipping the rest — an OpenID Provider's set may also
+    /// publish encryption keys, or keys for algorithms FleetAuth does not accept. Returns the skipped keys' reasons
+    /// for the log. Refuses the set if two usable keys share a `kid`.
+    public func signatureVerificationKeys() throws(KeyError) -> (keys: [SignatureVerificationKey], skipped: [String]) {
+        var seen = Set<String>()
+        var result: [SignatureVerificationKey] = []
+        var skipped: [String] = []
+        for jwk in keys {
+            let key: SignatureVerificationKey
+            do {
+                key = try SignatureVerificationKey(jwk: jwk)
+            } catch {
+                skipped.append(error.message)
+                continue
+            }
+            if let kid = key.keyID, !seen.insert(kid).inserted {
+                throw .invalidJWKSet("has two keys with kid \"\(kid.prefix(64))\"")
+            }
+            result.append(key)
+        }
+        return (result, skipped)
+    }
 }

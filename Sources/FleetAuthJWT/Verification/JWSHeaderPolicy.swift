@@ -17,18 +17,21 @@ import FleetAuthCore
 enum JWSHeaderPolicy {
     static let maximumKeyIDLength = 256
 
-    /// Checks `header` and returns its `kid`, if any.
-    static func check(_ header: JSONObject) throws(TokenVerificationError) -> String? {
+    /// Checks `header` and returns its `kid`, if any. `algorithms` is the allowlist for `alg`: `RS256` alone for
+    /// Fleet Engine tokens; ID tokens also allow `ES256`.
+    static func check(
+        _ header: JSONObject, algorithms: [String] = ["RS256"]
+    ) throws(TokenVerificationError) -> String? {
         var keyID: String?
         var sawAlgorithm = false
         for member in header {
             switch member.key {
             case "alg":
                 guard case .string(let algorithm) = member.value else {
-                    throw .unsupportedAlgorithm("a \(member.value.typeName)")
+                    throw .unsupportedAlgorithm("a \(member.value.typeName)", allowed: algorithms)
                 }
-                guard algorithm == "RS256" else {
-                    throw .unsupportedAlgorithm(TokenVerificationError.quoted(algorithm))
+                guard algorithms.contains(where: { $0.hasSameBytes(as: algorithm) }) else {
+                    throw .unsupportedAlgorithm(TokenVerificationError.quoted(algorithm), allowed: algorithms)
                 }
                 sawAlgorithm = true
             case "typ":
@@ -58,7 +61,7 @@ enum JWSHeaderPolicy {
                 continue
             }
         }
-        guard sawAlgorithm else { throw .unsupportedAlgorithm("missing") }
+        guard sawAlgorithm else { throw .unsupportedAlgorithm("missing", allowed: algorithms) }
         return keyID
     }
 

@@ -14,7 +14,7 @@
 /// | `invalid_base64url` | a segment that is not canonical unpadded base64url |
 /// | `invalid_json` | header or payload is not a strict UTF-8 JSON object |
 /// | `duplicate_json_key` | a member name appears twice in one object, at any depth |
-/// | `unsupported_algorithm` | `alg` is anything but the string `RS256` |
+/// | `unsupported_algorithm` | `alg` is anything but the string `RS256` (or, for ID tokens, `ES256`) |
 /// | `invalid_type` | `typ` present and not `JWT` |
 /// | `untrusted_key_reference` | `jwk`, `jku`, `x5u`, `x5c`, `x5t` or `x5t#S256` in the header |
 /// | `critical_header` | `crit` in the header |
@@ -25,6 +25,8 @@
 /// | `unknown_issuer` | no trusted service account has this email |
 /// | `unknown_kid` | the issuer has no key with this `kid` |
 /// | `invalid_audience` | `aud` not exactly the expected string |
+/// | `invalid_subject` | (ID tokens) `sub` missing, not a string, or not 1–255 printable characters |
+/// | `invalid_azp` | (ID tokens) several audiences and `azp` missing or not the configured audience |
 /// | `invalid_issued_at` | `iat` missing, not an integer, or out of range |
 /// | `issued_in_future` | `iat` more than the allowed skew ahead of now |
 /// | `invalid_expiration` | `exp` missing, not an integer, or out of range |
@@ -54,6 +56,8 @@ public struct TokenVerificationError: Error, Hashable, CustomStringConvertible {
         case unknownIssuer = "unknown_issuer"
         case unknownKeyID = "unknown_kid"
         case invalidAudience = "invalid_audience"
+        case invalidSubject = "invalid_subject"
+        case invalidAuthorizedParty = "invalid_azp"
         case invalidIssuedAt = "invalid_issued_at"
         case issuedInFuture = "issued_in_future"
         case invalidExpiration = "invalid_expiration"
@@ -105,6 +109,8 @@ public struct TokenVerificationError: Error, Hashable, CustomStringConvertible {
     public static let unknownIssuer = Self(.unknownIssuer, "the issuer is not a trusted service account")
     public static let unknownKeyID = Self(.unknownKeyID, "the issuer has no key with this kid")
     public static let invalidAudience = Self(.invalidAudience, "wrong aud")
+    public static let invalidSubject = Self(.invalidSubject, "invalid sub")
+    public static let invalidAuthorizedParty = Self(.invalidAuthorizedParty, "azp is not the expected client")
     public static let invalidIssuedAt = Self(.invalidIssuedAt, "invalid iat")
     public static let issuedInFuture = Self(.issuedInFuture, "iat is in the future")
     public static let invalidExpiration = Self(.invalidExpiration, "invalid exp")
@@ -128,8 +134,8 @@ public struct TokenVerificationError: Error, Hashable, CustomStringConvertible {
     static func duplicateJSONKey(_ part: String, _ error: JSONParseErrorDescription) -> Self {
         Self(.duplicateJSONKey, "the \(part) has a duplicate member name: \(error)")
     }
-    static func unsupportedAlgorithm(_ found: String) -> Self {
-        Self(.unsupportedAlgorithm, "alg is \(found); only \"RS256\" is accepted")
+    static func unsupportedAlgorithm(_ found: String, allowed: [String] = ["RS256"]) -> Self {
+        Self(.unsupportedAlgorithm, "alg is \(found); only \(allowed.map { "\"\($0)\"" }.joined(separator: " or ")) is accepted")
     }
     static func invalidType(_ found: String) -> Self { Self(.invalidType, "typ is \(found); only \"JWT\" is accepted") }
     static func untrustedKeyReference(_ name: String) -> Self {
@@ -148,6 +154,8 @@ public struct TokenVerificationError: Error, Hashable, CustomStringConvertible {
         Self(.unknownKeyID, "the issuer has no key with kid \(quoted(kid))")
     }
     static func invalidAudience(_ detail: String) -> Self { Self(.invalidAudience, detail) }
+    static func invalidSubject(_ detail: String) -> Self { Self(.invalidSubject, "sub \(detail)") }
+    static func invalidAuthorizedParty(_ detail: String) -> Self { Self(.invalidAuthorizedParty, detail) }
     static func invalidIssuedAt(_ detail: String) -> Self { Self(.invalidIssuedAt, "iat \(detail)") }
     static func issuedInFuture(seconds: Int64, skew: Int64) -> Self {
         Self(.issuedInFuture, "iat is \(seconds) s in the future; at most \(skew) s of clock skew is allowed")

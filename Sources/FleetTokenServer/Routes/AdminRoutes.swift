@@ -16,11 +16,13 @@ struct AdminRoutes {
     func register(on group: RouterGroup<TokenServerRequestContext>) {
         group.get("users") { request, _ in
             _ = try await requireOperator(request)
+            let identities = try await users.identities()
             let users = try await users.users().map { entry -> JSONValue in
                 .object([
                     "username": .string(entry.user.username), "role": .string(entry.user.role.rawValue),
                     "grants": .array(
                         entry.grants.map { .object(["kind": .string($0.kind.rawValue), "id": .string($0.id)]) }),
+                    "identities": .array((identities[entry.user.username] ?? []).map { .object(Self.json($0)) }),
                 ])
             }
             return JSONResponse.make(["users": .array(users)])
@@ -30,9 +32,26 @@ struct AdminRoutes {
             let body = try await readBody(request, "user")
             let username = try JSONRequestBody.string(body, "username")
             let role = try Self.role(try JSONRequestBody.string(body, "role"))
-            try await users.addUser(
-                AppUser(username: username, role: role), password: try JSONRequestBody.string(body, "password"))
-            return JSONResponse.make(["username": .string(username), "role": .string(role.rawValue)], status: .created)
+            var answer: JSONObject = ["username": .string(username), "role": .string(role.rawValue)]
+            if body["subject"] != nil {
+                // A user who logs in with an OpenID Provider's ID tokens: no password.
+                guard body["password"] == nil else {
+                    throw TokenServerError.invalidArgument("Give a password or a subject (an OpenID identity), not both.")
+                }
+                let identity = try Self.identity(body)
+                try await users.addUser(AppUser(username: username, role: role), identity: identity)
+                answer["identities"] = .array([.object(Self.json(identity))])
+            } else {
+                try await users.addUser(
+                    AppUser(username: username, role: role), password: try JSONRequestBody.string(body, "password"))
+            }
+            return JSONResponse.make(answer, status: .created)
+        }
+        group.post("users/{username}/identities") { request, context in
+            _ = try await requireOperator(request)
+            let identity = try Self.identity(try await readBody(request, "identity"))
+            try await users.link(identity, to: context.parameters.get("username") ?? "")
+            return JSONResponse.make(Self.json(identity), status: .created)
         }
         group.delete("users/{username}") { request, context in
             let operatorUser = try await requireOperator(request)
@@ -109,6 +128,19 @@ struct AdminRoutes {
         guard user.role == .operator || user.role == .service else {
             throw TokenServerError.permissionDenied("Only operators and service accounts may manage grants.")
         }
+    }
+
+    /// `{"subject", "issuer"?}` of a request body.
+    static func identity(_ body: JSONObject) throws(TokenServerError) -> ExternalIdentity {
+        let subject = try JSONRequestBody.string(body, "subject")
+        let issuer = body["issuer"] == nil ? "" : try JSONRequestBody.string(body, "issuer")
+        return ExternalIdentity(issuer: issuer, subject: subject)
+    }
+
+    static func json(_ identity: ExternalIdentity) -> JSONObject {
+        var object: JSONObject = ["subject": .string(identity.subject)]
+        if !identity.issuer.isEmpty { object["issuer"] = .string(identity.issuer) }
+        return object
     }
 
     static func role(_ name: String) throws(TokenServerError) -> AppUserRole {

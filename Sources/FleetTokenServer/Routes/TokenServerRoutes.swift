@@ -52,9 +52,18 @@ struct TokenServerRoutes {
 
     func createSession(_ request: Request, _ context: TokenServerRequestContext) async throws -> Response {
         let body = try await JSONRequestBody.read(request, limit: maximumBodySize, field: "session")
-        let username = try JSONRequestBody.string(body, "username")
-        let password = try JSONRequestBody.string(body, "password")
-        let session = try await login.login(username: username, password: password, address: context.remoteAddress)
+        let session: Session
+        if body["idToken"] != nil {
+            guard body["username"] == nil, body["password"] == nil else {
+                throw TokenServerError.invalidArgument("Log in with an idToken or with a username and password, not both.")
+            }
+            let idToken = try JSONRequestBody.string(body, "idToken")
+            session = try await login.login(idToken: idToken, address: context.remoteAddress)
+        } else {
+            let username = try JSONRequestBody.string(body, "username")
+            let password = try JSONRequestBody.string(body, "password")
+            session = try await login.login(username: username, password: password, address: context.remoteAddress)
+        }
         return JSONResponse.make(session.jsonObject, status: .created)
     }
 

@@ -71,7 +71,8 @@ public final class PostgresTokenServerStore: TokenServerStorage {
                         locked_until_ms BIGINT, forget_after_ms BIGINT NOT NULL)
                     """,
                     "CREATE INDEX token_login_failures_by_age ON token_login_failures (forget_after_ms)",
-                ])
+                ]),
+            identitiesMigration,
         ])
 
     /// The advisory lock every signing-key change holds ("FAKY").

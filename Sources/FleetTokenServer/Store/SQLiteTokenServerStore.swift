@@ -66,6 +66,9 @@ public final class SQLiteTokenServerStore: TokenServerStorage, SQLiteStore {
                     """
             )
         }
+        migrator.registerMigration("v3: identities linked to users") { db in
+            try db.execute(sql: identitiesMigration)
+        }
         return migrator
     }
 

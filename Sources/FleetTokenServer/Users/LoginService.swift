@@ -1,14 +1,20 @@
 import Crypto
 public import FleetAuthCore
+import FleetAuthJWT
 import FleetAuthServerSupport
 import Foundation
+public import Logging
 
-/// Password login and sessions.
+/// Password and ID-token login, and sessions.
 ///
 /// - Passwords are bcrypt hashes, checked by ``PasswordHasher``: an unknown username costs the same work as a
 ///   wrong password, and both answer the same 401 body.
 /// - Failed logins are throttled per username and per client address (``LoginThrottle``); a throttled attempt is
 ///   answered 429 with `Retry-After` before any password is checked.
+/// - An ID token from a configured OpenID Provider (``OpenIDFederation``) logs in the user its identity (`iss` +
+///   `sub`) is linked to. Every refusal — a bad token, an unknown issuer, an unlinked identity — is the same 401 as a
+///   wrong password, counted by the same throttle (by address; by username too once the token names a user); the
+///   reason is logged at `info`, never the token.
 /// - A session token is 32 random bytes (base64url); only its SHA-256 is stored. Sessions expire after
 ///   ``sessionLifetime``.
 public final class LoginService: Sendable {
@@ -20,10 +26,15 @@ public final class LoginService: Sendable {
     /// How long a session lasts.
     public let sessionLifetime: Duration
     public let throttle: LoginThrottle
+    /// The OpenID Providers whose ID tokens log users in, if any.
+    public let federation: OpenIDFederation?
+    /// Which user each external identity is.
+    public let identities: (any IdentityLinkStore)?
     private let clock: any WallClock
+    private let logger: Logger
 
-    /// The message of every failed login.
-    public static let invalidCredentialsMessage = "Invalid username or password."
+    /// The message of every failed login, by password or by ID token.
+    public static let invalidCredentialsMessage = "Invalid credentials."
 
     public init(
         users: any UserStore,
@@ -31,14 +42,20 @@ public final class LoginService: Sendable {
         hasher: PasswordHasher = PasswordHasher(),
         sessionLifetime: Duration = .seconds(12 * 3600),
         throttle: LoginThrottle = LoginThrottle(),
-        clock: any WallClock = .system
+        federation: OpenIDFederation? = nil,
+        identities: (any IdentityLinkStore)? = nil,
+        clock: any WallClock = .system,
+        logger: Logger = .silent(label: "fleetauth.token-server")
     ) {
         self.users = users
         self.sessions = sessions
         self.hasher = hasher
         self.sessionLifetime = sessionLifetime
         self.throttle = throttle
+        self.federation = federation
+        self.identities = identities
         self.clock = clock
+        self.logger = logger
     }
 
     /// A new session for `username` and `password`, from `address` (the client's IP, for throttling).
@@ -52,11 +69,74 @@ public final class LoginService: Sendable {
         let credentials = storable ? try await users.credentials(for: username) : nil
         // An unknown user is checked against a dummy hash: the same work as a wrong password.
         let matches = try await hasher.verify(password, against: credentials?.passwordHash)
-        guard let credentials, matches, credentials.user.username == username else {
+        guard let credentials, matches else {
             try await throttle.recordFailure(username: throttled, address: address, now: started)
             throw TokenServerError.unauthenticated(Self.invalidCredentialsMessage)
         }
         try await throttle.recordSuccess(username: username)
+        return try await startSession(for: credentials.user, at: started)
+    }
+
+    /// A new session for the user an OpenID Provider's ID token names, from `address`.
+    public func login(idToken: String, address: String?) async throws -> Session {
+        let started = clock.currentDate
+        try await throttle.check(username: nil, address: address, now: started)
+        guard let federation, let identities else {
+            logger.info("ID token refused", metadata: .fleetauth(["reason": "no OpenID Provider is configured"]))
+            try await throttle.recordFailure(username: nil, address: address, now: started)
+            throw TokenServerError.unauthenticated(Self.invalidCredentialsMessage)
+        }
+        let verified: VerifiedIDToken
+        do {
+            verified = try await federation.verify(idToken, nowSeconds: started.epochSeconds)
+        } catch {
+            logger.info(
+                "ID token refused", metadata: .fleetauth(["reason": .string(error.reason), "detail": .string(error.message)]))
+            try await throttle.recordFailure(username: nil, address: address, now: started)
+            throw TokenServerError.unauthenticated(Self.invalidCredentialsMessage)
+        }
+        let identity = ExternalIdentity(issuer: verified.issuer, subject: verified.subject)
+        var user = try await identities.linkedUser(
+            issuer: identity.issuer, subject: identity.subject, matchingUnqualified: federation.hasSingleIssuer)
+        if user == nil, let role = federation.autoCreateRole {
+            user = try await createUser(for: identity, role: role, identities: identities, at: started)
+        }
+        guard let user else {
+            logger.info(
+                "ID token refused", metadata: .fleetauth(["reason": "unlinked_identity", "issuer": .string(identity.issuer),
+                "subject": .string(identity.subject)]))
+            try await throttle.recordFailure(username: nil, address: address, now: started)
+            throw TokenServerError.unauthenticated(Self.invalidCredentialsMessage)
+        }
+        // A user locked out by password guesses stays locked out, whatever way it logs in.
+        try await throttle.check(username: user.username, address: address, now: started)
+        try await throttle.recordSuccess(username: user.username)
+        return try await startSession(for: user, at: started)
+    }
+
+    /// Creates a user without grants for an identity nobody is linked to (`--oidc-auto-create`): its name is
+    /// `oidc-` and 20 hex digits of the identity's SHA-256, its password random and unknown. Two first logins at
+    /// once create it once.
+    private func createUser(
+        for identity: ExternalIdentity, role: AppUserRole, identities: any IdentityLinkStore, at now: Date
+    ) async throws -> AppUser? {
+        let digest = Self.hash(sessionToken: identity.issuer + "\u{0}" + identity.subject)
+        let user = AppUser(username: "oidc-" + digest.prefix(20), role: role)
+        do {
+            try await identities.addUser(
+                user, passwordHash: try await hasher.hash(UserDirectory.generatePassword() + UserDirectory.generatePassword()),
+                createdAt: Date(epochSeconds: now.epochSeconds), identity: identity)
+            logger.notice(
+                "created a user at its first OpenID login", metadata: .fleetauth(["user": .string(user.username),
+                "issuer": .string(identity.issuer), "subject": .string(identity.subject)]))
+            return user
+        } catch let error as StoreError where error.code == "already_exists" {
+            return try await identities.linkedUser(
+                issuer: identity.issuer, subject: identity.subject, matchingUnqualified: false)
+        }
+    }
+
+    private func startSession(for user: AppUser, at started: Date) async throws -> Session {
         var bytes = [UInt8](repeating: 0, count: 32)
         var generator = SystemRandomNumberGenerator()
         for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
@@ -65,9 +145,9 @@ public final class LoginService: Sendable {
         let expires = created.addingTimeInterval(sessionLifetime.timeInterval)
         try await sessions.addSession(
             SessionRecord(
-                tokenHash: Self.hash(sessionToken: token), username: credentials.user.username, createdAt: created,
+                tokenHash: Self.hash(sessionToken: token), username: user.username, createdAt: created,
                 expiresAt: expires))
-        return Session(token: token, user: credentials.user, expiresAt: expires)
+        return Session(token: token, user: user, expiresAt: expires)
     }
 
     /// The user of a bearer session token, or 401.

@@ -6,13 +6,13 @@ import Foundation
 /// username and password rules and the grant rules hold whichever way a change comes in.
 public struct UserDirectory: Sendable {
     /// Where users and grants (and service accounts' API keys, as sessions that do not expire) are kept.
-    public let store: any UserStore & SessionStore
+    public let store: any UserStore & SessionStore & IdentityLinkStore
     /// Hashes new passwords.
     public let hasher: PasswordHasher
     private let clock: any WallClock
 
     public init(
-        store: any UserStore & SessionStore, hasher: PasswordHasher = PasswordHasher(), clock: any WallClock = .system
+        store: any UserStore & SessionStore & IdentityLinkStore, hasher: PasswordHasher = PasswordHasher(), clock: any WallClock = .system
     ) {
         self.store = store
         self.hasher = hasher
@@ -29,6 +29,48 @@ public struct UserDirectory: Sendable {
         try AppUser.validate(username: user.username)
         try AppUser.validate(password: password)
         try await store.addUser(user, passwordHash: try await hasher.hash(password), createdAt: clock.currentDate)
+    }
+
+    /// Adds a user who logs in with an ID token of `identity` (and has a random password nobody knows), in one
+    /// transaction: `already_exists` if the name is taken or the identity linked.
+    public func addUser(_ user: AppUser, identity: ExternalIdentity) async throws {
+        guard user.role != .service else {
+            throw GoogleAPIError.invalidArgument("A service account has an API key, not an OpenID identity.")
+        }
+        try AppUser.validate(username: user.username)
+        try Self.validate(identity)
+        try await store.addUser(
+            user, passwordHash: try await hasher.hash(Self.generatePassword() + Self.generatePassword()),
+            createdAt: clock.currentDate, identity: identity)
+    }
+
+    /// Links `identity` to an existing user, who may then log in with its ID tokens.
+    public func link(_ identity: ExternalIdentity, to username: String) async throws {
+        try Self.validate(identity)
+        guard let user = try await store.credentials(for: username)?.user else {
+            throw StoreError.notFound("User \(username) not found.")
+        }
+        guard user.role != .service else {
+            throw GoogleAPIError.invalidArgument("A service account has an API key, not an OpenID identity.")
+        }
+        try await store.linkIdentity(identity, to: username)
+    }
+
+    /// Checks an identity: `sub` of 1–255 characters without control characters; the issuer empty (the server's
+    /// only issuer) or an `https://` URL (`http://` on loopback).
+    public static func validate(_ identity: ExternalIdentity) throws(GoogleAPIError) {
+        let subject = identity.subject
+        guard !subject.isEmpty, subject.utf8.count <= 255,
+            subject.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+        else { throw .invalidArgument("subject must be 1–255 characters without control characters.") }
+        guard identity.issuer.isEmpty || OpenIDProviderConfiguration.isAllowedURL(identity.issuer) else {
+            throw .invalidArgument("issuer must be an https:// URL (http:// only on loopback), as its ID tokens' iss reads.")
+        }
+    }
+
+    /// Every identity linked to a user, by username.
+    public func identities() async throws -> [String: [ExternalIdentity]] {
+        try await store.identities()
     }
 
     /// The prefix of every service API key, so secret scanners and people can tell one at a glance.

@@ -1,0 +1,153 @@
+import FleetAuthCore
+import FleetAuthJWT
+import FleetAuthServerSupport
+import Foundation
+import Logging
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// One OpenID Provider's signing keys: read from its discovery document's `jwks_uri`, kept in memory, fetched
+/// again when they are older than ``maximumAge`` or when a token names a `kid` they do not have — at most once per
+/// ``minimumInterval``, so a flood of tokens with made-up `kid`s costs the provider one request per interval.
+/// Concurrent refreshes share one fetch. A fetch that fails keeps the keys already known (none before the first
+/// success: every ID token of the issuer is refused) and logs one error line.
+actor OpenIDKeySource {
+    let provider: OpenIDProviderConfiguration
+    let minimumInterval: Duration
+    let maximumAge: Duration
+    private let logger: Logger
+    private var keys: [SignatureVerificationKey] = []
+    private var fetchedAt: ContinuousClock.Instant?
+    private var lastAttempt: ContinuousClock.Instant?
+    private var inFlight: Task<Bool, Never>?
+
+    init(provider: OpenIDProviderConfiguration, minimumInterval: Duration, maximumAge: Duration, logger: Logger) {
+        self.provider = provider
+        self.minimumInterval = minimumInterval
+        self.maximumAge = maximumAge
+        self.logger = logger
+    }
+
+    /// The keys, refreshed first when there are none yet or they are older than ``maximumAge``.
+    func currentKeys() async -> [SignatureVerificationKey] {
+        if fetchedAt.map({ ContinuousClock.now - $0 >= maximumAge }) ?? true { _ = await refresh() }
+        return keys
+    }
+
+    /// Fetches the keys again unless that was tried within ``minimumInterval``; whether new keys were read.
+    func refresh() async -> Bool {
+        if let inFlight { return await inFlight.value }
+        let now = ContinuousClock.now
+        if let lastAttempt, now - lastAttempt < minimumInterval { return false }
+        lastAttempt = now
+        let provider = self.provider
+        let task = Task { () -> Result<(keys: [SignatureVerificationKey], skipped: [String]), OpenIDFetchError> in
+            do {
+                return .success(try await Self.fetchKeys(provider))
+            } catch let error as OpenIDFetchError {
+                return .failure(error)
+            } catch {
+                return .failure(OpenIDFetchError("\(error)"))
+            }
+        }
+        let waiting = Task { () -> Bool in
+            switch await task.value {
+            case .success(let result):
+                self.store(result.keys, skipped: result.skipped)
+                return true
+            case .failure(let error):
+                self.logger.error(
+                    "cannot fetch the OpenID Provider's signing keys; its ID tokens are refused until they can be read",
+                    metadata: .fleetauth(["issuer": .string(provider.issuer), "error": .string(error.message)]))
+                return false
+            }
+        }
+        inFlight = waiting
+        let result = await waiting.value
+        inFlight = nil
+        return result
+    }
+
+    private func store(_ newKeys: [SignatureVerificationKey], skipped: [String]) {
+        keys = newKeys
+        fetchedAt = .now
+        for reason in skipped {
+            logger.debug(
+                "skipped a key of the OpenID Provider", metadata: .fleetauth(["issuer": .string(provider.issuer),
+                "reason": .string(reason)]))
+        }
+    }
+
+    /// The number of keys held now.
+    var keyCount: Int { keys.count }
+
+    /// Reads the discovery document (its `issuer` must be the configured one, byte for byte), then the JWK set at
+    /// its `jwks_uri` (https, or http on loopback).
+    static func fetchKeys(
+        _ provider: OpenIDProviderConfiguration
+    ) async throws -> (keys: [SignatureVerificationKey], skipped: [String]) {
+        let discovery = try await getJSON(provider.discoveryURL, what: "discovery document")
+        guard case .string(let issuer)? = discovery["issuer"], issuer.hasSameBytes(as: provider.issuer) else {
+            throw OpenIDFetchError(
+                "the discovery document at \(provider.discoveryURL) names another issuer "
+                    + "(\(discovery["issuer"]?.stringValue?.prefix(200) ?? "none"))")
+        }
+        guard case .string(let keySetURL)? = discovery["jwks_uri"] else {
+            throw OpenIDFetchError("the discovery document at \(provider.discoveryURL) has no jwks_uri")
+        }
+        guard OpenIDProviderConfiguration.isAllowedURL(keySetURL) else {
+            throw OpenIDFetchError("jwks_uri \(keySetURL.prefix(200)) is not https (or http on loopback)")
+        }
+        let bytes = try await get(keySetURL, what: "JWK set")
+        do {
+            let result = try JSONWebKeySet(json: bytes).signatureVerificationKeys()
+            guard !result.keys.isEmpty else {
+                throw OpenIDFetchError(
+                    "the JWK set at \(keySetURL) has no RS256 or ES256 signing key"
+                        + (result.skipped.isEmpty ? "" : " (\(result.skipped.joined(separator: "; ")))"))
+            }
+            return result
+        } catch let error as KeyError {
+            throw OpenIDFetchError("the JWK set at \(keySetURL): \(error.message)")
+        }
+    }
+
+    /// The largest document read from a provider.
+    static let maximumDocumentSize = 512 * 1024
+
+    private static func getJSON(_ location: String, what: String) async throws -> JSONObject {
+        let bytes = try await get(location, what: what)
+        do {
+            return try StrictJSONParser().parseObject(bytes)
+        } catch {
+            throw OpenIDFetchError("the \(what) at \(location) is not a JSON object: \(error.message)")
+        }
+    }
+
+    private static func get(_ location: String, what: String) async throws -> [UInt8] {
+        guard let url = URL(string: location) else { throw OpenIDFetchError("\(location) is not a URL") }
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 10)
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.data(for: request)
+        } catch {
+            throw OpenIDFetchError("cannot fetch the \(what) at \(location): \(error.localizedDescription)")
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard status == 200 else { throw OpenIDFetchError("the \(what) at \(location) answered \(status), not 200") }
+        guard data.count <= maximumDocumentSize else {
+            throw OpenIDFetchError("the \(what) at \(location) is over \(maximumDocumentSize / 1024) KiB")
+        }
+        return Array(data)
+    }
+}
+
+/// Why a provider's keys could not be read.
+struct OpenIDFetchError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}
