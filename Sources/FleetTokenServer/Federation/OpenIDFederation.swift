@@ -79,11 +79,12 @@ public final class OpenIDFederation: Sendable {
             throw .unknownIssuer
         }
         let verifier = IDTokenVerifier(issuer: entry.issuer, audiences: entry.audiences)
+        let (keys, fetched) = await entry.source.currentKeys()
         do {
-            return try verifier.verify(idToken, keys: await entry.source.currentKeys(), nowSeconds: nowSeconds)
-        } catch where error == .unknownKeyID {
-            guard await entry.source.refresh() else { throw error }
-            return try verifier.verify(idToken, keys: await entry.source.currentKeys(), nowSeconds: nowSeconds)
+            return try verifier.verify(idToken, keys: keys, nowSeconds: nowSeconds)
+        } catch where error == .unknownKeyID && !fetched {
+            guard await entry.source.refreshForUnknownKey() else { throw error }
+            return try verifier.verify(idToken, keys: await entry.source.currentKeys().keys, nowSeconds: nowSeconds)
         }
     }
 }

@@ -9,9 +9,9 @@ import Logging
 #endif
 
 /// One OpenID Provider's signing keys: read from its discovery document's `jwks_uri`, kept in memory, fetched
-/// again when they are older than ``maximumAge`` or when a token names a `kid` they do not have — at most once per
-/// ``minimumInterval``, so a flood of tokens with made-up `kid`s costs the provider one request per interval.
-/// Concurrent refreshes share one fetch. A fetch that fails keeps the keys already known (none before the first
+/// again when they are older than ``maximumAge`` (or missing: at most once per ``minimumInterval``), and when a
+/// token names a `kid` they do not have — a rotation: at most once per ``minimumInterval`` too, so a flood of
+/// tokens with made-up `kid`s costs the provider one request per interval. Concurrent refreshes share one fetch. A fetch that fails keeps the keys already known (none before the first
 /// success: every ID token of the issuer is refused) and logs one error line.
 actor OpenIDKeySource {
     let provider: OpenIDProviderConfiguration
@@ -21,6 +21,7 @@ actor OpenIDKeySource {
     private var keys: [SignatureVerificationKey] = []
     private var fetchedAt: ContinuousClock.Instant?
     private var lastAttempt: ContinuousClock.Instant?
+    private var lastUnknownKeyRefetch: ContinuousClock.Instant?
     private var inFlight: Task<Bool, Never>?
 
     init(provider: OpenIDProviderConfiguration, minimumInterval: Duration, maximumAge: Duration, logger: Logger) {
@@ -30,18 +31,35 @@ actor OpenIDKeySource {
         self.logger = logger
     }
 
-    /// The keys, refreshed first when there are none yet or they are older than ``maximumAge``.
-    func currentKeys() async -> [SignatureVerificationKey] {
-        if fetchedAt.map({ ContinuousClock.now - $0 >= maximumAge }) ?? true { _ = await refresh() }
-        return keys
+    /// The keys, refreshed first when there are none yet or they are older than ``maximumAge``; `fetched` tells
+    /// whether a fetch was just tried (so an unknown `kid` is not worth another).
+    func currentKeys() async -> (keys: [SignatureVerificationKey], fetched: Bool) {
+        var fetched = false
+        if fetchedAt.map({ ContinuousClock.now - $0 >= maximumAge }) ?? true {
+            let now = ContinuousClock.now
+            if lastAttempt.map({ now - $0 >= minimumInterval }) ?? true {
+                _ = await fetch()
+                fetched = true
+            }
+        }
+        return (keys, fetched)
     }
 
-    /// Fetches the keys again unless that was tried within ``minimumInterval``; whether new keys were read.
-    func refresh() async -> Bool {
-        if let inFlight { return await inFlight.value }
+    /// Fetches the keys at once (at start); whether new keys were read.
+    func refresh() async -> Bool { await fetch() }
+
+    /// Fetches the keys because a token named a `kid` they do not have, unless that was done within
+    /// ``minimumInterval``; whether new keys were read.
+    func refreshForUnknownKey() async -> Bool {
         let now = ContinuousClock.now
-        if let lastAttempt, now - lastAttempt < minimumInterval { return false }
-        lastAttempt = now
+        if let lastUnknownKeyRefetch, now - lastUnknownKeyRefetch < minimumInterval { return false }
+        lastUnknownKeyRefetch = now
+        return await fetch()
+    }
+
+    private func fetch() async -> Bool {
+        if let inFlight { return await inFlight.value }
+        lastAttempt = ContinuousClock.now
         let provider = self.provider
         let task = Task { () -> Result<(keys: [SignatureVerificationKey], skipped: [String]), OpenIDFetchError> in
             do {
