@@ -249,7 +249,8 @@ let package = Package(
         .testTarget(
             name: "FleetTokenServerTests",
             dependencies: [
-                "FleetAuthCore", "FleetAuthJWT", "FleetTokenServer", "FleetEngineEmulator", "FleetAuthTesting",
+                "FleetAuthCore", "FleetAuthJWT", "FleetAuthClient", "FleetTokenServer", "FleetEngineEmulator",
+                "FleetAuthTesting",
                 "FleetAuthServerSupport", "FleetAuthServerTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

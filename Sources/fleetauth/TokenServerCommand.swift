@@ -209,7 +209,8 @@ struct TokenServerCommand: AsyncParsableCommand {
             for provider in await federation.prefetch() {
                 say(
                     "ID tokens of \(provider.issuer): "
-                        + (provider.keys > 0 ? "\(provider.keys) signing keys" : "keys not readable yet (logged above)"))
+                        + (provider.keys > 0 ? "\(provider.keys) signing keys" : "keys not readable yet (logged above)")
+                )
             }
         }
         let host = self.host

@@ -111,7 +111,9 @@ struct UsersCommand: AsyncParsableCommand {
 
         func validate() throws {
             if issuer != nil, subject == nil { throw ValidationError("--issuer goes with --subject.") }
-            if let identity { do { try UserDirectory.validate(identity) } catch { throw ValidationError(error.message) } }
+            if let identity {
+                do { try UserDirectory.validate(identity) } catch { throw ValidationError(error.message) }
+            }
         }
     }
 
@@ -213,4 +215,3 @@ struct UsersCommand: AsyncParsableCommand {
         }
     }
 }
-

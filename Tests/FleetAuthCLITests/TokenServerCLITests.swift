@@ -70,6 +70,64 @@ struct TokenServerCLITests {
                 == nil)
     }
 
+    @Test("users add --subject and users link tie OpenID identities to users; list shows them; bad ones are refused")
+    func identities() async throws {
+        let data = try await Self.dataDirectory()
+        let issuer = "https://op.example.com/realms/fleet"
+        let added = try CLI.run([
+            "users", "add", "dana", "--role", "driver", "--subject", "sub-1", "--issuer", issuer, "--data", data,
+        ])
+        #expect(added.status == 0 && added.stdout.contains("sub-1 at \(issuer)"), "\(added.stderr)")
+        #expect(!added.stdout.contains("Password"))
+        _ = try CLI.run(["users", "add", "ops", "--role", "operator", "--data", data, "--bcrypt-cost", "10"])
+        #expect(try CLI.run(["users", "link", "ops", "--subject", "sub-2", "--data", data]).status == 0)
+        let list = try CLI.run(["users", "list", "--data", data]).stdout
+        #expect(
+            list.contains("dana  driver  identity sub-1 at \(issuer)") && list.contains("ops  operator  identity sub-2")
+        )
+        let store = try SQLiteTokenServerStore(path: data + "/" + TokenServer.databaseFileName)
+        #expect(
+            try await store.linkedUser(issuer: issuer, subject: "sub-1", matchingUnqualified: false)
+                == AppUser(username: "dana", role: .driver))
+        let refusals: [([String], String)] = [
+            (["users", "add", "dave", "--role", "driver", "--subject", "sub-1", "--issuer", issuer], "already linked"),
+            (
+                ["users", "add", "erin", "--role", "driver", "--subject", "s", "--issuer", "http://op.example.com"],
+                "https://"
+            ),
+            (["users", "add", "fred", "--role", "driver", "--issuer", issuer], "--subject"),
+            (["users", "add", "gina", "--role", "driver", "--subject", "s", "--password-stdin"], "--password-stdin"),
+            (["users", "link", "nobody", "--subject", "s-9"], "not found"),
+            (["users", "link", "ops"], "--subject"),
+        ]
+        for (arguments, message) in refusals {
+            let result = try CLI.run(arguments + ["--data", data], stdin: "long enough pw\n")
+            #expect(result.status != 0 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+        // Nothing was written by a refused add.
+        #expect(try await store.credentials(for: "dave") == nil)
+    }
+
+    @Test("token-server's OpenID options: pairs, https issuers (http on loopback), auto-create roles")
+    func openIDOptions() throws {
+        let data = try CLI.temporaryDirectory()
+        let rows: [([String], String)] = [
+            (["--oidc-issuer", "https://op.example.com"], "--oidc-audience"),
+            (["--oidc-issuer", "http://op.example.com", "--oidc-audience", "a"], "https://"),
+            (["--oidc-issuer", "https://op.example.com?x=1", "--oidc-audience", "a"], "query"),
+            (["--oidc-issuer", "https://op.example.com", "--oidc-audience", ""], "audience"),
+            (
+                ["--oidc-issuer", "https://op.example.com", "--oidc-audience", "a", "--oidc-auto-create", "operator"],
+                "driver or consumer"
+            ),
+            (["--oidc-auto-create", "driver"], "--oidc-issuer"),
+        ]
+        for (arguments, message) in rows {
+            let result = try CLI.run(["token-server", "--data", data, "--port", "0"] + arguments, timeout: 30)
+            #expect(result.status != 0 && result.stderr.contains(message), "\(arguments): \(result.stderr)")
+        }
+    }
+
     @Test("keys rotate adds a signing key per family and keeps the old one published")
     func rotate() async throws {
         let data = try await Self.dataDirectory()

@@ -142,8 +142,10 @@ struct IDTokenVerifierTests {
         #expect(
             Self.refusal(try Self.token(header: ["jwk": .object(injected.jsonObject)], signer: .ec))
                 == .untrustedKeyReference)
-        #expect(Self.refusal(try Self.token(header: ["jku": "https://evil.example.com/jwks"])) == .untrustedKeyReference)
-        #expect(Self.refusal(try Self.token(header: ["x5u": "https://evil.example.com/cert"])) == .untrustedKeyReference)
+        #expect(
+            Self.refusal(try Self.token(header: ["jku": "https://evil.example.com/jwks"])) == .untrustedKeyReference)
+        #expect(
+            Self.refusal(try Self.token(header: ["x5u": "https://evil.example.com/cert"])) == .untrustedKeyReference)
         // Signed by another issuer's key under a kid this issuer has.
         let other = try ServiceAccountKey.generate(projectID: "other", name: "other")
         var forged = try Self.token()

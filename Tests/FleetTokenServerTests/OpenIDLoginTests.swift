@@ -1,4 +1,5 @@
 import Crypto
+import FleetAuthClient
 import FleetAuthCore
 import FleetAuthJWT
 import FleetAuthServerSupport
@@ -65,7 +66,8 @@ struct OpenIDFixture: @unchecked Sendable {
 extension TestClientProtocol {
     /// `POST /v1/sessions {"idToken": token}`.
     func idTokenLogin(_ token: String) async throws -> (HTTPResponse.Status, JSONObject) {
-        let (status, body, _) = try await json(.post, "/v1/sessions", body: JSONObject(["idToken": .string(token)]).jsonText)
+        let (status, body, _) = try await json(
+            .post, "/v1/sessions", body: JSONObject(["idToken": .string(token)]).jsonText)
         return (status, body)
     }
 }
@@ -121,17 +123,29 @@ struct OpenIDLoginTests {
             let rows: [(String, String)] = [
                 ("unlinked identity", try fixture.idToken("sub-nobody")),
                 ("wrong issuer", try fixture.idToken(claims: ["iss": "http://127.0.0.1:1/op"])),
-                ("issuer with a trailing slash", try fixture.idToken(claims: ["iss": .string(fixture.provider.issuer + "/")])),
+                (
+                    "issuer with a trailing slash",
+                    try fixture.idToken(claims: ["iss": .string(fixture.provider.issuer + "/")])
+                ),
                 ("wrong audience", try fixture.idToken(claims: ["aud": "another-app"])),
-                ("several audiences, no azp", try fixture.idToken(claims: ["aud": [.string(OpenIDFixture.client), "x"]])),
+                (
+                    "several audiences, no azp",
+                    try fixture.idToken(claims: ["aud": [.string(OpenIDFixture.client), "x"]])
+                ),
                 ("expired", try fixture.idToken(claims: ["exp": .integer(now - 61), "iat": .integer(now - 700)])),
                 ("issued in the future", try fixture.idToken(claims: ["iat": .integer(now + 120)])),
                 ("not yet valid", try fixture.idToken(claims: ["nbf": .integer(now + 120)])),
                 ("no sub", try fixture.idToken(removing: ["sub"])),
                 ("alg none", Base64URL.encode(noneHeader.jsonBytes) + "." + Base64URL.encode(payload.jsonBytes) + "."),
-                ("alg none, signed", Base64URL.encode(noneHeader.jsonBytes) + "." + Base64URL.encode(payload.jsonBytes) + ".AA"),
+                (
+                    "alg none, signed",
+                    Base64URL.encode(noneHeader.jsonBytes) + "." + Base64URL.encode(payload.jsonBytes) + ".AA"
+                ),
                 ("HS256 keyed with the public key", input + "." + Base64URL.encode(hmac)),
-                ("jwk in the header", try fixture.idToken(header: ["jwk": .object(stranger.jwk.jsonObject)], key: stranger)),
+                (
+                    "jwk in the header",
+                    try fixture.idToken(header: ["jwk": .object(stranger.jwk.jsonObject)], key: stranger)
+                ),
                 ("jku in the header", try fixture.idToken(header: ["jku": .string(fixture.provider.issuer + "/jwks")])),
                 ("x5u in the header", try fixture.idToken(header: ["x5u": "https://evil.example.com/cert.pem"])),
                 ("another issuer's key under a known kid", try fixture.idToken(key: strangerWithKnownKid)),
@@ -190,7 +204,8 @@ struct OpenIDLoginTests {
             #expect(try await client.idTokenLogin(try fixture.idToken(key: old)).0 == .unauthorized)
             for index in 0..<5 {
                 let header: JSONObject = ["kid": .string("made-up-\(index)")]
-                #expect(try await client.idTokenLogin(try fixture.idToken(header: header, key: rotated)).0 == .unauthorized)
+                #expect(
+                    try await client.idTokenLogin(try fixture.idToken(header: header, key: rotated)).0 == .unauthorized)
             }
             #expect(fixture.provider.keySetFetches == fetchesBefore + 1)
         }
@@ -235,11 +250,14 @@ struct OpenIDLoginTests {
             #expect(status == .created)
             let username = try #require(body["username"]?.stringValue)
             #expect(username.hasPrefix("oidc-") && body["role"] == "consumer")
-            #expect(try await client.idTokenLogin(try fixture.idToken("sub-new-rider")).1["username"]?.stringValue == username)
+            #expect(
+                try await client.idTokenLogin(try fixture.idToken("sub-new-rider")).1["username"]?.stringValue
+                    == username)
             let session = try #require(body["sessionToken"]?.stringValue)
             #expect(try await client.json(.get, "/token/consumer/t1", bearer: session).0 == .forbidden)
             let identities = try await fixture.server.users.identities()
-            #expect(identities[username] == [ExternalIdentity(issuer: fixture.provider.issuer, subject: "sub-new-rider")])
+            #expect(
+                identities[username] == [ExternalIdentity(issuer: fixture.provider.issuer, subject: "sub-new-rider")])
             // A linked identity still logs in as its user.
             #expect(try await client.idTokenLogin(try fixture.idToken()).1["username"] == "dana")
         }
@@ -256,7 +274,8 @@ struct OpenIDLoginTests {
             let ops = try await client.login("ops")
             // Without an issuer: the server's only issuer.
             let (added, addedBody, _) = try await client.json(
-                .post, "/v1/admin/users", bearer: ops, body: #"{"username":"rita","role":"consumer","subject":"sub-rita"}"#)
+                .post, "/v1/admin/users", bearer: ops,
+                body: #"{"username":"rita","role":"consumer","subject":"sub-rita"}"#)
             #expect(added == .created, "\(addedBody.jsonText)")
             #expect(try await client.idTokenLogin(try fixture.idToken("sub-rita")).1["username"] == "rita")
             // A link to an existing password user.
@@ -268,8 +287,14 @@ struct OpenIDLoginTests {
             // Refusals: an identity linked twice, a password and a subject, a bad issuer, a control character.
             let refusals: [(String, String, HTTPResponse.Status)] = [
                 ("/v1/admin/users", #"{"username":"rita2","role":"consumer","subject":"sub-rita"}"#, .conflict),
-                ("/v1/admin/users", #"{"username":"x","role":"driver","subject":"s","password":"long enough 1"}"#, .badRequest),
-                ("/v1/admin/users", #"{"username":"y","role":"driver","subject":"s","issuer":"ftp://op"}"#, .badRequest),
+                (
+                    "/v1/admin/users", #"{"username":"x","role":"driver","subject":"s","password":"long enough 1"}"#,
+                    .badRequest
+                ),
+                (
+                    "/v1/admin/users", #"{"username":"y","role":"driver","subject":"s","issuer":"ftp://op"}"#,
+                    .badRequest
+                ),
                 ("/v1/admin/users", #"{"username":"z","role":"driver","subject":"a\u0001b"}"#, .badRequest),
                 ("/v1/admin/users/nobody/identities", #"{"subject":"s-1"}"#, .notFound),
             ]
@@ -280,6 +305,23 @@ struct OpenIDLoginTests {
             let (_, list, _) = try await client.json(.get, "/v1/admin/users", bearer: ops)
             let rita = list["users"]?.arrayValue?.compactMap(\.objectValue).first { $0["username"] == "rita" }
             #expect(rita?["identities"] == [["subject": "sub-rita"]])
+        }
+    }
+
+    @Test("TokenServerSession logs in with an ID token, as an iOS app that signed in with its provider would")
+    func clientSession() async throws {
+        try await OpenIDFixture.run { fixture, client in
+            let port = try #require(client.port)
+            let base = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            let session = try await TokenServerSession.logIn(baseURL: base, idToken: try fixture.idToken())
+            #expect(session.username == "dana" && session.role == .driver)
+            let token = try await session.fetcher(.driver).fetchToken(for: .vehicle("v1"))
+            let claims = try StrictJSONParser().parseObject(try CompactJWS(token.jwt).payload)
+            #expect(claims["authorization"] == .object(["vehicleid": "v1"]))
+            let refused = await #expect(throws: FleetTokenError.self) {
+                try await TokenServerSession.logIn(baseURL: base, idToken: try fixture.idToken("sub-nobody"))
+            }
+            #expect(refused?.code == .endpointRejected && refused?.httpStatus == 401)
         }
     }
 }

@@ -14,7 +14,8 @@ extension TokenServerStoreConformanceTests {
         let store = try await driver.open().store
         let danaID = ExternalIdentity(issuer: Self.issuer, subject: "sub-1")
         try await store.addUser(Self.dana, passwordHash: "h", createdAt: Self.t0, identity: danaID)
-        #expect(try await store.linkedUser(issuer: Self.issuer, subject: "sub-1", matchingUnqualified: false) == Self.dana)
+        #expect(
+            try await store.linkedUser(issuer: Self.issuer, subject: "sub-1", matchingUnqualified: false) == Self.dana)
         // Exact matches only: another issuer, a trailing slash, another case, a NUL.
         for (issuer, subject) in [
             ("https://other.example.com", "sub-1"), (Self.issuer + "/", "sub-1"), (Self.issuer, "SUB-1"),
@@ -39,7 +40,8 @@ extension TokenServerStoreConformanceTests {
         try await store.addUser(dave, passwordHash: "h", createdAt: Self.t0)
         try await store.linkIdentity(ExternalIdentity(issuer: "", subject: "sub-1"), to: "dave")
         try await store.linkIdentity(ExternalIdentity(issuer: "", subject: "sub-3"), to: "dave")
-        #expect(try await store.linkedUser(issuer: Self.issuer, subject: "sub-1", matchingUnqualified: true) == Self.dana)
+        #expect(
+            try await store.linkedUser(issuer: Self.issuer, subject: "sub-1", matchingUnqualified: true) == Self.dana)
         #expect(try await store.linkedUser(issuer: Self.issuer, subject: "sub-3", matchingUnqualified: true) == dave)
         #expect(try await store.linkedUser(issuer: Self.issuer, subject: "sub-3", matchingUnqualified: false) == nil)
         await #expect(throws: StoreError.alreadyExists("")) {
@@ -51,7 +53,9 @@ extension TokenServerStoreConformanceTests {
         #expect(
             try await store.identities() == [
                 "dana": [danaID],
-                "dave": [ExternalIdentity(issuer: "", subject: "sub-1"), ExternalIdentity(issuer: "", subject: "sub-3")],
+                "dave": [
+                    ExternalIdentity(issuer: "", subject: "sub-1"), ExternalIdentity(issuer: "", subject: "sub-3"),
+                ],
             ])
         try await store.removeUser("dana")
         #expect(try await store.linkedUser(issuer: Self.issuer, subject: "sub-1", matchingUnqualified: false) == nil)

@@ -67,7 +67,8 @@ public struct IDTokenVerifier: Sendable {
         }
         try checkAudience(payload)
         guard case .string(let subject)? = payload["sub"] else { throw .invalidSubject("must be a string") }
-        guard !subject.isEmpty, subject.utf8.count <= 255, subject.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
+        guard !subject.isEmpty, subject.utf8.count <= 255,
+            subject.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
         else { throw .invalidSubject("must be 1–255 characters without control characters") }
         let claims = try checkTimes(payload, now: now)
 

@@ -135,7 +135,9 @@ public struct TokenVerificationError: Error, Hashable, CustomStringConvertible {
         Self(.duplicateJSONKey, "the \(part) has a duplicate member name: \(error)")
     }
     static func unsupportedAlgorithm(_ found: String, allowed: [String] = ["RS256"]) -> Self {
-        Self(.unsupportedAlgorithm, "alg is \(found); only \(allowed.map { "\"\($0)\"" }.joined(separator: " or ")) is accepted")
+        Self(
+            .unsupportedAlgorithm,
+            "alg is \(found); only \(allowed.map { "\"\($0)\"" }.joined(separator: " or ")) is accepted")
     }
     static func invalidType(_ found: String) -> Self { Self(.invalidType, "typ is \(found); only \"JWT\" is accepted") }
     static func untrustedKeyReference(_ name: String) -> Self {

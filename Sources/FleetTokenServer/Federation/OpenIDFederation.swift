@@ -82,7 +82,7 @@ public final class OpenIDFederation: Sendable {
         let (keys, fetched) = await entry.source.currentKeys()
         do {
             return try verifier.verify(idToken, keys: keys, nowSeconds: nowSeconds)
-        } catch where error == .unknownKeyID && !fetched {
+        } catch  where error == .unknownKeyID && !fetched {
             guard await entry.source.refreshForUnknownKey() else { throw error }
             return try verifier.verify(idToken, keys: await entry.source.currentKeys().keys, nowSeconds: nowSeconds)
         }

@@ -93,8 +93,11 @@ actor OpenIDKeySource {
         fetchedAt = .now
         for reason in skipped {
             logger.debug(
-                "skipped a key of the OpenID Provider", metadata: .fleetauth(["issuer": .string(provider.issuer),
-                "reason": .string(reason)]))
+                "skipped a key of the OpenID Provider",
+                metadata: .fleetauth([
+                    "issuer": .string(provider.issuer),
+                    "reason": .string(reason),
+                ]))
         }
     }
 

@@ -32,7 +32,8 @@ public struct OpenIDProviderConfiguration: Sendable, Hashable {
                     + "(http:// only on 127.0.0.1, ::1 or localhost).")
         }
         guard !audience.isEmpty, audience.utf8.count <= 512, StoredText.isStorable(audience) else {
-            throw .invalidArgument("The OpenID audience of \(issuer.prefix(200)) must be a client ID of 1–512 characters.")
+            throw .invalidArgument(
+                "The OpenID audience of \(issuer.prefix(200)) must be a client ID of 1–512 characters.")
         }
     }
 

@@ -36,7 +36,8 @@ struct AdminRoutes {
             if body["subject"] != nil {
                 // A user who logs in with an OpenID Provider's ID tokens: no password.
                 guard body["password"] == nil else {
-                    throw TokenServerError.invalidArgument("Give a password or a subject (an OpenID identity), not both.")
+                    throw TokenServerError.invalidArgument(
+                        "Give a password or a subject (an OpenID identity), not both.")
                 }
                 let identity = try Self.identity(body)
                 try await users.addUser(AppUser(username: username, role: role), identity: identity)

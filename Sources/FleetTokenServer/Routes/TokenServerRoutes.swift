@@ -55,7 +55,8 @@ struct TokenServerRoutes {
         let session: Session
         if body["idToken"] != nil {
             guard body["username"] == nil, body["password"] == nil else {
-                throw TokenServerError.invalidArgument("Log in with an idToken or with a username and password, not both.")
+                throw TokenServerError.invalidArgument(
+                    "Log in with an idToken or with a username and password, not both.")
             }
             let idToken = try JSONRequestBody.string(body, "idToken")
             session = try await login.login(idToken: idToken, address: context.remoteAddress)

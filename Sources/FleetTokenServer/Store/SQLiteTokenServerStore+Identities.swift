@@ -84,7 +84,8 @@ extension SQLiteTokenServerStore {
             for row in try Row.fetchAll(
                 db, sql: "SELECT username, issuer, subject FROM identities ORDER BY username, issuer, subject")
             {
-                result[row["username"], default: []].append(ExternalIdentity(issuer: row["issuer"], subject: row["subject"]))
+                result[row["username"], default: []].append(
+                    ExternalIdentity(issuer: row["issuer"], subject: row["subject"]))
             }
             return result
         }

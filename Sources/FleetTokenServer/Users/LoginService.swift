@@ -91,7 +91,8 @@ public final class LoginService: Sendable {
             verified = try await federation.verify(idToken, nowSeconds: started.epochSeconds)
         } catch {
             logger.info(
-                "ID token refused", metadata: .fleetauth(["reason": .string(error.reason), "detail": .string(error.message)]))
+                "ID token refused",
+                metadata: .fleetauth(["reason": .string(error.reason), "detail": .string(error.message)]))
             try await throttle.recordFailure(username: nil, address: address, now: started)
             throw TokenServerError.unauthenticated(Self.invalidCredentialsMessage)
         }
@@ -103,8 +104,11 @@ public final class LoginService: Sendable {
         }
         guard let user else {
             logger.info(
-                "ID token refused", metadata: .fleetauth(["reason": "unlinked_identity", "issuer": .string(identity.issuer),
-                "subject": .string(identity.subject)]))
+                "ID token refused",
+                metadata: .fleetauth([
+                    "reason": "unlinked_identity", "issuer": .string(identity.issuer),
+                    "subject": .string(identity.subject),
+                ]))
             try await throttle.recordFailure(username: nil, address: address, now: started)
             throw TokenServerError.unauthenticated(Self.invalidCredentialsMessage)
         }
@@ -124,11 +128,16 @@ public final class LoginService: Sendable {
         let user = AppUser(username: "oidc-" + digest.prefix(20), role: role)
         do {
             try await identities.addUser(
-                user, passwordHash: try await hasher.hash(UserDirectory.generatePassword() + UserDirectory.generatePassword()),
+                user,
+                passwordHash: try await hasher.hash(
+                    UserDirectory.generatePassword() + UserDirectory.generatePassword()),
                 createdAt: Date(epochSeconds: now.epochSeconds), identity: identity)
             logger.notice(
-                "created a user at its first OpenID login", metadata: .fleetauth(["user": .string(user.username),
-                "issuer": .string(identity.issuer), "subject": .string(identity.subject)]))
+                "created a user at its first OpenID login",
+                metadata: .fleetauth([
+                    "user": .string(user.username),
+                    "issuer": .string(identity.issuer), "subject": .string(identity.subject),
+                ]))
             return user
         } catch let error as StoreError where error.code == "already_exists" {
             return try await identities.linkedUser(

@@ -12,7 +12,8 @@ public struct UserDirectory: Sendable {
     private let clock: any WallClock
 
     public init(
-        store: any UserStore & SessionStore & IdentityLinkStore, hasher: PasswordHasher = PasswordHasher(), clock: any WallClock = .system
+        store: any UserStore & SessionStore & IdentityLinkStore, hasher: PasswordHasher = PasswordHasher(),
+        clock: any WallClock = .system
     ) {
         self.store = store
         self.hasher = hasher
@@ -64,7 +65,8 @@ public struct UserDirectory: Sendable {
             subject.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F })
         else { throw .invalidArgument("subject must be 1–255 characters without control characters.") }
         guard identity.issuer.isEmpty || OpenIDProviderConfiguration.isAllowedURL(identity.issuer) else {
-            throw .invalidArgument("issuer must be an https:// URL (http:// only on loopback), as its ID tokens' iss reads.")
+            throw .invalidArgument(
+                "issuer must be an https:// URL (http:// only on loopback), as its ID tokens' iss reads.")
         }
     }
 
