@@ -48,6 +48,8 @@ public struct TokenServer {
         /// The role of a user created at the first ID-token login of an identity no user is linked to (driver or
         /// consumer, without grants); nil refuses such logins.
         public var openIDAutoCreateRole: AppUserRole?
+        /// The shortest time between two fetches of a provider's JWK set for tokens naming an unknown `kid`.
+        public var openIDMinimumRefetchInterval: Duration
 
         public init(
             dataDirectory: String,
@@ -62,7 +64,8 @@ public struct TokenServer {
             keyPruneInterval: Duration = .seconds(60),
             publicURL: String? = nil,
             openIDProviders: [OpenIDProviderConfiguration] = [],
-            openIDAutoCreateRole: AppUserRole? = nil
+            openIDAutoCreateRole: AppUserRole? = nil,
+            openIDMinimumRefetchInterval: Duration = .seconds(10)
         ) {
             self.dataDirectory = dataDirectory
             self.project = project
@@ -77,6 +80,7 @@ public struct TokenServer {
             self.publicURL = publicURL
             self.openIDProviders = openIDProviders
             self.openIDAutoCreateRole = openIDAutoCreateRole
+            self.openIDMinimumRefetchInterval = openIDMinimumRefetchInterval
         }
     }
 
@@ -124,7 +128,7 @@ public struct TokenServer {
             ? nil
             : try OpenIDFederation(
                 providers: configuration.openIDProviders, autoCreateRole: configuration.openIDAutoCreateRole,
-                logger: logger)
+                minimumRefetchInterval: configuration.openIDMinimumRefetchInterval, logger: logger)
         login = LoginService(
             users: store, sessions: store, hasher: hasher, sessionLifetime: configuration.sessionLifetime,
             throttle: LoginThrottle(policy: configuration.throttle, store: store), federation: federation,

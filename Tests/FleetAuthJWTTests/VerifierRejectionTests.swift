@@ -391,7 +391,7 @@ struct VerifierRejectionTests {
         #expect(TokenVerificationError.missingAuthorization.isPermissionDenied)
         #expect(!TokenVerificationError.invalidSignature.isPermissionDenied)
         #expect(!TokenVerificationError.expired.isPermissionDenied)
-        #expect(TokenVerificationError.allReasons.count == 27)
+        #expect(TokenVerificationError.allReasons.count == 29)  // 27 + invalid_subject and invalid_azp (ID tokens)
         #expect(TokenVerificationError.allReasons.contains("missing_authorization"))
     }
 

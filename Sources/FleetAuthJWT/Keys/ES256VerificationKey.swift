@@ -1,8 +1,8 @@
 import Crypto
 import FleetAuthCore
 
-/// A P-256 public key that verifies ES256 (ECDSA with SHA-256) signatures, with its key ID: how Apple and some
-/// OpenID Providers sign ID tokens.
+/// A P-256 public key that verifies ES256 (ECDSA with SHA-256) signatures, with its key ID: how some OpenID
+/// Providers sign ID tokens.
 public struct ES256VerificationKey: Sendable {
     /// The JWK's `kid`.
     public let keyID: String?

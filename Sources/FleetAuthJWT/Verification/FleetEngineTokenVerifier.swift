@@ -97,13 +97,7 @@ public struct FleetEngineTokenVerifier: Sendable {
     public func verify(_ token: String, nowSeconds now: Int64) throws(TokenVerificationError) -> VerifiedToken {
         let jws = try JWSHeaderPolicy.decode(token, maximumLength: policy.maximumTokenLength)
         let keyID = try JWSHeaderPolicy.check(jws.header)
-        let payload: JSONObject
-        do {
-            payload = try jws.payloadObject()
-        } catch {
-            if error == .duplicateKey { throw .duplicateJSONKey("payload", error.message) }
-            throw .invalidJSON("payload", error.message)
-        }
+        let payload = try JWSHeaderPolicy.payload(of: jws)
 
         // Issuer, subject, and the issuer's keys.
         guard let issuerValue = payload["iss"] else { throw .invalidIssuer("is missing") }

@@ -18,7 +18,7 @@ public import FleetAuthCore
 ///    token's algorithm). A `kid` the set does not have is ``TokenVerificationError/unknownKeyID``, so the caller
 ///    can refetch the set once and try again.
 public struct IDTokenVerifier: Sendable {
-    /// The algorithms accepted: what OpenID Providers sign with (Apple and some others use ES256).
+    /// The algorithms accepted: what OpenID Providers sign ID tokens with (most RS256, some ES256).
     public static let algorithms = ["RS256", "ES256"]
 
     /// The issuer's identifier, exactly as `iss` must read (an `https://` URL).
@@ -53,13 +53,7 @@ public struct IDTokenVerifier: Sendable {
         let jws = try JWSHeaderPolicy.decode(token, maximumLength: maximumTokenLength)
         let keyID = try JWSHeaderPolicy.check(jws.header, algorithms: Self.algorithms)
         let algorithm = jws.algorithm ?? ""
-        let payload: JSONObject
-        do {
-            payload = try jws.payloadObject()
-        } catch {
-            if error == .duplicateKey { throw .duplicateJSONKey("payload", error.message) }
-            throw .invalidJSON("payload", error.message)
-        }
+        let payload = try JWSHeaderPolicy.payload(of: jws)
 
         guard case .string(let tokenIssuer)? = payload["iss"] else { throw .invalidIssuer("must be a string") }
         guard tokenIssuer.hasSameBytes(as: issuer) else {

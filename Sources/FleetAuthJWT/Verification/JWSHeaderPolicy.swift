@@ -81,6 +81,16 @@ enum JWSHeaderPolicy {
         }
     }
 
+    /// The payload as a strict JSON object (the claims), or the reason it is not one.
+    static func payload(of jws: CompactJWS) throws(TokenVerificationError) -> JSONObject {
+        do {
+            return try jws.payloadObject()
+        } catch {
+            if error == .duplicateKey { throw .duplicateJSONKey("payload", error.message) }
+            throw .invalidJSON("payload", error.message)
+        }
+    }
+
     /// Verifies the signature with the key named by `keyID`, or with each candidate when there is no `kid`.
     static func verifySignature(
         of jws: CompactJWS,

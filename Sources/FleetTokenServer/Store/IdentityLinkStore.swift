@@ -14,7 +14,7 @@ public struct ExternalIdentity: Sendable, Hashable, CustomStringConvertible {
     public var description: String { issuer.isEmpty ? subject : "\(subject) at \(issuer)" }
 }
 
-/// Which app user each external identity is (federated login, <doc:TokenServer>).
+/// Which app user each external identity is (federated login, see ``OpenIDFederation``).
 ///
 /// An identity is linked to at most one user; a user may have several. Removing a user removes its links.
 public protocol IdentityLinkStore: Sendable {

@@ -33,14 +33,7 @@ extension SQLiteTokenServerStore {
             throw StoreError.corrupted("A username or identity cannot contain NUL.")
         }
         try await database.writer.write { db in
-            if try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ?"), arguments: [user.username]) != nil
-            {
-                throw StoreError.alreadyExists("User \(user.username) already exists.")
-            }
-            try db.cachedStatement(
-                sql: "INSERT INTO users (username, role, password_hash, created_at) VALUES (?, ?, ?, ?)"
-            ).execute(arguments: [user.username, user.role.rawValue, passwordHash, createdAt.epochSeconds])
+            try Self.insert(user, passwordHash: passwordHash, createdAt: createdAt, db)
             try Self.insert(identity, username: user.username, db)
         }
     }

@@ -85,16 +85,19 @@ public final class SQLiteTokenServerStore: TokenServerStorage, SQLiteStore {
 extension SQLiteTokenServerStore {
     public func addUser(_ user: AppUser, passwordHash: String, createdAt: Date) async throws {
         guard StoredText.isStorable(user.username) else { throw StoreError.corrupted("A username cannot contain NUL.") }
-        try await writer.write { db in
-            if try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ?"), arguments: [user.username]) != nil
-            {
-                throw StoreError.alreadyExists("User \(user.username) already exists.")
-            }
-            try db.cachedStatement(
-                sql: "INSERT INTO users (username, role, password_hash, created_at) VALUES (?, ?, ?, ?)"
-            ).execute(arguments: [user.username, user.role.rawValue, passwordHash, createdAt.epochSeconds])
+        try await writer.write { db in try Self.insert(user, passwordHash: passwordHash, createdAt: createdAt, db) }
+    }
+
+    /// Inserts a user; `already_exists` if the name is taken.
+    static func insert(_ user: AppUser, passwordHash: String, createdAt: Date, _ db: Database) throws {
+        if try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ?"), arguments: [user.username]) != nil
+        {
+            throw StoreError.alreadyExists("User \(user.username) already exists.")
         }
+        try db.cachedStatement(
+            sql: "INSERT INTO users (username, role, password_hash, created_at) VALUES (?, ?, ?, ?)"
+        ).execute(arguments: [user.username, user.role.rawValue, passwordHash, createdAt.epochSeconds])
     }
 
     public func setPasswordHash(_ hash: String, for username: String) async throws {
