@@ -130,7 +130,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ],
+            // The browser pages: plain HTML, CSS and JavaScript modules, served under /app.
+            resources: [.copy("Web")],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -7,7 +7,8 @@ import ServiceLifecycle
 public import UnixSignals
 
 /// The whole server side on loopback: the token server, and a Fleet Engine emulator that trusts the token server's
-/// keys by their JWK set URL (so key rotations reach it without a restart). Used by `fleetauth demo`,
+/// keys by their JWK set URL (so key rotations reach it without a restart) and lets the token server's pages call it
+/// from the browser (CORS). Used by `fleetauth demo`,
 /// `fleetauth serve` and the client's live tests.
 ///
 /// State lives in a data directory: `token-server.sqlite`, `keys/` (generated service-account keys, 0600),
@@ -156,7 +157,9 @@ public struct LocalStack {
                 var ports = tokenPorts.stream.makeAsyncIterator()
                 guard let tokenPort = await ports.next() else { throw try await Self.failure(of: &tasks) }
                 let tokenServerURL = "http://\(host):\(tokenPort)"
+                // Pages served by the token server call the emulator from the browser: allow that origin.
                 let emulator = try await EmulatorServer(
+                    configuration: .init(allowedOrigins: [tokenServerURL]),
                     trust: tokenServer.keyring.trustConfiguration(baseURL: tokenServerURL), store: fleetStore,
                     clock: clock)
                 let emulatorPorts = AsyncStream.makeStream(of: Int.self)
@@ -183,6 +186,7 @@ public struct LocalStack {
                 var grpcIterator = grpcPorts.stream.makeAsyncIterator()
                 let grpcPort = await grpcIterator.next()
                 if servesGRPC, grpcPort == nil { throw try await Self.failure(of: &tasks) }
+                tokenServer.webApp.fleetEngineURL = "http://\(host):\(port)"
                 let endpoints = Endpoints(
                     emulatorURL: "http://\(host):\(port)", emulatorGRPCAddress: grpcPort.map { "\(host):\($0)" },
                     tokenServerURL: tokenServerURL, project: project)

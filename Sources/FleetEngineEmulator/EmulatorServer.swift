@@ -22,15 +22,20 @@ public struct EmulatorServer {
         public var tokenCacheCapacity: Int
         /// The stand-ins for what Fleet Engine computes (the speed of ETAs).
         public var service: FleetEngineService.Configuration
+        /// The web origins (`scheme://host:port`, or `*`) whose pages may call the API from the browser (CORS);
+        /// none by default.
+        public var allowedOrigins: [String]
 
         public init(
             limits: ServerLimits = ServerLimits(),
             tokenCacheCapacity: Int = 100_000,
-            service: FleetEngineService.Configuration = .init()
+            service: FleetEngineService.Configuration = .init(),
+            allowedOrigins: [String] = []
         ) {
             self.limits = limits
             self.tokenCacheCapacity = tokenCacheCapacity
             self.service = service
+            self.allowedOrigins = allowedOrigins
         }
     }
 
@@ -108,7 +113,8 @@ public struct EmulatorServer {
             service: service,
             keyRefresher: refresher,
             metrics: metrics,
-            maximumBodySize: configuration.limits.maximumBodySize
+            maximumBodySize: configuration.limits.maximumBodySize,
+            allowedOrigins: configuration.allowedOrigins
         )
     }
 

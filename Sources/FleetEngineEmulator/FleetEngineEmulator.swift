@@ -24,6 +24,7 @@ public enum FleetEngineEmulator {
     ///   - maximumBodySize: the largest request body, in bytes (413 above it).
     ///   - clock: the clock for server-set times and estimates.
     ///   - configuration: the service's stand-ins for what Fleet Engine computes.
+    ///   - allowedOrigins: the web origins whose pages may call the API from the browser (CORS); none by default.
     public static func makeRouter(
         authenticator: TokenAuthenticator,
         store: any FleetStore,
@@ -31,12 +32,14 @@ public enum FleetEngineEmulator {
         metrics: EmulatorMetrics = EmulatorMetrics(),
         maximumBodySize: Int = ServerLimits().maximumBodySize,
         clock: any WallClock = .system,
-        configuration: FleetEngineService.Configuration = .init()
+        configuration: FleetEngineService.Configuration = .init(),
+        allowedOrigins: [String] = []
     ) -> Router<EmulatorRequestContext> {
         makeRouter(
             authenticator: authenticator,
             service: FleetEngineService(store: store, clock: clock, configuration: configuration),
-            keyRefresher: keyRefresher, metrics: metrics, maximumBodySize: maximumBodySize)
+            keyRefresher: keyRefresher, metrics: metrics, maximumBodySize: maximumBodySize,
+            allowedOrigins: allowedOrigins)
     }
 
     /// The router of the emulator's REST API over `service`.
@@ -45,9 +48,11 @@ public enum FleetEngineEmulator {
         service: FleetEngineService,
         keyRefresher: KeyRefresher?,
         metrics: EmulatorMetrics,
-        maximumBodySize: Int
+        maximumBodySize: Int,
+        allowedOrigins: [String] = []
     ) -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
+        if !allowedOrigins.isEmpty { router.add(middleware: CORSMiddleware(origins: allowedOrigins)) }
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.get("openapi.yaml") { _, _ in
             Response(

@@ -50,6 +50,10 @@ public struct TokenServer {
         public var openIDAutoCreateRole: AppUserRole?
         /// The shortest time between two fetches of a provider's JWK set for tokens naming an unknown `kid`.
         public var openIDMinimumRefetchInterval: Duration
+        /// The Fleet Engine REST base URL the browser pages call (``WebAppSettings/fleetEngineURL``).
+        public var fleetEngineURL: String?
+        /// A map tile URL template for the browser pages used online (``WebAppSettings/tileURL``).
+        public var tileURL: String?
 
         public init(
             dataDirectory: String,
@@ -65,7 +69,9 @@ public struct TokenServer {
             publicURL: String? = nil,
             openIDProviders: [OpenIDProviderConfiguration] = [],
             openIDAutoCreateRole: AppUserRole? = nil,
-            openIDMinimumRefetchInterval: Duration = .seconds(10)
+            openIDMinimumRefetchInterval: Duration = .seconds(10),
+            fleetEngineURL: String? = nil,
+            tileURL: String? = nil
         ) {
             self.dataDirectory = dataDirectory
             self.project = project
@@ -81,6 +87,8 @@ public struct TokenServer {
             self.openIDProviders = openIDProviders
             self.openIDAutoCreateRole = openIDAutoCreateRole
             self.openIDMinimumRefetchInterval = openIDMinimumRefetchInterval
+            self.fleetEngineURL = fleetEngineURL
+            self.tileURL = tileURL
         }
     }
 
@@ -98,6 +106,8 @@ public struct TokenServer {
     public let users: UserDirectory
     /// The signing keys.
     public let keyring: Keyring
+    /// Where the browser pages (`/app/trip/{tripId}`, `/app/console`) find Fleet Engine.
+    public let webApp: WebAppSettings
     /// The API.
     public let router: Router<TokenServerRequestContext>
     private let clock: any WallClock
@@ -138,7 +148,9 @@ public struct TokenServer {
             store: store, keyDirectory: configuration.dataDirectory + "/keys", project: configuration.project,
             keyFiles: configuration.keyFiles, keyEncryptionKey: configuration.keyEncryptionKey,
             tokenLifetime: configuration.tokenLifetime, clock: clock)
+        webApp = WebAppSettings(fleetEngineURL: configuration.fleetEngineURL, tileURL: configuration.tileURL)
         router = Router(context: TokenServerRequestContext.self)
+        WebAppRoutes(settings: webApp, project: configuration.project).register(on: router)
         TokenServerRoutes(
             login: login, users: users, keyring: keyring, audit: GroupCommitAuditLog(store), clock: clock,
             auditLogger: auditLogger,

@@ -33,11 +33,24 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "gRPC (plaintext HTTP/2) port to listen on (0 picks a free one).") var grpcPort: Int = 8786
     @Option(help: "Provider (project) for the provisioned accounts.") var project: String = "demo-project"
     @Option(help: "Seconds a connection may stay without a complete request.") var idleTimeout: Double = 30
+    @Option(
+        help: """
+            A web origin (scheme://host:port, or *) whose pages may call the REST API from the browser (CORS); \
+            repeatable. Credentials (cookies) are never allowed. Default: none.
+            """)
+    var allowOrigin: [String] = []
 
     func validate() throws {
         if idleTimeout <= 0 { throw ValidationError("--idle-timeout must be positive.") }
         if grpcPort != 0, grpcPort == port { throw ValidationError("--grpc-port must differ from --port.") }
         if inMemory, database != nil { throw ValidationError("--in-memory and --database exclude each other.") }
+        for origin in allowOrigin where origin != "*" {
+            guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme),
+                url.host != nil, url.path.isEmpty, url.query == nil
+            else {
+                throw ValidationError("--allow-origin \(origin) must be scheme://host[:port] (no path), or *.")
+            }
+        }
     }
 
     func run() async throws {
@@ -69,7 +82,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         } else {
             store = try SQLiteFleetStore(path: data + "/" + EmulatorServer.databaseFileName)
         }
-        var configuration = EmulatorServer.Configuration()
+        var configuration = EmulatorServer.Configuration(allowedOrigins: allowOrigin)
         configuration.limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         let server: EmulatorServer
         do {

@@ -34,6 +34,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Token server port.") var tokenServerPort: Int = 8788
     @Option(help: "Google Cloud project (Fleet Engine provider) of generated keys.") var project: String =
         "demo-project"
+    @Option(help: "Lifetime of issued Fleet Engine tokens in seconds (60–3600).") var tokenLifetime: Int64 = 3600
+    @Option(help: "A map tile URL template ({z}/{x}/{y}) for the browser pages used online; default: no tiles.")
+    var tileURL: String?
+
+    func validate() throws {
+        if !(60...3600).contains(tokenLifetime) {
+            throw ValidationError("--token-lifetime must be between 60 and 3600 seconds.")
+        }
+    }
 
     func run() async throws {
         var auditLogger = Logger(label: "fleetauth.token-server.audit")
@@ -44,7 +53,8 @@ struct ServeCommand: AsyncParsableCommand {
         storage.keyEncryptionKeyFile = keyEncryptionKeyFile
         let keyEncryptionKey = try storage.keyEncryptionKey()
         let configuration = TokenServer.Configuration(
-            dataDirectory: data, project: project, keyEncryptionKey: keyEncryptionKey)
+            dataDirectory: data, project: project, keyEncryptionKey: keyEncryptionKey, tokenLifetime: tokenLifetime,
+            tileURL: tileURL)
         let stack: LocalStack
         let onPostgres = try storage.postgresURL() != nil
         do {
@@ -77,6 +87,8 @@ struct ServeCommand: AsyncParsableCommand {
                 "Log in:        curl -s -X POST \(endpoints.tokenServerURL)/v1/sessions -H 'Content-Type: application/json' -d '{\"username\":\"dana\",\"password\":\"...\"}'"
             )
             say("Get a token:   curl -s \(endpoints.tokenServerURL)/token/driver/v1 -H 'Authorization: Bearer SESSION'")
+            say("Journey sharing (consumers): \(endpoints.tokenServerURL)/app/trip/TRIP_ID")
+            say("Fleet console (operators):   \(endpoints.tokenServerURL)/app/console")
             say("Press Ctrl-C to stop.")
         }
     }

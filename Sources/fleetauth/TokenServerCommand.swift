@@ -147,6 +147,14 @@ struct TokenServerCommand: AsyncParsableCommand {
             identity no user is linked to; without it such a login is refused like a wrong password.
             """)
     var oidcAutoCreate: String?
+    @Option(
+        help: """
+            The Fleet Engine (emulator) REST base URL the browser pages /app/trip/{tripId} and /app/console call; \
+            it must allow this server's origin (fleetauth emulator --allow-origin).
+            """)
+    var emulatorURL: String?
+    @Option(help: "A map tile URL template ({z}/{x}/{y}) for the browser pages used online; default: no tiles.")
+    var tileURL: String?
 
     var openIDProviders: [OpenIDProviderConfiguration] {
         zip(oidcIssuer, oidcAudience).map { OpenIDProviderConfiguration(issuer: $0, audience: $1) }
@@ -193,7 +201,9 @@ struct TokenServerCommand: AsyncParsableCommand {
                     dataDirectory: storage.data, project: project, keyFiles: keyFiles,
                     keyEncryptionKey: keyEncryptionKey, bcryptCost: bcryptCost, tokenLifetime: tokenLifetime,
                     publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
-                    openIDProviders: openIDProviders, openIDAutoCreateRole: oidcAutoCreate.flatMap(AppUserRole.init)),
+                    openIDProviders: openIDProviders, openIDAutoCreateRole: oidcAutoCreate.flatMap(AppUserRole.init),
+                    fleetEngineURL: emulatorURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }, tileURL: tileURL
+                ),
                 store: store, auditLogger: auditLogger, logger: logger)
         } catch let error as KeyEncryptionKeyError {
             await TokenServerDataOptions.close(store)
@@ -222,6 +232,7 @@ struct TokenServerCommand: AsyncParsableCommand {
             say("Token server listening on http://\(host):\(port)" + (publicURL.map { " (reached at \($0))" } ?? ""))
             for entry in keyring.keySetURLs(baseURL: base) { say("  \(entry.family) keys: \(entry.url)") }
             say("Trust it from the emulator: fleetauth emulator --trust \(data)/\(TokenServer.trustFileName)")
+            say("Journey sharing: \(base)/app/trip/TRIP_ID   Fleet console: \(base)/app/console")
         }
         try await ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
     }

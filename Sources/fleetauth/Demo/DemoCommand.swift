@@ -5,6 +5,7 @@ import FleetAuthStack
 import FleetEngineEmulator
 import FleetTokenServer
 import Foundation
+import UnixSignals
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -44,6 +45,12 @@ struct DemoCommand: AsyncParsableCommand {
     var operatorUser: String = "operator"
     @Option(help: "With external servers: a file holding the operator's password (else FLEETAUTH_OPERATOR_PASSWORD).")
     var operatorPasswordFile: String?
+    @Flag(
+        help: """
+            After the checks, keep the servers up and the simulated fleet moving (a new round of trips each \
+            --duration) until Ctrl-C, and print the fleet console's and a trip page's URLs with logins.
+            """)
+    var keep = false
 
     func validate() throws {
         if (tokenServer == nil) != (emulator == nil) {
@@ -53,6 +60,7 @@ struct DemoCommand: AsyncParsableCommand {
             throw ValidationError("\(url) is not an http(s) URL.")
         }
         if tokenServer != nil, data != nil { throw ValidationError("--data is for the local servers only.") }
+        if tokenServer != nil, keep { throw ValidationError("--keep is for the local servers only.") }
         if !(1...200).contains(drivers) { throw ValidationError("--drivers must be between 1 and 200.") }
         if !(0...1000).contains(consumers) { throw ValidationError("--consumers must be between 0 and 1000.") }
         if !(5...3600).contains(duration) { throw ValidationError("--duration must be between 5 and 3600 seconds.") }
@@ -80,9 +88,50 @@ struct DemoCommand: AsyncParsableCommand {
             say(
                 "Token server: \(endpoints.tokenServerURL)   Fleet Engine emulator: \(endpoints.emulatorURL)"
                     + (endpoints.emulatorGRPCAddress.map { " (gRPC \($0))" } ?? ""))
-            return try await Self.play(scenario, users: stack.tokenServer.users, endpoints: endpoints, speed: speed)
+            let passed = try await Self.play(
+                scenario, users: stack.tokenServer.users, endpoints: endpoints, speed: speed)
+            if keep { try await keepRunning(stack, endpoints) }
+            return passed
         }
         if !passed { throw ExitCode(1) }
+    }
+
+    /// `--keep`: new rounds of the same fleet until SIGINT or SIGTERM, with the pages' URLs and logins printed.
+    func keepRunning(_ stack: LocalStack, _ endpoints: LocalStack.Endpoints) async throws {
+        let operatorPassword = UserDirectory.generatePassword()
+        try await stack.tokenServer.users.addUser(
+            AppUser(username: "console", role: .operator), password: operatorPassword)
+        say("")
+        say("Keeping the fleet running; Ctrl-C stops it.")
+        say("Fleet console:   \(endpoints.tokenServerURL)/app/console   (console / \(operatorPassword))")
+        let users = stack.tokenServer.users
+        let (drivers, consumers, duration, speed) = (self.drivers, self.consumers, self.duration, self.speed)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) { return }
+            }
+            group.addTask {
+                var round = 1
+                while !Task.isCancelled {
+                    let scenario = DemoScenario(
+                        drivers: drivers, consumers: max(consumers, 1), simulatedDuration: .seconds(duration) * speed,
+                        prefix: "live\(round)-")
+                    let trip = scenario.trips[0].id
+                    say(
+                        "Round \(round): journey sharing at \(endpoints.tokenServerURL)/app/trip/\(trip)   "
+                            + "(rider-\(trip) / \(DemoRun.password))")
+                    let run = DemoRun(
+                        scenario: scenario, users: users, endpoints: endpoints, speed: speed)
+                    let report = DemoReport()
+                    _ = try await run.run(progress: report)
+                    report.endProgress()
+                    round += 1
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+        say("Stopped.")
     }
 
     /// The same apps and checks against servers already running.

@@ -1,0 +1,152 @@
+// The fleet console, for operators: every vehicle on the map with its state and the age of its last location (read
+// from Fleet Engine with a fleet-reader token), the active trips, the tokens this server issued (its audit log:
+// who, which type, the scope, the key, the expiry — never a token) and the tokens Fleet Engine refused, by reason
+// (its /metrics). Refreshed every two seconds.
+
+import { currentSession, dropSession, loadConfig, logOut, signIn } from "./session.js";
+import { SVGMap } from "./map.js";
+import { TokenFetchError, TokenProvider, callFleetEngine, tokenServerFetcher } from "./token-provider.js";
+
+const $ = (id) => document.getElementById(id);
+const refreshInterval = 2000;
+
+function cell(text, className) {
+  const td = document.createElement("td");
+  td.textContent = text;
+  if (className) td.className = className;
+  return td;
+}
+
+function fillTable(id, rows) {
+  const body = $(id).tBodies[0];
+  body.replaceChildren(...rows.map(({ cells, data }) => {
+    const tr = document.createElement("tr");
+    for (const [key, value] of Object.entries(data ?? {})) tr.dataset[key] = value;
+    tr.append(...cells);
+    return tr;
+  }));
+}
+
+function age(timestamp) {
+  if (!timestamp) return "never";
+  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(timestamp)) / 1000));
+  return seconds < 120 ? `${seconds} s ago` : `${Math.round(seconds / 60)} min ago`;
+}
+
+const lastSegment = (name) => (name ?? "").split("/").pop();
+
+/** `fleet_engine_token_rejections_total{reason="…"} N` lines with N > 0. */
+function parseRejections(text) {
+  const counts = [];
+  for (const line of text.split("\n")) {
+    const match = line.match(/^fleet_engine_token_rejections_total\{reason="([^"]+)"\} (\d+(?:\.\d+)?)$/);
+    if (match && Number(match[2]) > 0) counts.push({ reason: match[1], count: Number(match[2]) });
+  }
+  return counts.sort((a, b) => b.count - a.count);
+}
+
+async function json(answer, what) {
+  if (!answer.ok) {
+    const body = await answer.json().catch(() => ({}));
+    throw new Error(`${what}: ${answer.status} ${body?.error?.message ?? ""}`.trim());
+  }
+  return answer.json();
+}
+
+async function refresh(session, config, provider, map) {
+  const base = `${config.fleetEngineURL}/v1/providers/${encodeURIComponent(config.project)}`;
+  const [vehicleList, audit, metrics] = await Promise.all([
+    callFleetEngine(provider, `${base}/vehicles?pageSize=500`).then((a) => json(a, "ListVehicles")),
+    fetch("/v1/admin/audit?limit=30", { headers: { Authorization: `Bearer ${session.token}` } }).then((a) => {
+      if (a.status === 401) throw new TokenFetchError(401, "session");
+      return json(a, "The audit log");
+    }),
+    fetch(`${config.fleetEngineURL}/metrics`, { credentials: "omit" }).then((a) => (a.ok ? a.text() : "")),
+  ]);
+  const vehicles = vehicleList.vehicles ?? [];
+  const tripIds = [...new Set(vehicles.flatMap((v) => v.currentTrips ?? []))].slice(0, 50);
+  const trips = (await Promise.all(tripIds.map((id) =>
+    callFleetEngine(provider, `${base}/trips/${encodeURIComponent(id)}`).then((a) => (a.ok ? a.json() : null))
+  ))).filter(Boolean);
+
+  for (const id of ["map-panel", "vehicles-panel", "trips-panel", "rejections-panel", "tokens-panel"]) $(id).hidden = false;
+  $("layout").classList.remove("single");
+  map.draw({
+    markers: vehicles.map((v) => ({
+      place: v.lastLocation?.location,
+      kind: v.vehicleState === "ONLINE" ? "vehicle" : "idle",
+      label: lastSegment(v.name),
+      id: `vehicle-${lastSegment(v.name)}`,
+    })),
+  });
+  $("vehicle-count").textContent = String(vehicles.length);
+  fillTable("vehicles", vehicles.map((v) => ({
+    data: { vehicleId: lastSegment(v.name), state: v.vehicleState ?? "" },
+    cells: [
+      cell(lastSegment(v.name), "mono"), cell(v.vehicleState ?? "UNKNOWN"),
+      cell(v.lastLocation?.location ? age(v.lastLocation.updateTime ?? v.lastLocation.serverTime) : "no location"),
+      cell(String((v.currentTrips ?? []).length)),
+    ],
+  })));
+  $("trip-count").textContent = String(trips.length);
+  fillTable("trips", trips.map((t) => ({
+    data: { tripId: lastSegment(t.name) },
+    cells: [
+      cell(lastSegment(t.name), "mono"), cell(t.tripStatus ?? ""), cell(t.vehicleId ?? "", "mono"),
+      cell(t.remainingDistanceMeters !== undefined ? `${(t.remainingDistanceMeters / 1000).toFixed(1)} km` : "—"),
+    ],
+  })));
+  const rejections = parseRejections(metrics);
+  $("rejections-empty").hidden = rejections.length > 0;
+  fillTable("rejections", rejections.map((r) => ({ data: { reason: r.reason }, cells: [cell(r.reason, "mono"), cell(String(r.count))] })));
+  fillTable("tokens", (audit.entries ?? []).map((e) => ({
+    data: { user: e.username, type: e.tokenType },
+    cells: [
+      cell(new Date(e.issuedAt).toLocaleTimeString()), cell(e.username), cell(e.tokenType), cell(e.scope, "mono"),
+      cell(e.kid.slice(0, 12) + "…", "mono"), cell(new Date(e.expiresAt).toLocaleTimeString()),
+    ],
+  })));
+  $("updated").textContent = `Updated ${new Date().toLocaleTimeString()} · token ${provider.fetches}`;
+}
+
+async function run(config) {
+  let session = currentSession();
+  if (session && session.role !== "operator") {
+    await logOut(session);
+    session = null;
+  }
+  if (!session) {
+    $("sign-in-panel").hidden = false;
+    session = await signIn($("sign-in"), { requiredRole: "operator" });
+    $("sign-in-panel").hidden = true;
+  }
+  $("signed-in-as").textContent = session.username;
+  $("log-out").hidden = false;
+  $("log-out").onclick = async () => {
+    await logOut(session);
+    location.reload();
+  };
+  const provider = new TokenProvider(tokenServerFetcher("/token/fleet_reader", session));
+  const map = new SVGMap($("map"), { tileURL: config.tileURL });
+  for (;;) {
+    try {
+      await refresh(session, config, provider, map);
+      $("message").textContent = "";
+    } catch (error) {
+      if (error instanceof TokenFetchError && error.status === 401) {
+        dropSession();
+        $("message").textContent = "Your session has expired. Sign in again.";
+        return run(config);
+      }
+      $("message").textContent = error.message;
+    }
+    await new Promise((resolve) => setTimeout(resolve, refreshInterval));
+  }
+}
+
+loadConfig()
+  .then((config) => {
+    if (!config.fleetEngineURL) throw new Error("The token server was not told where Fleet Engine is (--emulator-url).");
+    return run(config);
+  })
+  .catch((error) => ($("message").textContent = error.message));
