@@ -163,8 +163,9 @@ def wait(browser, condition, timeout=20, message=""):
 
 
 def sign_in(browser, username, password=PASSWORD):
+    wait(browser, lambda: any(f.is_displayed() for f in browser.find_elements(By.ID, "sign-in")),
+         message="the sign-in form is shown")
     form = browser.find_element(By.ID, "sign-in")
-    wait(browser, form.is_displayed, message="the sign-in form is shown")
     for name, value in [("username", username), ("password", password)]:
         field = form.find_element(By.NAME, name)
         field.clear()

@@ -116,9 +116,7 @@ async function run(config) {
     session = null;
   }
   if (!session) {
-    $("sign-in-panel").hidden = false;
-    session = await signIn($("sign-in"), { requiredRole: "operator" });
-    $("sign-in-panel").hidden = true;
+    session = await signIn($("sign-in-panel"), { requiredRole: "operator" });
   }
   $("signed-in-as").textContent = session.username;
   $("log-out").hidden = false;

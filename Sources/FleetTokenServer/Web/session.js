@@ -51,11 +51,36 @@ export async function loadConfig() {
   return answer.json();
 }
 
-/** Shows the sign-in form in `form` and resolves with the session once the user has signed in. */
-export function signIn(form, { requiredRole } = {}) {
-  const message = form.querySelector(".form-error");
+/**
+ * Shows a sign-in form in `panel` (titled by its `data-title`) and resolves with the session once the user has
+ * signed in; refusals are shown in the form. With `requiredRole`, a user of another role is signed out again.
+ */
+export function signIn(panel, { requiredRole } = {}) {
+  const form = document.createElement("form");
+  form.className = "sign-in";
+  form.id = "sign-in";
+  const heading = document.createElement("h2");
+  heading.textContent = panel.dataset.title ?? "Sign in";
+  const field = (name, type, autocomplete, placeholder) => {
+    const input = document.createElement("input");
+    Object.assign(input, { name, type, autocomplete, placeholder, required: true });
+    return input;
+  };
+  const button = document.createElement("button");
+  button.type = "submit";
+  button.textContent = "Sign in";
+  const message = document.createElement("div");
+  message.className = "form-error";
+  message.setAttribute("role", "alert");
+  form.append(
+    field("username", "text", "username", "Username"),
+    field("password", "password", "current-password", "Password"),
+    button, message,
+  );
+  panel.replaceChildren(heading, form);
+  panel.hidden = false;
   return new Promise((resolve) => {
-    const submitted = async (event) => {
+    form.addEventListener("submit", async (event) => {
       event.preventDefault();
       message.textContent = "";
       try {
@@ -64,13 +89,12 @@ export function signIn(form, { requiredRole } = {}) {
           await logOut(session);
           throw new Error(`This page is for ${requiredRole}s; ${session.username} is a ${session.role}.`);
         }
-        form.removeEventListener("submit", submitted);
-        form.reset();
+        panel.hidden = true;
+        panel.replaceChildren();
         resolve(session);
       } catch (error) {
         message.textContent = error.message;
       }
-    };
-    form.addEventListener("submit", submitted);
+    });
   });
 }

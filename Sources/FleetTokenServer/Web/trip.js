@@ -116,9 +116,7 @@ function render(trip, map, path, provider) {
 async function start(config) {
   let session = currentSession();
   if (!session) {
-    $("sign-in-panel").hidden = false;
-    session = await signIn($("sign-in"));
-    $("sign-in-panel").hidden = true;
+    session = await signIn($("sign-in-panel"));
   }
   return follow(session, config);
 }
