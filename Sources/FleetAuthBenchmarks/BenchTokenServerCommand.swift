@@ -86,16 +86,12 @@ extension BenchCommand {
             do {
                 try await measure(backends)
             } catch {
-                for backend in backends { await Self.close(backend.store) }
+                for backend in backends { await backend.store.close() }
                 try? await temporary?.drop()
                 throw error
             }
-            for backend in backends { await Self.close(backend.store) }
+            for backend in backends { await backend.store.close() }
             try await temporary?.drop()
-        }
-
-        static func close(_ store: any TokenServerStorage) async {
-            if let postgres = store as? PostgresTokenServerStore { await postgres.database.close() }
         }
 
         func measure(_ backends: [Backend]) async throws {

@@ -71,16 +71,12 @@ struct TokenServerDataOptions: ParsableArguments {
         let store = try await openStore(forServer: false)
         do {
             let result = try await body(store)
-            await Self.close(store)
+            await store.close()
             return result
         } catch {
-            await Self.close(store)
+            await store.close()
             throw error
         }
-    }
-
-    static func close(_ store: any TokenServerStorage) async {
-        if let postgres = store as? PostgresTokenServerStore { await postgres.database.close() }
     }
 
     /// Runs `body` with the users and grants of the existing store.
@@ -206,10 +202,10 @@ struct TokenServerCommand: AsyncParsableCommand {
                 ),
                 store: store, auditLogger: auditLogger, logger: logger)
         } catch let error as KeyEncryptionKeyError {
-            await TokenServerDataOptions.close(store)
+            await store.close()
             throw CLIError(error.message)
         } catch let error as ServiceAccountKeyError {
-            await TokenServerDataOptions.close(store)
+            await store.close()
             throw CLIError(error.message)
         }
         if let password = try await server.createOperatorIfNoUsers() {

@@ -213,6 +213,31 @@ struct OpenIDLoginTests {
         }
     }
 
+    @Test(
+        "a key replaced under the same kid is refused (no refetch for bad signatures); a late provider is read within a second")
+    func replacedKey() async throws {
+        let original: [TestOpenIDProvider.SigningKey] = [.ec(P256.Signing.PrivateKey(), kid: "kid-1")]
+        try await OpenIDFixture.run(keys: original) { fixture, client in
+            let first = try await client.idTokenLogin(try fixture.idToken()).0
+            #expect(first == .created)
+            let replaced = TestOpenIDProvider.SigningKey.ec(P256.Signing.PrivateKey(), kid: "kid-1")
+            fixture.provider.keys = [replaced]
+            let fetches = fixture.provider.keySetFetches
+            let second = try await client.idTokenLogin(try fixture.idToken(key: replaced)).0
+            #expect(second == .unauthorized)
+            #expect(fixture.provider.keySetFetches == fetches)
+        }
+        // The provider's set unreadable at the first login, readable a second later: the next login is accepted.
+        try await OpenIDFixture.run { fixture, client in
+            fixture.provider.isAvailable = false
+            #expect(try await client.idTokenLogin(try fixture.idToken()).0 == .unauthorized)
+            fixture.provider.isAvailable = true
+            try await Task.sleep(for: .milliseconds(1100))
+            let (status, body) = try await client.idTokenLogin(try fixture.idToken())
+            #expect(status == .created, "\(body.jsonText)")
+        }
+    }
+
     @Test("a JWK set that cannot be fetched: logins refused with a clear log line, no crash; it recovers")
     func outage() async throws {
         try await OpenIDFixture.run { fixture, client in

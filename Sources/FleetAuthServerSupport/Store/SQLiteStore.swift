@@ -1,7 +1,14 @@
 public import ServiceLifecycle
 
+/// A store that can be used without running it as a service (a CLI command that opens it, works and ends):
+/// ``close()`` releases what it holds.
+public protocol ClosableStore: Sendable {
+    /// Releases the store's connections; the store is not used afterwards.
+    func close() async
+}
+
 /// A store kept in one ``SQLiteDatabase``, whose lifecycle is the database's.
-public protocol SQLiteStore: Service {
+public protocol SQLiteStore: Service, ClosableStore {
     /// The database.
     var database: SQLiteDatabase { get }
 }
@@ -9,4 +16,7 @@ public protocol SQLiteStore: Service {
 extension SQLiteStore {
     /// Keeps the database open until graceful shutdown, then closes it.
     public func run() async throws { try await database.run() }
+
+    /// Nothing to release: the file closes when the store is dropped.
+    public func close() async {}
 }

@@ -83,7 +83,9 @@ public final class OpenIDFederation: Sendable {
         do {
             return try verifier.verify(idToken, keys: keys, nowSeconds: nowSeconds)
         } catch  where error == .unknownKeyID && !fetched {
-            guard await entry.source.refreshForUnknownKey() else { throw error }
+            // A rotation. (A bad signature under a known kid is not one: a provider never reuses a kid, and
+            // refetching for it would let forged tokens spend the refetch budget a real rotation needs.)
+            guard await entry.source.refreshAfterMiss() else { throw error }
             return try verifier.verify(idToken, keys: await entry.source.currentKeys().keys, nowSeconds: nowSeconds)
         }
     }

@@ -9,9 +9,10 @@ import Logging
 #endif
 
 /// One OpenID Provider's signing keys: read from its discovery document's `jwks_uri`, kept in memory, fetched
-/// again when they are older than ``maximumAge`` (or missing: at most once per ``minimumInterval``), and when a
-/// token names a `kid` they do not have — a rotation: at most once per ``minimumInterval`` too, so a flood of
-/// tokens with made-up `kid`s costs the provider one request per interval. Concurrent refreshes share one fetch. A fetch that fails keeps the keys already known (none before the first
+/// again when they are older than ``maximumAge`` (at most once per ``minimumInterval``; while none could be read yet,
+/// once a second), and when a token names a `kid` they do not have — a rotation: at most once per
+/// ``minimumInterval`` too, so a flood of tokens with made-up `kid`s costs the provider one request per interval.
+/// Concurrent refreshes share one fetch. A fetch that fails keeps the keys already known (none before the first
 /// success: every ID token of the issuer is refused) and logs one error line.
 actor OpenIDKeySource {
     let provider: OpenIDProviderConfiguration
@@ -37,7 +38,8 @@ actor OpenIDKeySource {
         var fetched = false
         if fetchedAt.map({ ContinuousClock.now - $0 >= maximumAge }) ?? true {
             let now = ContinuousClock.now
-            if lastAttempt.map({ now - $0 >= minimumInterval }) ?? true {
+            let interval = keys.isEmpty ? min(minimumInterval, .seconds(1)) : minimumInterval
+            if lastAttempt.map({ now - $0 >= interval }) ?? true {
                 _ = await fetch()
                 fetched = true
             }
@@ -50,7 +52,7 @@ actor OpenIDKeySource {
 
     /// Fetches the keys because a token named a `kid` they do not have, unless that was done within
     /// ``minimumInterval``; whether new keys were read.
-    func refreshForUnknownKey() async -> Bool {
+    func refreshAfterMiss() async -> Bool {
         let now = ContinuousClock.now
         if let lastUnknownKeyRefetch, now - lastUnknownKeyRefetch < minimumInterval { return false }
         lastUnknownKeyRefetch = now

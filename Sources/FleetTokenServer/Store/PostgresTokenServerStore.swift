@@ -80,6 +80,9 @@ public final class PostgresTokenServerStore: TokenServerStorage {
 
     public func run() async throws { try await database.run() }
 
+    /// Closes the connection pool (for a one-shot use, such as a CLI command).
+    public func close() async { await database.close() }
+
     /// Whether PostgreSQL can hold `text` (``StoredText``); a string it cannot hold names nothing stored.
     static func storable(_ text: String) -> Bool { StoredText.isStorable(text) }
 

@@ -1,3 +1,4 @@
+public import FleetAuthServerSupport
 public import ServiceLifecycle
 
 /// Everything the token server keeps, by concern: users and grants, sessions, signing keys, the audit log and the
@@ -5,4 +6,4 @@ public import ServiceLifecycle
 /// ``SQLiteTokenServerStore`` (one machine, the default) and ``PostgresTokenServerStore`` (several instances on
 /// one database) are the drivers; each part of the server takes only the protocol it needs.
 public typealias TokenServerStorage = UserStore & SessionStore & SigningKeyStore & AuditLog & LoginThrottleStore
-    & IdentityLinkStore & Service
+    & IdentityLinkStore & Service & ClosableStore
