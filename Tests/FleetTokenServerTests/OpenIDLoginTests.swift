@@ -214,7 +214,8 @@ struct OpenIDLoginTests {
     }
 
     @Test(
-        "a key replaced under the same kid is refused (no refetch for bad signatures); a late provider is read within a second")
+        "a key replaced under the same kid is refused (no refetch for bad signatures); a late provider is read within a second"
+    )
     func replacedKey() async throws {
         let original: [TestOpenIDProvider.SigningKey] = [.ec(P256.Signing.PrivateKey(), kid: "kid-1")]
         try await OpenIDFixture.run(keys: original) { fixture, client in
