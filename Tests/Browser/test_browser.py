@@ -18,6 +18,7 @@ import urllib.request
 import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
@@ -153,9 +154,19 @@ def text(browser, element_id):
     return browser.find_element(By.ID, element_id).text
 
 
+def table_rows(browser, table_id):
+    """The rendered text of each cell of a table's body rows, read in one step: the console redraws its tables
+    on every refresh, so elements found one call earlier may already be gone."""
+    return browser.execute_script(
+        "return [...document.querySelectorAll(`#${arguments[0]} tbody tr`)]"
+        ".map(row => [...row.cells].map(cell => cell.innerText.trim()))", table_id)
+
+
 def wait(browser, condition, timeout=20, message=""):
     try:
-        return WebDriverWait(browser, timeout, poll_frequency=0.2).until(lambda _: condition(), message)
+        return WebDriverWait(browser, timeout, poll_frequency=0.2,
+                             ignored_exceptions=[StaleElementReferenceException]).until(
+            lambda _: condition(), message)
     except Exception:
         # What the page said, for the failure report.
         print("page message:", browser.find_element(By.ID, "message").text)
@@ -174,8 +185,10 @@ def sign_in(browser, username, password=PASSWORD):
 
 
 def marker_center(browser):
-    rect = browser.find_element(By.ID, "vehicle-marker").rect
-    return rect["x"] + rect["width"] / 2, rect["y"] + rect["height"] / 2
+    """Where the vehicle marker is drawn on screen, read in one step (the map is redrawn on every poll)."""
+    return tuple(browser.execute_script(
+        "const r = document.getElementById('vehicle-marker').getBoundingClientRect();"
+        "return [r.x + r.width / 2, r.y + r.height / 2]"))
 
 
 def test_journey_sharing_follows_the_trip_and_refreshes_its_token(stack, browser):
@@ -251,17 +264,16 @@ def test_the_console_lists_every_vehicle_tokens_and_rejections(stack, browser):
     operator_password = re.search(r'"operator" with password (\S+)', open(stack.log).read()).group(1)
     sign_in(browser, "operator", operator_password)
     wait(browser, lambda: text(browser, "vehicle-count") == "2", message="both vehicles listed")
-    rows = browser.find_elements(By.CSS_SELECTOR, "#vehicles tbody tr")
-    assert sorted(row.find_elements(By.TAG_NAME, "td")[0].text for row in rows) == ["v1", "v2"]
-    states = {row.find_elements(By.TAG_NAME, "td")[0].text: row.find_elements(By.TAG_NAME, "td")[1].text for row in rows}
-    assert states == {"v1": "ONLINE", "v2": "OFFLINE"}
-    assert browser.find_element(By.ID, "vehicle-v1").is_displayed()
-    assert browser.find_element(By.ID, "vehicle-v2").is_displayed()
-    wait(browser, lambda: any(r.text.startswith("invalid_signature") for r in
-                              browser.find_elements(By.CSS_SELECTOR, "#rejections tbody tr")),
+    rows = table_rows(browser, "vehicles")
+    assert sorted(row[0] for row in rows) == ["v1", "v2"]
+    assert {row[0]: row[1] for row in rows} == {"v1": "ONLINE", "v2": "OFFLINE"}
+    for vehicle in ["v1", "v2"]:  # map markers, redrawn on every refresh
+        wait(browser, lambda: browser.find_element(By.ID, f"vehicle-{vehicle}").is_displayed(),
+             message=f"{vehicle} is on the map")
+    wait(browser, lambda: any(row[0] == "invalid_signature" for row in table_rows(browser, "rejections")),
          message="the forged token is counted")
     def tokens():
-        return [row.text for row in browser.find_elements(By.CSS_SELECTOR, "#tokens tbody tr")]
+        return [" ".join(row) for row in table_rows(browser, "tokens")]
     wait(browser, lambda: any("rita" in row and "consumer" in row and "trip-1" in row for row in tokens()),
          message="rita's trip token is listed")
     wait(browser, lambda: any("operator" in row and "fleet_reader" in row for row in tokens()),
