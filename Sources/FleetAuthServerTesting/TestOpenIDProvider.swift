@@ -92,7 +92,7 @@ public final class TestOpenIDProvider: Sendable {
         set { state.withLockedValue { $0.available = newValue } }
     }
 
-    /// How many times the JWK set was requested.
+    /// How many times the JWK set was requested (refused requests included).
     public var keySetFetches: Int { state.withLockedValue { $0.keySetFetches } }
 
     /// The provider's HTTP API: `/op/.well-known/openid-configuration` and `/op/jwks`.

@@ -117,7 +117,7 @@ public struct TokenServer {
     /// - Parameters:
     ///   - configuration: listening, keys, lifetimes and throttling.
     ///   - store: users, grants, sessions, key records and audit.
-    ///   - clock: the clock for tokens, sessions, throttling and key retirement.
+    ///   - clock: the clock for tokens, sessions, throttling, key retirement and OpenID key refetches.
     ///   - auditLogger: where every issued token is logged, without the token (silent by default; the audit table
     ///     records them either way).
     ///   - logger: where refused ID tokens (at `info`) and unreachable OpenID Providers (at `error`) are logged.
@@ -138,7 +138,7 @@ public struct TokenServer {
             ? nil
             : try OpenIDFederation(
                 providers: configuration.openIDProviders, autoCreateRole: configuration.openIDAutoCreateRole,
-                minimumRefetchInterval: configuration.openIDMinimumRefetchInterval, logger: logger)
+                minimumRefetchInterval: configuration.openIDMinimumRefetchInterval, clock: clock, logger: logger)
         login = LoginService(
             users: store, sessions: store, hasher: hasher, sessionLifetime: configuration.sessionLifetime,
             throttle: LoginThrottle(policy: configuration.throttle, store: store), federation: federation,

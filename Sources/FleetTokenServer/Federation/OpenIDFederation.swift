@@ -23,11 +23,12 @@ public final class OpenIDFederation: Sendable {
     ///   - autoCreateRole: `driver` or `consumer`, or nil.
     ///   - minimumRefetchInterval: the rate limit of JWK set fetches per issuer (default 10 s).
     ///   - maximumKeyAge: how long keys are used before they are fetched again (default 1 hour).
+    ///   - clock: what measures the two durations above.
     ///   - logger: where fetch failures are logged (one error line each).
     public init(
         providers: [OpenIDProviderConfiguration], autoCreateRole: AppUserRole? = nil,
         minimumRefetchInterval: Duration = .seconds(10), maximumKeyAge: Duration = .seconds(3600),
-        logger: Logger = .silent(label: "fleetauth.token-server.oidc")
+        clock: any WallClock = .system, logger: Logger = .silent(label: "fleetauth.token-server.oidc")
     ) throws(GoogleAPIError) {
         for provider in providers { try provider.validate() }
         if let autoCreateRole, autoCreateRole != .driver, autoCreateRole != .consumer {
@@ -43,7 +44,7 @@ public final class OpenIDFederation: Sendable {
                         provider.issuer, [provider.audience],
                         OpenIDKeySource(
                             provider: provider, minimumInterval: minimumRefetchInterval, maximumAge: maximumKeyAge,
-                            logger: logger)
+                            clock: clock, logger: logger)
                     ))
             }
         }

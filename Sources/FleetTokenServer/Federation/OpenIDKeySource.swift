@@ -19,25 +19,36 @@ actor OpenIDKeySource {
     let minimumInterval: Duration
     let maximumAge: Duration
     private let logger: Logger
+    /// Time since this source was made, on the injected clock (monotonic on the system clock).
+    private let elapsed: @Sendable () -> Duration
     private var keys: [SignatureVerificationKey] = []
-    private var fetchedAt: ContinuousClock.Instant?
-    private var lastAttempt: ContinuousClock.Instant?
-    private var lastUnknownKeyRefetch: ContinuousClock.Instant?
+    private var fetchedAt: Duration?
+    private var lastAttempt: Duration?
+    private var lastUnknownKeyRefetch: Duration?
     private var inFlight: Task<Bool, Never>?
 
-    init(provider: OpenIDProviderConfiguration, minimumInterval: Duration, maximumAge: Duration, logger: Logger) {
+    init(
+        provider: OpenIDProviderConfiguration, minimumInterval: Duration, maximumAge: Duration, clock: any WallClock,
+        logger: Logger
+    ) {
         self.provider = provider
         self.minimumInterval = minimumInterval
         self.maximumAge = maximumAge
+        self.elapsed = Self.stopwatch(clock)
         self.logger = logger
+    }
+
+    private static func stopwatch<C: WallClock>(_ clock: C) -> @Sendable () -> Duration {
+        let start = clock.now
+        return { start.duration(to: clock.now) }
     }
 
     /// The keys, refreshed first when there are none yet or they are older than ``maximumAge``; `fetched` tells
     /// whether a fetch was just tried (so an unknown `kid` is not worth another).
     func currentKeys() async -> (keys: [SignatureVerificationKey], fetched: Bool) {
         var fetched = false
-        if fetchedAt.map({ ContinuousClock.now - $0 >= maximumAge }) ?? true {
-            let now = ContinuousClock.now
+        let now = elapsed()
+        if fetchedAt.map({ now - $0 >= maximumAge }) ?? true {
             let interval = keys.isEmpty ? min(minimumInterval, .seconds(1)) : minimumInterval
             if lastAttempt.map({ now - $0 >= interval }) ?? true {
                 _ = await fetch()
@@ -53,7 +64,7 @@ actor OpenIDKeySource {
     /// Fetches the keys because a token named a `kid` they do not have, unless that was done within
     /// ``minimumInterval``; whether new keys were read.
     func refreshAfterMiss() async -> Bool {
-        let now = ContinuousClock.now
+        let now = elapsed()
         if let lastUnknownKeyRefetch, now - lastUnknownKeyRefetch < minimumInterval { return false }
         lastUnknownKeyRefetch = now
         return await fetch()
@@ -61,7 +72,7 @@ actor OpenIDKeySource {
 
     private func fetch() async -> Bool {
         if let inFlight { return await inFlight.value }
-        lastAttempt = ContinuousClock.now
+        lastAttempt = elapsed()
         let provider = self.provider
         let task = Task { () -> Result<(keys: [SignatureVerificationKey], skipped: [String]), OpenIDFetchError> in
             do {
@@ -92,7 +103,7 @@ actor OpenIDKeySource {
 
     private func store(_ newKeys: [SignatureVerificationKey], skipped: [String]) {
         keys = newKeys
-        fetchedAt = .now
+        fetchedAt = elapsed()
         for reason in skipped {
             logger.debug(
                 "skipped a key of the OpenID Provider",
