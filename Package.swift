@@ -21,6 +21,7 @@ let package = Package(
     products: [
         .library(name: "FleetAuthCore", targets: ["FleetAuthCore"]),
         .library(name: "FleetAuthJWT", targets: ["FleetAuthJWT"]),
+        .library(name: "FleetAuthIAM", targets: ["FleetAuthIAM"]),
         .library(name: "FleetAuthClient", targets: ["FleetAuthClient"]),
         .library(name: "FleetAuthTesting", targets: ["FleetAuthTesting"]),
         .library(name: "FleetEngineAPI", targets: ["FleetEngineAPI"]),
@@ -44,6 +45,7 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-protobuf.git", from: "2.4.1"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport.git", from: "2.9.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .target(
@@ -55,12 +57,33 @@ let package = Package(
             dependencies: ["FleetAuthCore"],
             swiftSettings: swiftSettings
         ),
+        // The PKCS#11 interface, declared from the standard, and a loader that opens a module with dlopen at run time:
+        // a machine without any PKCS#11 library builds everything.
+        .target(
+            name: "CPKCS11",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
+        ),
         .target(
             name: "FleetAuthJWT",
             dependencies: [
                 "FleetAuthCore",
+                "CPKCS11",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Keyless signing through Google: Application Default Credentials, OAuth access tokens, and the IAM
+        // Credentials API's signJwt, over AsyncHTTPClient's pooled connections.
+        .target(
+            name: "FleetAuthIAM",
+            dependencies: [
+                "FleetAuthCore",
+                "FleetAuthJWT",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -120,6 +143,7 @@ let package = Package(
             dependencies: [
                 "FleetAuthCore",
                 "FleetAuthJWT",
+                "FleetAuthIAM",
                 "FleetAuthServerSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),

@@ -120,10 +120,13 @@ public struct TokenServer {
     ///   - clock: the clock for tokens, sessions, throttling, key retirement and OpenID key refetches.
     ///   - auditLogger: where every issued token is logged, without the token (silent by default; the audit table
     ///     records them either way).
-    ///   - logger: where refused ID tokens (at `info`) and unreachable OpenID Providers (at `error`) are logged.
+    ///   - logger: where refused ID tokens (at `info`), unreachable OpenID Providers and signers that fail (at
+    ///     `error`) are logged.
+    ///   - keylessSigners: the families that sign through IAM or a PKCS#11 token instead of a key the server holds.
     public init(
         configuration: Configuration,
         store: any TokenServerStorage,
+        keylessSigners: [TokenFamily: KeylessSigner] = [:],
         clock: any WallClock = .system,
         auditLogger: Logger = .silent(label: "fleetauth.token-server.audit"),
         logger: Logger = .silent(label: "fleetauth.token-server")
@@ -147,13 +150,13 @@ public struct TokenServer {
         keyring = try await Keyring(
             store: store, keyDirectory: configuration.dataDirectory + "/keys", project: configuration.project,
             keyFiles: configuration.keyFiles, keyEncryptionKey: configuration.keyEncryptionKey,
-            tokenLifetime: configuration.tokenLifetime, clock: clock)
+            keyless: keylessSigners, tokenLifetime: configuration.tokenLifetime, clock: clock)
         webApp = WebAppSettings(fleetEngineURL: configuration.fleetEngineURL, tileURL: configuration.tileURL)
         router = Router(context: TokenServerRequestContext.self)
         WebAppRoutes(settings: webApp, project: configuration.project).register(on: router)
         TokenServerRoutes(
             login: login, users: users, keyring: keyring, audit: GroupCommitAuditLog(store), clock: clock,
-            auditLogger: auditLogger,
+            auditLogger: auditLogger, logger: logger,
             maximumBodySize: configuration.limits.maximumBodySize
         ).register(on: router)
     }

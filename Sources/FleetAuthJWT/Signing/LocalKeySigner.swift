@@ -1,7 +1,7 @@
 import CryptoExtras
 
 /// Signs with the private key of a service-account key file; the header's `kid` is the key's `private_key_id`.
-public struct LocalKeySigner: TokenSigner {
+public struct LocalKeySigner: RS256Signer {
     /// The key that signs.
     public let key: ServiceAccountKey
 

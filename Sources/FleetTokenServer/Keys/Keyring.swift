@@ -25,8 +25,19 @@ public final class Keyring: @unchecked Sendable {
     /// One key of a family.
     public struct Entry: Sendable {
         public let record: SigningKeyRecord
-        public let key: ServiceAccountKey
-        public let minter: FleetEngineTokenMinter
+        /// The key file's key; nil for a keyless family (IAM, PKCS#11).
+        public let key: ServiceAccountKey?
+        /// Mints the family's tokens; nil for a keyless family whose signer this process was not given.
+        public let minter: FleetEngineTokenMinter?
+        /// The service account the key belongs to.
+        public let email: String
+        /// The account's project (Fleet Engine provider).
+        public let project: String
+        /// The public key this server publishes in its JWK set; nil where Google publishes it (IAM) or it is not
+        /// known here.
+        public let publishedKey: RSAVerificationKey?
+        /// Where Google publishes the account's keys (IAM families), instead of this server.
+        public let googleKeySetURL: String?
     }
 
     /// How long a retired key stays published: the longest token lifetime plus a minute of clock skew.
@@ -38,6 +49,8 @@ public final class Keyring: @unchecked Sendable {
     private let keyEncryptionKey: KeyEncryptionKey?
     private let lifetime: Int64
     private let clock: any WallClock
+    private let project: String
+    private let keyless: [TokenFamily: KeylessSigner]
     private let lock = NSLock()
     private var entries: [Entry] = []
     private var lastRefresh: Date = .distantPast
@@ -54,6 +67,9 @@ public final class Keyring: @unchecked Sendable {
     ///   - project: the Google Cloud project (Fleet Engine provider) of generated keys.
     ///   - keyFiles: existing service-account key files for some families.
     ///   - keyEncryptionKey: when given, new keys (and `keyFiles`) are sealed under it into the store.
+    ///   - keyless: the families that sign through IAM or a PKCS#11 token: no private key of theirs is created or
+    ///     kept; their signer becomes the family's signing key (retiring a previous key, which stays published
+    ///     until its tokens expire).
     ///   - tokenLifetime: `exp − iat` of the tokens the keys sign, in seconds.
     ///   - clock: the clock for key creation, retirement and publication times.
     public init(
@@ -62,6 +78,7 @@ public final class Keyring: @unchecked Sendable {
         project: String,
         keyFiles: [TokenFamily: String] = [:],
         keyEncryptionKey: KeyEncryptionKey? = nil,
+        keyless: [TokenFamily: KeylessSigner] = [:],
         tokenLifetime: Int64 = 3600,
         clock: any WallClock = .system
     ) async throws {
@@ -71,8 +88,24 @@ public final class Keyring: @unchecked Sendable {
         self.lifetime = tokenLifetime
         self.publicationWindow = .seconds(tokenLifetime + 60)
         self.clock = clock
-        let existing = Set(try await store.signingKeys().map(\.family))
-        for family in TokenFamily.allCases where !existing.contains(family) {
+        self.project = project
+        self.keyless = keyless
+        let records = try await store.signingKeys()
+        for family in TokenFamily.allCases {
+            let current = records.last { $0.family == family && $0.retiredAt == nil }
+            if let signer = keyless[family] {
+                let record = SigningKeyRecord(
+                    kid: signer.recordKeyID, family: family,
+                    material: .external(kind: signer.kind, email: signer.serviceAccountEmail), createdAt: now)
+                if current == nil {
+                    _ = try await store.addFirstSigningKey(record)
+                } else if current?.kid != record.kid || current?.material != record.material {
+                    try await store.addSigningKey(record)
+                }
+                continue
+            }
+            // A family that signed keylessly and no longer does gets a key of its own again.
+            guard current == nil || current?.material.isExternal == true else { continue }
             let key =
                 if let file = keyFiles[family] {
                     try ServiceAccountKey(contentsOf: file)
@@ -80,8 +113,12 @@ public final class Keyring: @unchecked Sendable {
                     try ServiceAccountKey.generate(projectID: project, name: family.accountName)
                 }
             let material = try keep(key, family: family, file: keyFiles[family])
-            let added = try await store.addFirstSigningKey(
-                SigningKeyRecord(kid: key.privateKeyID, family: family, material: material, createdAt: now))
+            let record = SigningKeyRecord(kid: key.privateKeyID, family: family, material: material, createdAt: now)
+            if current != nil {
+                try await store.addSigningKey(record)
+                continue
+            }
+            let added = try await store.addFirstSigningKey(record)
             // Another instance created this family's key first: ours was never used.
             if !added, keyFiles[family] == nil, let path = material.path {
                 try? FileManager.default.removeItem(atPath: path)
@@ -111,6 +148,10 @@ public final class Keyring: @unchecked Sendable {
         switch record.material {
         case .file(let path):
             return try ServiceAccountKey(contentsOf: path)
+        case .external(let kind, let email):
+            throw KeyEncryptionKeyError(
+                "Signing key \(record.kid) of \(email) is held by \(kind == "iam" ? "Google (IAM)" : "a PKCS#11 token"), "
+                    + "not by FleetAuth.")
         case .sealed(let sealed):
             guard let keyEncryptionKey else {
                 throw KeyEncryptionKeyError(
@@ -146,15 +187,61 @@ public final class Keyring: @unchecked Sendable {
                 fresh.append(entry)
                 continue
             }
+            if case .external(let kind, let email) = record.material {
+                fresh.append(try keylessEntry(record, kind: kind, email: email))
+                continue
+            }
             let key = try Self.key(of: record, keyEncryptionKey: keyEncryptionKey)
             let minter = try FleetEngineTokenMinter(
                 signer: LocalKeySigner(key: key), configuration: .init(lifetime: lifetime))
-            fresh.append(Entry(record: record, key: key, minter: minter))
+            fresh.append(
+                Entry(
+                    record: record, key: key, minter: minter, email: key.clientEmail, project: key.projectID,
+                    publishedKey: key.verificationKey, googleKeySetURL: nil))
         }
         lock.withLock {
             entries = fresh
             lastRefresh = now
         }
+    }
+
+    /// The entry of a keyless family's record: its signer's minter when this process was given that signer.
+    private func keylessEntry(_ record: SigningKeyRecord, kind: String, email: String) throws -> Entry {
+        let signer = keyless[record.family].flatMap { $0.recordKeyID == record.kid ? $0 : nil }
+        let minter = try signer.map {
+            try FleetEngineTokenMinter(signer: $0.signer, configuration: .init(lifetime: lifetime))
+        }
+        var published: RSAVerificationKey?
+        var googleKeysURL: String? = kind == "iam" ? KeylessSigner.googleKeysURL : nil
+        switch signer?.publication {
+        case .tokenServer(let key): published = key
+        case .google(let keysURL): googleKeysURL = keysURL
+        case nil: break
+        }
+        return Entry(
+            record: record, key: nil, minter: minter, email: email,
+            project: Self.project(ofServiceAccount: email) ?? project, publishedKey: published,
+            googleKeySetURL: googleKeysURL.map { "\($0)/service_accounts/v1/metadata/jwk/\(email)" })
+    }
+
+    /// The project of `NAME@PROJECT.iam.gserviceaccount.com`.
+    static func project(ofServiceAccount email: String) -> String? {
+        let suffix = ".iam.gserviceaccount.com"
+        guard email.hasSuffix(suffix), let at = email.firstIndex(of: "@") else { return nil }
+        let project = email[email.index(after: at)...].dropLast(suffix.count)
+        return project.isEmpty ? nil : String(project)
+    }
+
+    /// The minter of `family`'s tokens; `UNAVAILABLE` when the family signs keylessly through a signer this
+    /// process was not given.
+    public func minter(for family: TokenFamily) throws(TokenServerError) -> (FleetEngineTokenMinter, Entry) {
+        let entry = try signingKey(for: family)
+        guard let minter = entry.minter else {
+            throw .unavailable(
+                "The \(family) family signs through a signer this instance was not configured with "
+                    + "(\(entry.record.material.storedPath ?? entry.record.kid)).")
+        }
+        return (minter, entry)
     }
 
     /// The key that signs `family`'s tokens.
@@ -173,10 +260,10 @@ public final class Keyring: @unchecked Sendable {
         let window = publicationWindow.timeInterval
         let keys = lock.withLock {
             entries.filter {
-                $0.key.clientEmail == email && ($0.record.retiredAt.map { now < $0 + window } ?? true)
+                $0.email == email && $0.publishedKey != nil && ($0.record.retiredAt.map { now < $0 + window } ?? true)
             }
         }
-        return keys.isEmpty ? nil : keys.map(\.key.verificationKey)
+        return keys.isEmpty ? nil : keys.compactMap(\.publishedKey)
     }
 
     /// Adds a new key to `family`'s account and makes it the signing key; the old one is retired now.
@@ -184,7 +271,16 @@ public final class Keyring: @unchecked Sendable {
     public func rotate(_ family: TokenFamily) async throws -> SigningKeyRecord {
         try await refresh()
         let current = try signingKey(for: family)
-        let key = try current.key.newKey()
+        guard let currentKey = current.key else {
+            let place =
+                current.googleKeySetURL != nil
+                ? "Google's IAM (rotate it there: gcloud iam service-accounts keys create/delete)"
+                : "a PKCS#11 token (create a new key there, upload its certificate, and restart with its --key-id)"
+            throw TokenServerError.failedPrecondition(
+                "The \(family) family signs as \(current.email) with a key held by \(place); FleetAuth holds no key "
+                    + "of it to rotate.")
+        }
+        let key = try currentKey.newKey()
         let record = SigningKeyRecord(
             kid: key.privateKeyID, family: family, material: try keep(key, family: family), createdAt: now)
         try await store.addSigningKey(record)
@@ -222,15 +318,18 @@ public final class Keyring: @unchecked Sendable {
     /// Every family's account: email, project and roles.
     public var accounts: [(family: TokenFamily, email: String, project: String)] {
         TokenFamily.allCases.compactMap { family in
-            guard let key = try? signingKey(for: family).key else { return nil }
-            return (family, key.clientEmail, key.projectID)
+            guard let entry = try? signingKey(for: family) else { return nil }
+            return (family, entry.email, entry.project)
         }
     }
 
     /// The JWK set URL of each family's account on a server reachable at `baseURL`.
+    /// IAM families' keys are Google's: their URL is under Google's keys URL (``KeylessSigner/googleKeysURL``).
     public func keySetURLs(baseURL: String) -> [(family: TokenFamily, email: String, project: String, url: String)] {
-        accounts.map {
-            ($0.family, $0.email, $0.project, "\(baseURL)/service_accounts/v1/metadata/jwk/\($0.email)")
+        TokenFamily.allCases.compactMap { family in
+            guard let entry = try? signingKey(for: family) else { return nil }
+            let url = entry.googleKeySetURL ?? "\(baseURL)/service_accounts/v1/metadata/jwk/\(entry.email)"
+            return (family, entry.email, entry.project, url)
         }
     }
 

@@ -86,7 +86,7 @@ struct AdminRoutes {
                     "Unknown token family; one of \(TokenFamily.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
             let record = try await keyring.rotate(family)
-            let email = try keyring.signingKey(for: family).key.clientEmail
+            let email = try keyring.signingKey(for: family).email
             return JSONResponse.make([
                 "family": .string(family.rawValue), "kid": .string(record.kid), "email": .string(email),
             ])

@@ -25,6 +25,7 @@ struct TokenServerRoutes {
     let audit: any AuditLog
     let clock: any WallClock
     let auditLogger: Logger
+    let logger: Logger
     let maximumBodySize: Int
 
     func register(on router: Router<TokenServerRequestContext>) {
@@ -104,18 +105,33 @@ struct TokenServerRoutes {
         let type = try endpoint.tokenType(id: id ?? "")
         let issuedAt = clock.currentDate
         try await keyring.refreshIfStale()
-        let key = try keyring.signingKey(for: endpoint.family)
-        let token = try key.minter.mintSynchronously(type, now: issuedAt)
+        let (minter, key) = try keyring.minter(for: endpoint.family)
+        let token: FleetEngineToken
+        do {
+            token = try await minter.mint(type, now: issuedAt)
+        } catch let error as SigningError {
+            // Never a 200 with a bad token: the signer refused, failed or answered something else.
+            logger.error(
+                "cannot sign a token",
+                metadata: .fleetauth([
+                    "family": .string(endpoint.family.rawValue), "account": .string(key.email),
+                    "code": .string(error.code.rawValue), "error": .string(error.message),
+                ]))
+            throw TokenServerError.unavailable(
+                error.code == .permissionDenied
+                    ? "The token server may not sign \(endpoint.family) tokens right now; its operator has been told why."
+                    : "The token server cannot sign \(endpoint.family) tokens right now; try again shortly.")
+        }
         let scope = JSONValue.object(type.authorization.jsonObject).jsonText
         try await audit.append(
             AuditEntry(
                 issuedAt: Date(epochSeconds: token.claims.issuedAt), username: user.username, endpoint: endpoint,
-                scope: scope, kid: key.record.kid, expiresAt: Date(epochSeconds: token.claims.expiresAt)))
+                scope: scope, kid: token.keyID ?? key.record.kid, expiresAt: Date(epochSeconds: token.claims.expiresAt)))
         auditLogger.info(
             "issued token",
             metadata: .fleetauth([
                 "user": .string(user.username), "endpoint": .string(endpoint.name), "scope": .string(scope),
-                "kid": .string(key.record.kid), "exp": .stringConvertible(token.claims.expiresAt),
+                "kid": .string(token.keyID ?? key.record.kid), "exp": .stringConvertible(token.claims.expiresAt),
             ]))
         var object = token.endpointResponse(now: issuedAt.epochSeconds).jsonObject
         if endpoint.addsDeliveryKeys {

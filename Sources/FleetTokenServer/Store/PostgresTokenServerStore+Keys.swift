@@ -13,14 +13,10 @@ extension PostgresTokenServerStore {
         guard let tokenFamily = TokenFamily(rawValue: family) else {
             throw StoreError.corrupted("Signing key \(kid) has an unknown family.")
         }
-        let material: SigningKeyMaterial
-        if let path {
-            material = .file(path: path)
-        } else if let sealed {
-            material = .sealed(Array(sealed.readableBytesView))
-        } else {
+        guard path != nil || sealed != nil else {
             throw StoreError.corrupted("Signing key \(kid) has no key.")
         }
+        let material = SigningKeyMaterial(storedPath: path, sealed: sealed.map { Array($0.readableBytesView) })
         return SigningKeyRecord(
             kid: kid, family: tokenFamily, material: material, createdAt: Date(epochSeconds: createdAt),
             retiredAt: retiredAt.map(Date.init(epochSeconds:)))
@@ -42,7 +38,7 @@ extension PostgresTokenServerStore {
         try await connection.query(
             """
             INSERT INTO token_signing_keys (kid, family, key_path, sealed_key, created_at)
-            VALUES (\(record.kid), \(record.family.rawValue), \(record.material.path), \(sealed),
+            VALUES (\(record.kid), \(record.family.rawValue), \(record.material.storedPath), \(sealed),
                     \(record.createdAt.epochSeconds))
             """, logger: database.logger)
     }

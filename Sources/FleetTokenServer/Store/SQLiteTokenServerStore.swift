@@ -241,14 +241,12 @@ extension SQLiteTokenServerStore {
             guard let family = TokenFamily(rawValue: row["family"]) else {
                 throw StoreError.corrupted("Signing key \(row["kid"] as String) has an unknown family.")
             }
-            let material: SigningKeyMaterial
-            if let path = row["key_path"] as String? {
-                material = .file(path: path)
-            } else if let sealed = row["sealed_key"] as Data? {
-                material = .sealed(Array(sealed))
-            } else {
+            let path = row["key_path"] as String?
+            let sealed = (row["sealed_key"] as Data?).map { Array($0) }
+            guard path != nil || sealed != nil else {
                 throw StoreError.corrupted("Signing key \(row["kid"] as String) has no key.")
             }
+            let material = SigningKeyMaterial(storedPath: path, sealed: sealed)
             return SigningKeyRecord(
                 kid: row["kid"], family: family, material: material,
                 createdAt: Date(epochSeconds: row["created_at"]),
@@ -257,7 +255,7 @@ extension SQLiteTokenServerStore {
     }
 
     private static func insert(_ record: SigningKeyRecord, _ db: Database) throws {
-        let path = record.material.path
+        let path = record.material.storedPath
         let sealed: Data? = if case .sealed(let bytes) = record.material { Data(bytes) } else { nil }
         try db.cachedStatement(
             sql: "INSERT INTO signing_keys (kid, family, key_path, sealed_key, created_at) VALUES (?, ?, ?, ?, ?)"

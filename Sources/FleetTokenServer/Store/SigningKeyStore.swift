@@ -24,6 +24,36 @@ public enum SigningKeyMaterial: Sendable, Hashable {
     /// The key file's JSON sealed under the key-encryption key (``KeyEncryptionKey``), kept in the database so
     /// every instance can sign with it.
     case sealed([UInt8])
+    /// No private key here: the family signs through a signer FleetAuth does not hold the key of — `kind` is
+    /// `iam` (Google's IAM `signJwt`) or `pkcs11` (an HSM or Cloud KMS) — as the service account `email`.
+    case external(kind: String, email: String)
+
+    /// How an external key is written in a store's key-path column: `external:KIND:EMAIL`.
+    public var storedPath: String? {
+        switch self {
+        case .file(let path): path
+        case .sealed: nil
+        case .external(let kind, let email): "external:\(kind):\(email)"
+        }
+    }
+
+    /// The material a store's key-path column (and sealed column) describe.
+    public init(storedPath path: String?, sealed: [UInt8]?) {
+        if let path, path.hasPrefix("external:") {
+            let parts = path.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            self = .external(kind: parts.count > 1 ? String(parts[1]) : "", email: parts.count > 2 ? String(parts[2]) : "")
+        } else if let path {
+            self = .file(path: path)
+        } else {
+            self = .sealed(sealed ?? [])
+        }
+    }
+
+    /// Whether the private key is held elsewhere (IAM, PKCS#11).
+    public var isExternal: Bool {
+        if case .external = self { return true }
+        return false
+    }
 
     /// The file's path, for file keys.
     public var path: String? {
