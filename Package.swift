@@ -221,6 +221,7 @@ let package = Package(
                 "FleetAuthCore",
                 "FleetAuthServerSupport",
                 "FleetAuthJWT",
+                "FleetAuthIAM",
                 "FleetEngineEmulator",
                 "FleetTokenServer",
                 "FleetAuthClient",

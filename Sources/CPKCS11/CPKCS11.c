@@ -1,8 +1,10 @@
+#define _GNU_SOURCE
 #include "CPKCS11.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef CK_RV (*fn_initialize)(void *);
 typedef CK_RV (*fn_get_function_list)(void **);
@@ -75,7 +77,16 @@ cpkcs11_module *cpkcs11_load(const char *path, char *error, size_t error_length)
         return NULL;
     }
     const function_list_t *functions = (const function_list_t *)list;
-    if (functions->version.major < 2 || functions->functions[F_GET_FUNCTION_LIST] != symbol) {
+    // The list's layout is checked where the dynamic linker can name its entries: the fourth is C_GetFunctionList
+    // and the sixtieth C_GenerateKeyPair (possibly another library's C_GetFunctionList, when one in the process
+    // exports the name — p11-kit does — so names are compared, not addresses).
+    Dl_info info;
+    int layout_ok = functions->version.major >= 2;
+    if (layout_ok && dladdr(functions->functions[F_GET_FUNCTION_LIST], &info) && info.dli_sname)
+        layout_ok = strcmp(info.dli_sname, "C_GetFunctionList") == 0;
+    if (layout_ok && dladdr(functions->functions[F_GENERATE_KEY_PAIR], &info) && info.dli_sname)
+        layout_ok = strstr(info.dli_sname, "GenerateKeyPair") != NULL;
+    if (!layout_ok) {
         snprintf(error, error_length, "%s has a function list this loader does not understand (version %u.%u)", path,
                  functions->version.major, functions->version.minor);
         dlclose(handle);

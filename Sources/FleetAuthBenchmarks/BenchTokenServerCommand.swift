@@ -96,7 +96,7 @@ extension BenchCommand {
 
         func measure(_ backends: [Backend]) async throws {
             let quiet = Logger.quiet(label: "fleetauth.bench")
-            let minter = try backends[0].server.keyring.signingKey(for: .driver).minter
+            let (minter, _) = try backends[0].server.keyring.minter(for: .driver)
             let cores = ProcessInfo.processInfo.activeProcessorCount
             let ports = AsyncStream.makeStream(of: (Int, Int).self)
             let applications = backends.enumerated().map { index, backend in

@@ -2,12 +2,13 @@ import ArgumentParser
 import FleetAuthCore
 import FleetAuthJWT
 import FleetTokenServer
+import Foundation
 
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
         abstract: "Create service-account key files and publish their public keys.",
-        subcommands: [Create.self, JWKS.self, Rotate.self, CreateKEK.self]
+        subcommands: [Create.self, Certificate.self, JWKS.self, Rotate.self, CreateKEK.self]
     )
 
     struct Create: AsyncParsableCommand {
@@ -20,15 +21,52 @@ struct KeysCommand: AsyncParsableCommand {
         )
 
         @Option(help: "The project ID, which is also the Fleet Engine provider ID.")
-        var project: String
+        var project: String?
 
         @Option(help: "The service account's name (the part of the email before @).")
-        var name: String
+        var name: String?
 
         @Option(help: "Where to write the key file. Default: NAME.json in the current directory.")
         var out: String?
 
+        @Option(
+            help: """
+                Instead of a key file, generate an RSA-2048 key pair inside the PKCS#11 token this RFC 7512 URI \
+                names (object= labels it; id= or 16 random bytes; needs a PIN): sensitive, never extractable.
+                """)
+        var pkcs11: String?
+
+        func validate() throws {
+            if pkcs11 != nil {
+                if project != nil || name != nil || out != nil {
+                    throw ValidationError("--pkcs11 creates the key in the token: --project, --name and --out do not apply.")
+                }
+            } else if project == nil || name == nil {
+                throw ValidationError("Give --project and --name (a key file), or --pkcs11 URI (a key in a token).")
+            }
+        }
+
+        static func createInToken(_ text: String) async throws(SigningError) -> (uri: PKCS11URI, thumbprint: String) {
+            let created = try await PKCS11Signer.generateKeyPair(uri: PKCS11URI(text))
+            let signer = try await PKCS11Signer(uri: created, serviceAccountEmail: "", sessions: 1)
+            return (created, signer.publicKey.jwkThumbprint)
+        }
+
         func run() async throws {
+            if let pkcs11 {
+                let created: (uri: PKCS11URI, thumbprint: String)
+                do {
+                    created = try await Self.createInToken(pkcs11)
+                } catch {
+                    throw CLIError(error.message)
+                }
+                print("created an RSA-2048 key pair in the token: \(created.uri)")
+                print("key thumbprint (the kid until Google assigns one): \(created.thumbprint)")
+                print("next: fleetauth keys certificate --pkcs11 URI --service-account EMAIL --out cert.pem, then")
+                print("      gcloud iam service-accounts keys upload cert.pem --iam-account EMAIL")
+                return
+            }
+            guard let project, let name else { return }
             let key: ServiceAccountKey
             do {
                 key = try ServiceAccountKey.generate(projectID: project, name: name)
@@ -42,6 +80,51 @@ struct KeysCommand: AsyncParsableCommand {
                 throw CLIError(error.message)
             }
             print("wrote \(path): \(key.clientEmail), key ID \(key.privateKeyID)")
+        }
+    }
+
+    struct Certificate: AsyncParsableCommand {
+        static func make(_ uri: String, email: String, days: Int) async throws(SigningError) -> SelfSignedCertificate {
+            let signer = try await PKCS11Signer(uri: PKCS11URI(uri), serviceAccountEmail: email, sessions: 1)
+            do {
+                return try await signer.certificate(validity: TimeInterval(days) * 86400)
+            } catch let error as SigningError {
+                throw error
+            } catch {
+                throw .configuration("The certificate could not be signed: \(error)")
+            }
+        }
+
+        static let configuration = CommandConfiguration(
+            abstract: "Write a self-signed X.509 certificate for a key in a PKCS#11 token, signed inside the token.",
+            discussion: """
+                Upload it to the service account with `gcloud iam service-accounts keys upload FILE --iam-account \
+                EMAIL`; Google answers with the key ID to give the token server as --key-id FAMILY=ID. The subject is \
+                CN=EMAIL. The file is never overwritten.
+                """
+        )
+
+        @Option(help: "The key's RFC 7512 PKCS#11 URI (with module-path and a PIN).") var pkcs11: String
+        @Option(help: "The service account the key is for (the certificate's CN).") var serviceAccount: String
+        @Option(help: "Where to write the PEM certificate.") var out: String
+        @Option(help: "Validity in days.") var days: Int = 3650
+
+        func run() async throws {
+            guard !FileManager.default.fileExists(atPath: out) else {
+                throw CLIError("\(out) exists; it was left as it is.")
+            }
+            let certificate: SelfSignedCertificate
+            do {
+                certificate = try await Self.make(pkcs11, email: serviceAccount, days: days)
+            } catch {
+                throw CLIError(error.message)
+            }
+            do {
+                try Data(certificate.pemRepresentation.utf8).write(to: URL(fileURLWithPath: out), options: .withoutOverwriting)
+            } catch {
+                throw CLIError("\(out) cannot be written: \(error.localizedDescription)")
+            }
+            print("wrote \(out): a certificate for \(serviceAccount), signed inside the token")
         }
     }
 

@@ -1,6 +1,8 @@
 import ArgumentParser
 import FleetAuthCore
+import FleetAuthIAM
 import FleetAuthJWT
+import FleetTokenServer
 import Foundation
 
 struct TokenCommand: AsyncParsableCommand {
@@ -31,6 +33,16 @@ struct TokenCommand: AsyncParsableCommand {
 
         @Option(help: "Service-account key file. Default: $GOOGLE_APPLICATION_CREDENTIALS.")
         var key: String?
+        @Option(
+            help: """
+                Sign without a key file: iam (IAM signJwt with Application Default Credentials) or pkcs11:URI (a key \
+                in an HSM or Cloud KMS). Needs --service-account.
+                """)
+        var signer: String?
+        @Option(help: "The service account a --signer signs as.") var serviceAccount: String?
+        @Option(help: "The kid of a pkcs11 signer's tokens (default: the key's RFC 7638 thumbprint).") var keyID: String?
+        @Option(help: "The IAM Credentials API base URL.")
+        var iamCredentialsURL: String = IAMCredentialsSigner.Configuration.googleBaseURL
 
         @Option(name: .customLong("type"), help: "Token type: \(TokenCommand.typeNames.joined(separator: ", ")).")
         var tokenType: String
@@ -59,22 +71,47 @@ struct TokenCommand: AsyncParsableCommand {
 
         func validate() throws {
             _ = try tokenTypeFromOptions()
+            if let signer {
+                guard signer == "iam" || signer.hasPrefix("pkcs11:") else {
+                    throw ValidationError("--signer must be iam or pkcs11:URI.")
+                }
+                guard serviceAccount != nil else { throw ValidationError("--signer needs --service-account EMAIL.") }
+                if key != nil { throw ValidationError("--key and --signer exclude each other.") }
+            } else if serviceAccount != nil || keyID != nil {
+                throw ValidationError("--service-account and --key-id go with --signer.")
+            }
+            if keyID != nil, signer == "iam" { throw ValidationError("--key-id applies to a pkcs11 signer only.") }
         }
 
         func run() async throws {
             let type = try tokenTypeFromOptions()
-            let serviceAccount = try loadKey(key)
+            let tokenSigner: any TokenSigner
+            if let signer, let serviceAccount {
+                var accessTokens: AccessTokenSource?
+                tokenSigner = try await KeylessSignerOptions.signer(
+                    kind: signer, email: serviceAccount, keyID: keyID, iamCredentialsURL: iamCredentialsURL,
+                    googleKeysURL: KeylessSigner.googleKeysURL, environment: nil, accessTokens: &accessTokens,
+                    family: "--signer"
+                ).signer
+            } else {
+                tokenSigner = LocalKeySigner(key: try loadKey(key))
+            }
             let minter: FleetEngineTokenMinter
             do {
                 minter = try FleetEngineTokenMinter(
-                    signer: LocalKeySigner(key: serviceAccount),
+                    signer: tokenSigner,
                     configuration: .init(audience: audience, lifetime: lifetime, backdate: backdate)
                 )
             } catch {
                 throw CLIError(error.message)
             }
             let date = now.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
-            let token = try await minter.mint(type, now: date)
+            let token: FleetEngineToken
+            do {
+                token = try await minter.mint(type, now: date)
+            } catch let error as SigningError {
+                throw CLIError(error.message)
+            }
             if json {
                 let response = token.endpointResponse(now: Int64(date.timeIntervalSince1970.rounded(.down)))
                 print(JSONValue.object(response.jsonObject).prettyText())

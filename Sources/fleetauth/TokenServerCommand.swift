@@ -113,6 +113,7 @@ struct TokenServerCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var storage: TokenServerDataOptions
+    @OptionGroup var keyless: KeylessSignerOptions
     @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
     @Option(help: "Port to listen on (0 picks a free one).") var port: Int = 8788
     @Option(help: "Google Cloud project (Fleet Engine provider) of generated keys.") var project: String =
@@ -186,6 +187,10 @@ struct TokenServerCommand: AsyncParsableCommand {
         var auditLogger = Logger(label: "fleetauth.token-server.audit")
         auditLogger.logLevel = .info
         let keyEncryptionKey = try storage.keyEncryptionKey()
+        let keylessSigners = try await keyless.keylessSigners()
+        for (family, signer) in keylessSigners.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            say("\(family) tokens signed by \(signer.kind == "iam" ? "IAM" : "a PKCS#11 token") as \(signer.serviceAccountEmail) (no key held here)")
+        }
         let store = try await storage.openStore(forServer: true)
         if let url = try storage.postgresURL() {
             say("Users, sessions, audit and signing keys in PostgreSQL at \(url)")
@@ -200,7 +205,7 @@ struct TokenServerCommand: AsyncParsableCommand {
                     openIDProviders: openIDProviders, openIDAutoCreateRole: oidcAutoCreate.flatMap(AppUserRole.init),
                     fleetEngineURL: emulatorURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }, tileURL: tileURL
                 ),
-                store: store, auditLogger: auditLogger, logger: logger)
+                store: store, keylessSigners: keylessSigners, auditLogger: auditLogger, logger: logger)
         } catch let error as KeyEncryptionKeyError {
             await store.close()
             throw CLIError(error.message)
@@ -260,17 +265,30 @@ extension KeysCommand {
                 }
                 let keyring: Keyring
                 do {
-                    let project = try Keyring.key(of: first, keyEncryptionKey: keyEncryptionKey).projectID
+                    let local = try await store.signingKeys().first { !$0.material.isExternal } ?? first
+                    let project =
+                        local.material.isExternal
+                        ? "demo-project" : try Keyring.key(of: local, keyEncryptionKey: keyEncryptionKey).projectID
                     keyring = try await Keyring(
                         store: store, keyDirectory: storage.data + "/keys", project: project,
-                        keyEncryptionKey: keyEncryptionKey)
+                        keyEncryptionKey: keyEncryptionKey, reconcile: false)
                 } catch let error as KeyEncryptionKeyError {
                     throw CLIError(error.message)
                 } catch let error as ServiceAccountKeyError {
                     throw CLIError(error.message)
                 }
                 for family in families {
-                    let old = try keyring.signingKey(for: family).record.kid
+                    let current = try keyring.signingKey(for: family)
+                    if current.record.material.isExternal {
+                        var message = "FleetAuth holds no key of the \(family) family."
+                        do { _ = try await keyring.rotate(family) } catch let error as GoogleAPIError {
+                            message = error.message
+                        }
+                        if family.rawValue == self.family { throw CLIError(message) }
+                        say("\(family): skipped. \(message)")
+                        continue
+                    }
+                    let old = current.record.kid
                     let new = try await keyring.rotate(family)
                     say("\(family): new signing key \(new.kid) (previous \(old) published until its tokens expire).")
                 }

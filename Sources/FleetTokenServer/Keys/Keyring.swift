@@ -72,6 +72,9 @@ public final class Keyring: @unchecked Sendable {
     ///     until its tokens expire).
     ///   - tokenLifetime: `exp − iat` of the tokens the keys sign, in seconds.
     ///   - clock: the clock for key creation, retirement and publication times.
+    ///   - reconcile: whether to make each family's signing key match `keyless` (a server starting); false for a
+    ///     tool that only reads or rotates the keys (`fleetauth keys rotate`), which then leaves keyless families
+    ///     as they are.
     public init(
         store: any SigningKeyStore,
         keyDirectory: String,
@@ -80,7 +83,8 @@ public final class Keyring: @unchecked Sendable {
         keyEncryptionKey: KeyEncryptionKey? = nil,
         keyless: [TokenFamily: KeylessSigner] = [:],
         tokenLifetime: Int64 = 3600,
-        clock: any WallClock = .system
+        clock: any WallClock = .system,
+        reconcile: Bool = true
     ) async throws {
         self.store = store
         self.keyDirectory = keyDirectory
@@ -105,7 +109,7 @@ public final class Keyring: @unchecked Sendable {
                 continue
             }
             // A family that signed keylessly and no longer does gets a key of its own again.
-            guard current == nil || current?.material.isExternal == true else { continue }
+            guard current == nil || (reconcile && current?.material.isExternal == true) else { continue }
             let key =
                 if let file = keyFiles[family] {
                     try ServiceAccountKey(contentsOf: file)
