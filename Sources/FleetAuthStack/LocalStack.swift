@@ -1,8 +1,16 @@
 public import FleetAuthCore
+import FleetAuthIAM
+import FleetAuthJWT
+import FleetAuthServerSupport
 public import FleetEngineEmulator
 public import FleetTokenServer
 import Foundation
 public import Logging
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import ServiceLifecycle
 public import UnixSignals
 
@@ -39,6 +47,10 @@ public struct LocalStack {
     public let tokenServer: TokenServer
     /// The emulator's vehicles and trips.
     public let fleetStore: any FleetStore
+    /// Keyless mode: the emulator's REST port, where it also plays Google's IAM and metadata server for the
+    /// service accounts it holds (`DATA/iam/`), and the token server signs every family through it.
+    public let keylessIAMPort: Int?
+    private let iamKeys: [TokenFamily: ServiceAccountKey]
     private let clock: any WallClock
 
     /// The Fleet Engine provider of the generated keys.
@@ -51,18 +63,21 @@ public struct LocalStack {
     ///   - tokenServer: the token server's configuration (its `dataDirectory` is replaced by `dataDirectory`).
     ///   - clock: both servers' clock.
     ///   - auditLogger: where the token server logs every issued token (without the token).
+    ///   - keylessIAMPort: keyless mode (see ``keylessIAMPort``): the emulator's REST port (0 picks a free one
+    ///     now); nil for the token server's own keys.
     public init(
         dataDirectory: String,
         tokenServer configuration: TokenServer.Configuration? = nil,
         clock: any WallClock = .system,
-        auditLogger: Logger = .silent(label: "fleetauth.token-server.audit")
+        auditLogger: Logger = .silent(label: "fleetauth.token-server.audit"),
+        keylessIAMPort: Int? = nil
     ) async throws {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         try await self.init(
             dataDirectory: dataDirectory, tokenServer: configuration,
             tokenServerStore: try SQLiteTokenServerStore(path: dataDirectory + "/" + TokenServer.databaseFileName),
             fleetStore: try SQLiteFleetStore(path: dataDirectory + "/" + EmulatorServer.databaseFileName),
-            clock: clock, auditLogger: auditLogger)
+            clock: clock, auditLogger: auditLogger, keylessIAMPort: keylessIAMPort)
     }
 
     /// Both servers on stores of the caller's choice (PostgreSQL, for instance); the data directory still holds
@@ -73,7 +88,8 @@ public struct LocalStack {
         tokenServerStore: any TokenServerStorage,
         fleetStore: any FleetStore,
         clock: any WallClock = .system,
-        auditLogger: Logger = .silent(label: "fleetauth.token-server.audit")
+        auditLogger: Logger = .silent(label: "fleetauth.token-server.audit"),
+        keylessIAMPort: Int? = nil
     ) async throws {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         self.dataDirectory = dataDirectory
@@ -81,8 +97,38 @@ public struct LocalStack {
         var configuration = configuration ?? TokenServer.Configuration(dataDirectory: dataDirectory)
         configuration.dataDirectory = dataDirectory
         self.fleetStore = fleetStore
+        var signers: [TokenFamily: KeylessSigner] = [:]
+        var iamKeys: [TokenFamily: ServiceAccountKey] = [:]
+        var port = keylessIAMPort
+        if let requested = keylessIAMPort {
+            let chosen = requested == 0 ? try LoopbackPort.free() : requested
+            port = chosen
+            let base = "http://127.0.0.1:\(chosen)"
+            let accessTokens = AccessTokenSource(credentials: .metadataServer(host: "127.0.0.1:\(chosen)"), clock: clock)
+            let directory = dataDirectory + "/iam"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            for family in TokenFamily.allCases {
+                let path = "\(directory)/\(family.rawValue).json"
+                let key: ServiceAccountKey
+                if FileManager.default.fileExists(atPath: path) {
+                    key = try ServiceAccountKey(contentsOf: path)
+                } else {
+                    key = try ServiceAccountKey.generate(projectID: configuration.project, name: family.accountName)
+                    try key.write(to: path)
+                }
+                iamKeys[family] = key
+                signers[family] = .iam(
+                    IAMCredentialsSigner(
+                        serviceAccountEmail: key.clientEmail, accessTokens: accessTokens,
+                        configuration: .init(baseURL: base)),
+                    googleKeysURL: base)
+            }
+        }
+        self.keylessIAMPort = port
+        self.iamKeys = iamKeys
         tokenServer = try await TokenServer(
-            configuration: configuration, store: tokenServerStore, clock: clock, auditLogger: auditLogger)
+            configuration: configuration, store: tokenServerStore, keylessSigners: signers, clock: clock,
+            auditLogger: auditLogger)
     }
 
     /// Starts the token server, then the emulator trusting it, runs `body` with their addresses (in this task),
@@ -157,15 +203,25 @@ public struct LocalStack {
                 var ports = tokenPorts.stream.makeAsyncIterator()
                 guard let tokenPort = await ports.next() else { throw try await Self.failure(of: &tasks) }
                 let tokenServerURL = "http://\(host):\(tokenPort)"
+                // Keyless: the emulator holds the accounts' keys, as Google would, and trusts them by key file.
+                let trust =
+                    keylessIAMPort == nil
+                    ? tokenServer.keyring.trustConfiguration(baseURL: tokenServerURL)
+                    : TrustConfiguration(
+                        serviceAccounts: iamKeys.sorted { $0.key.rawValue < $1.key.rawValue }.map { family, key in
+                            .init(
+                                account: TrustedServiceAccount(
+                                    email: key.clientEmail, project: key.projectID, roles: family.roles),
+                                keySource: .keyFile("\(dataDirectory)/iam/\(family.rawValue).json"))
+                        })
                 // Pages served by the token server call the emulator from the browser: allow that origin.
                 let emulator = try await EmulatorServer(
-                    configuration: .init(allowedOrigins: [tokenServerURL]),
-                    trust: tokenServer.keyring.trustConfiguration(baseURL: tokenServerURL), store: fleetStore,
+                    configuration: .init(allowedOrigins: [tokenServerURL]), trust: trust, store: fleetStore,
                     clock: clock)
                 let emulatorPorts = AsyncStream.makeStream(of: Int.self)
                 let grpcPorts = AsyncStream.makeStream(of: Int.self)
                 let services = emulator.services(
-                    host: host, port: emulatorPort, grpcPort: emulatorGRPCPort, logger: logger,
+                    host: host, port: keylessIAMPort ?? emulatorPort, grpcPort: emulatorGRPCPort, logger: logger,
                     onServerRunning: { emulatorPorts.continuation.yield($0) },
                     onGRPCServerRunning: { grpcPorts.continuation.yield($0) })
                 let servesGRPC = services.count > 2
@@ -217,4 +273,30 @@ public struct LocalStack {
 public struct LocalStackError: Error, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// A free loopback TCP port, found by binding port 0 and closing the socket (for a server that must know its port
+/// before it starts).
+enum LoopbackPort {
+    static func free() throws -> Int {
+        #if canImport(Glibc)
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+            let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw LocalStackError("Cannot open a socket to find a free port.") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw LocalStackError("Cannot bind a loopback socket to find a free port.") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
 }

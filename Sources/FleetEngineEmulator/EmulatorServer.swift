@@ -53,6 +53,8 @@ public struct EmulatorServer {
     public let service: FleetEngineService
     /// The REST API.
     public let router: Router<EmulatorRequestContext>
+    /// The stand-in for Google's IAM and metadata server, for the accounts whose key files the emulator holds.
+    public let iam: LocalIAM?
     private let keyRefresher: KeyRefresher?
 
     /// Loads the trusted keys (fetching JWK sets served by URL) and builds the router.
@@ -72,9 +74,12 @@ public struct EmulatorServer {
         for entry in trust.serviceAccounts where entry.keySource.isURL {
             urls[entry.account.email] = entry.keySource.location
         }
+        let heldKeys = trust.serviceAccounts.compactMap { entry in
+            entry.keySource.isKeyFile ? try? ServiceAccountKey(contentsOf: entry.keySource.location) : nil
+        }
         self.init(
             configuration: configuration, accounts: try await trust.loadAccounts(), keyURLs: urls, store: store,
-            clock: clock)
+            iam: heldKeys.isEmpty ? nil : try await LocalIAM(keys: heldKeys, clock: clock), clock: clock)
     }
 
     /// Builds the router for accounts whose keys are already loaded.
@@ -84,12 +89,14 @@ public struct EmulatorServer {
     ///   - accounts: the trusted accounts and their keys.
     ///   - keyURLs: the JWK set URL of each account (by email) whose keys are refetched on an unknown `kid`.
     ///   - store: where vehicles and trips live.
+    ///   - iam: the stand-in for Google's IAM and metadata server to serve, if any.
     ///   - clock: the clock for token checks and server-set times.
     public init(
         configuration: Configuration = Configuration(),
         accounts: [(TrustedServiceAccount, [RSAVerificationKey])],
         keyURLs: [String: String] = [:],
         store: any FleetStore,
+        iam: LocalIAM? = nil,
         clock: any WallClock = .system
     ) {
         let metrics = EmulatorMetrics()
@@ -108,13 +115,15 @@ public struct EmulatorServer {
         self.metrics = metrics
         self.service = service
         self.keyRefresher = refresher
+        self.iam = iam
         self.router = FleetEngineEmulator.makeRouter(
             authenticator: authenticator,
             service: service,
             keyRefresher: refresher,
             metrics: metrics,
             maximumBodySize: configuration.limits.maximumBodySize,
-            allowedOrigins: configuration.allowedOrigins
+            allowedOrigins: configuration.allowedOrigins,
+            iam: iam
         )
     }
 

@@ -49,7 +49,8 @@ public enum FleetEngineEmulator {
         keyRefresher: KeyRefresher?,
         metrics: EmulatorMetrics,
         maximumBodySize: Int,
-        allowedOrigins: [String] = []
+        allowedOrigins: [String] = [],
+        iam: LocalIAM? = nil
     ) -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         if !allowedOrigins.isEmpty { router.add(middleware: CORSMiddleware(origins: allowedOrigins)) }
@@ -68,6 +69,7 @@ public enum FleetEngineEmulator {
                 body: .init(byteBuffer: ByteBuffer(string: metrics.text))
             )
         }
+        if let iam { IAMRoutes(iam: iam, maximumBodySize: maximumBodySize).register(on: router) }
         let v1 = router.group("v1/providers/{provider}").add(
             middleware: AuthenticationMiddleware(authenticator: authenticator, refresher: keyRefresher))
         RESTRoutes(service: service, maximumBodySize: maximumBodySize).register(on: v1)

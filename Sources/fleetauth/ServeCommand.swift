@@ -37,6 +37,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Lifetime of issued Fleet Engine tokens in seconds (60–3600).") var tokenLifetime: Int64 = 3600
     @Option(help: "A map tile URL template ({z}/{x}/{y}) for the browser pages used online; default: no tiles.")
     var tileURL: String?
+    @Flag(
+        help: """
+            No key in the token server: it signs every family through IAM signJwt, authenticated by the metadata \
+            server, both played by the emulator, which holds the service accounts' keys (DATA/iam) as Google would.
+            """)
+    var keyless = false
 
     func validate() throws {
         if !(60...3600).contains(tokenLifetime) {
@@ -64,9 +70,11 @@ struct ServeCommand: AsyncParsableCommand {
                 say("State in PostgreSQL at \(url)")
                 stack = try await LocalStack(
                     dataDirectory: data, tokenServer: configuration, tokenServerStore: tokenServerStore,
-                    fleetStore: fleetStore, auditLogger: auditLogger)
+                    fleetStore: fleetStore, auditLogger: auditLogger, keylessIAMPort: keyless ? emulatorPort : nil)
             } else {
-                stack = try await LocalStack(dataDirectory: data, tokenServer: configuration, auditLogger: auditLogger)
+                stack = try await LocalStack(
+                    dataDirectory: data, tokenServer: configuration, auditLogger: auditLogger,
+                    keylessIAMPort: keyless ? emulatorPort : nil)
             }
         } catch let error as KeyEncryptionKeyError {
             throw CLIError(error.message)
@@ -79,6 +87,10 @@ struct ServeCommand: AsyncParsableCommand {
         ) { endpoints in
             say("Token server:          \(endpoints.tokenServerURL)")
             say("Fleet Engine emulator: \(endpoints.emulatorURL)  (provider \(endpoints.project))")
+            if keyless {
+                say("Keyless: the token server holds no key; it signs through IAM signJwt at \(endpoints.emulatorURL)")
+                say("         (the emulator plays IAM and the metadata server, with the keys in \(data)/iam)")
+            }
             if let grpc = endpoints.emulatorGRPCAddress { say("Fleet Engine gRPC:     \(grpc)  (plaintext HTTP/2)") }
             let storeOption = onPostgres ? "--database \"$DATABASE_URL\"" : "--data \(data)"
             say("Add a driver:  fleetauth users add dana --role driver \(storeOption)")

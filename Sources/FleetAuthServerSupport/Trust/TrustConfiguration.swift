@@ -37,6 +37,8 @@ public struct TrustConfiguration: Sendable, Hashable {
 
         /// Whether the keys come from a URL.
         public var isURL: Bool { kind == .jwksURL }
+        /// Whether the source is a service-account key file (whose private key the emulator then holds).
+        public var isKeyFile: Bool { kind == .keyFile }
         public var description: String { "\(kind.rawValue) \(location)" }
     }
 
