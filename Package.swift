@@ -257,7 +257,7 @@ let package = Package(
         .testTarget(
             name: "FleetAuthJWTTests",
             dependencies: [
-                "FleetAuthCore", "FleetAuthJWT", "FleetAuthTesting",
+                "FleetAuthCore", "FleetAuthJWT", "FleetAuthTesting", "FleetAuthServerTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

@@ -71,7 +71,7 @@ struct MintingTests {
         }
     }
 
-    struct KeylessSigner: TokenSigner {
+    struct KeylessSigner: RS256Signer {
         let key: ServiceAccountKey
         var serviceAccountEmail: String { key.clientEmail }
         var keyID: String? { nil }

@@ -21,7 +21,7 @@ struct KeysTests {
         let fixture = try await TokenServerFixture()
         let keyring = fixture.server.keyring
         let old = try keyring.signingKey(for: .driver)
-        let jwks = "/service_accounts/v1/metadata/jwk/\(old.key.clientEmail)"
+        let jwks = "/service_accounts/v1/metadata/jwk/\(old.email)"
         try await fixture.application.test(.router) { client in
             let session = try await client.login("dana")
             let (_, before, _) = try await client.json(.get, "/token/driver/v1", bearer: session)
@@ -39,7 +39,7 @@ struct KeysTests {
             // Both tokens verify against the published set.
             let keys = try JSONWebKeySet(json: published.jsonBytes).verificationKeys()
             var trust = TrustStore()
-            trust.add(keys, issuer: old.key.clientEmail)
+            trust.add(keys, issuer: old.email)
             let verifier = FleetEngineTokenVerifier(trustStore: trust)
             _ = try verifier.verify(oldToken, now: fixture.clock.currentDate)
             _ = try verifier.verify(newToken, now: fixture.clock.currentDate)

@@ -89,7 +89,7 @@ struct MultiInstanceTests {
             servers.clock.advance(by: servers.b.keyring.refreshInterval)
             let jwt = try #require(try await b.json(.get, "/token/driver/v1", bearer: sessionA).1["jwt"]?.stringValue)
             #expect(try Self.header(jwt)["kid"]?.stringValue == rotated.kid)
-            let jwks = "/service_accounts/v1/metadata/jwk/\(before.key.clientEmail)"
+            let jwks = "/service_accounts/v1/metadata/jwk/\(before.email)"
             let published = try await b.json(.get, jwks).1["keys"]?.arrayValue?.compactMap {
                 $0.objectValue?["kid"]?.stringValue
             }
@@ -97,7 +97,7 @@ struct MultiInstanceTests {
             // The token verifies with the key set the other instance publishes.
             let keySet = try JSONWebKeySet(json: JSONValue.object(try await b.json(.get, jwks).1).jsonBytes)
             var trust = TrustStore()
-            trust.add(try keySet.verificationKeys(), issuer: before.key.clientEmail)
+            trust.add(try keySet.verificationKeys(), issuer: before.email)
             _ = try FleetEngineTokenVerifier(trustStore: trust).verify(jwt, now: servers.clock.currentDate)
 
             // Once its tokens have expired, the old key is pruned by exactly one instance.

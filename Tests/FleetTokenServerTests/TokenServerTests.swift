@@ -211,7 +211,7 @@ struct LoginTests {
 @Suite("Token server: token endpoints")
 struct TokenEndpointTests {
     static func verify(_ jwt: String, _ fixture: TokenServerFixture, family: TokenFamily) throws -> VerifiedToken {
-        let key = try fixture.server.keyring.signingKey(for: family).key
+        let key = try fixture.server.keyring.signingKey(for: family).key!
         var trust = TrustStore()
         trust.add([key.verificationKey], issuer: key.clientEmail)
         return try FleetEngineTokenVerifier(trustStore: trust).verify(jwt, now: fixture.clock.currentDate)
@@ -230,7 +230,7 @@ struct TokenEndpointTests {
             let jwt = try #require(body["jwt"]?.stringValue)
             #expect(body["token"]?.stringValue == jwt)
             let verified = try Self.verify(jwt, fixture, family: .driver)
-            let key = try fixture.server.keyring.signingKey(for: .driver).key
+            let key = try fixture.server.keyring.signingKey(for: .driver).key!
             #expect(
                 JSONValue.object(verified.header).jsonText
                     == #"{"alg":"RS256","typ":"JWT","kid":"\#(key.privateKeyID)"}"#)

@@ -28,6 +28,10 @@ public final class PKCS11Signer: RS256Signer {
     public let publicKey: RSAVerificationKey
     /// Where the key is (the PIN hidden in its description).
     public let uri: PKCS11URI
+    /// Whether the token says the private key never leaves it: `CKA_SENSITIVE` true and `CKA_EXTRACTABLE` false
+    /// (as ``generateKeyPair(uri:)`` makes keys). A key imported in the clear or made extractable is usable, but
+    /// not "never held anywhere else".
+    public let keyNeverLeavesToken: Bool
     private let module: PKCS11Module
     private let key: CK_OBJECT_HANDLE
     private let pool: PKCS11SessionPool
@@ -69,10 +73,18 @@ public final class PKCS11Signer: RS256Signer {
             if let canSign = module.attribute(first, key, PKCS11Constants.signAttribute), canSign != [1] {
                 throw SigningError.configuration("The key \(uri) may not sign (CKA_SIGN is false).")
             }
-            let publicKey = try Self.publicKey(module: module, session: first, privateKey: key, uri: uri, keyID: keyID)
+            let anonymous = try Self.publicKey(module: module, session: first, privateKey: key, uri: uri, keyID: nil)
+            let kid = keyID ?? anonymous.jwkThumbprint
             for _ in 1..<max(1, sessions) { handles.append(try module.openSession(slot)) }
-            self.publicKey = publicKey
-            self.keyID = keyID ?? publicKey.jwkThumbprint
+            do {
+                self.publicKey = try RSAVerificationKey(jwk: { var jwk = anonymous.jwk; jwk.keyID = kid; return jwk }())
+            } catch {
+                throw SigningError.configuration("The public half of \(uri) is not usable: \(error.message)")
+            }
+            self.keyID = kid
+            self.keyNeverLeavesToken =
+                module.attribute(first, key, PKCS11Constants.sensitiveAttribute) == [1]
+                && module.attribute(first, key, PKCS11Constants.extractableAttribute) == [0]
             self.key = key
         } catch {
             handles.forEach(module.closeSession)
