@@ -183,6 +183,7 @@ let package = Package(
             dependencies: [
                 "FleetAuthServerSupport", "FleetAuthCore", "FleetAuthJWT",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -260,6 +261,16 @@ let package = Package(
                 "FleetAuthCore", "FleetAuthJWT", "FleetAuthTesting", "FleetAuthServerTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FleetAuthIAMTests",
+            dependencies: [
+                "FleetAuthCore", "FleetAuthJWT", "FleetAuthIAM", "FleetAuthTesting", "FleetAuthServerTesting",
+                "FleetEngineEmulator", "FleetAuthServerSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,138 @@
+import FleetAuthCore
+import FleetAuthIAM
+import FleetAuthJWT
+import FleetAuthServerSupport
+import FleetEngineEmulator
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// The emulator as Google's IAM and metadata server (``LocalIAM``), for the accounts whose key files it holds: the
+/// IAM signer mints through it, the emulator accepts what it signed, and its refusals are IAM's.
+@Suite("The emulator plays IAM and the metadata server")
+struct LocalIAMTests {
+    struct Emulator {
+        let driver: ServiceAccountKey
+        let client: any TestClientProtocol
+        let base: String
+        let host: String
+
+        func signer(_ key: ServiceAccountKey? = nil) -> IAMCredentialsSigner {
+            IAMCredentialsSigner(
+                serviceAccountEmail: (key ?? driver).clientEmail,
+                accessTokens: AccessTokenSource(credentials: .metadataServer(host: host)),
+                configuration: .init(baseURL: base, maximumAttempts: 1))
+        }
+
+        func accessToken() async throws -> String {
+            try await AccessTokenSource(credentials: .metadataServer(host: host)).token()
+        }
+    }
+
+    func withEmulator(_ body: @escaping @Sendable (Emulator) async throws -> Void) async throws {
+        let directory = NSTemporaryDirectory() + "fleetauth-local-iam-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let driver = try ServiceAccountKey.generate(projectID: "demo-project", name: "iam-driver")
+        try driver.write(to: directory + "/driver.json")
+        let trust = TrustConfiguration(serviceAccounts: [
+            .init(
+                account: TrustedServiceAccount(email: driver.clientEmail, project: "demo-project", roles: [.driverSdkUser]),
+                keySource: .keyFile(directory + "/driver.json"))
+        ])
+        let server = try await EmulatorServer(trust: trust, store: try SQLiteFleetStore(inMemory: ()))
+        try await Application(router: server.router).test(.live) { client in
+            let port = try #require(client.port)
+            try await body(
+                Emulator(
+                    driver: driver, client: client, base: "http://127.0.0.1:\(port)",
+                    host: "127.0.0.1:\(port)"))
+        }
+    }
+
+    @Test("a driver token minted through the emulator's signJwt is accepted by the emulator")
+    func roundTrip() async throws {
+        try await withEmulator { emulator in
+            let token = try await FleetEngineTokenMinter(signer: emulator.signer()).mint(.driver(vehicleID: "v1"))
+            #expect(token.keyID == emulator.driver.privateKeyID)
+            let vehicle = "/v1/providers/demo-project/vehicles/v1"
+            try await emulator.client.execute(
+                uri: vehicle, method: .get, headers: [.authorization: "Bearer \(token.jwt)"]
+            ) { response in
+                #expect(response.status == .notFound)  // authenticated and authorized; the vehicle does not exist
+            }
+            try await emulator.client.execute(uri: vehicle, method: .get, headers: [.authorization: "Bearer x.y.z"]) {
+                #expect($0.status == .unauthorized)
+            }
+        }
+    }
+
+    @Test("the metadata server needs Metadata-Flavor: Google and names its runtime account")
+    func metadata() async throws {
+        try await withEmulator { emulator in
+            let path = "/computeMetadata/v1/instance/service-accounts/default"
+            try await emulator.client.execute(uri: path + "/token", method: .get) { #expect($0.status == .forbidden) }
+            try await emulator.client.execute(uri: path + "/email", method: .get, headers: [.init("Metadata-Flavor")!: "Google"]) {
+                #expect(String(buffer: $0.body).hasPrefix("fleetauth-runtime@demo-project"))
+            }
+        }
+    }
+
+    @Test("signJwt and signBlob need an access token the emulator issued, for an account it holds")
+    func refusals() async throws {
+        try await withEmulator { emulator in
+            let sign = "/v1/projects/-/serviceAccounts/\(emulator.driver.clientEmail):signJwt"
+            let body = ByteBuffer(string: #"{"payload":"{\"a\":1}"}"#)
+            try await emulator.client.execute(uri: sign, method: .post, body: body) { #expect($0.status == .unauthorized) }
+            try await emulator.client.execute(
+                uri: sign, method: .post, headers: [.authorization: "Bearer ya29.forged"], body: body
+            ) { #expect($0.status == .unauthorized) }
+            let token = try await emulator.accessToken()
+            let auth: HTTPFields = [.authorization: "Bearer \(token)"]
+            try await emulator.client.execute(
+                uri: "/v1/projects/-/serviceAccounts/nobody@demo-project.iam.gserviceaccount.com:signJwt", method: .post,
+                headers: auth, body: body
+            ) { #expect($0.status == .notFound) }
+            let far = Int64(Date().timeIntervalSince1970) + 13 * 3600
+            for payload in [#"{"payload":"not json"}"#, #"{"payload":"{\"exp\":\#(far)}"}"#, #"{"payload":"{\"exp\":1}"}"#] {
+                try await emulator.client.execute(uri: sign, method: .post, headers: auth, body: ByteBuffer(string: payload)) {
+                    #expect($0.status == .badRequest, "\(payload)")
+                }
+            }
+            let blob = "/v1/projects/-/serviceAccounts/\(emulator.driver.clientEmail):signBlob"
+            let message = Array("bytes to sign".utf8)
+            let payload = #"{"payload":"\#(Data(message).base64EncodedString())"}"#
+            try await emulator.client.execute(uri: blob, method: .post, headers: auth, body: ByteBuffer(string: payload)) {
+                response in
+                let object = try StrictJSONParser().parseObject(Array(buffer: response.body))
+                let signature = try #require(object["signedBlob"]?.stringValue.flatMap { Data(base64Encoded: $0) })
+                #expect(emulator.driver.verificationKey.isValidRS256Signature(Array(signature), for: message))
+                #expect(object["keyId"]?.stringValue == emulator.driver.privateKeyID)
+            }
+        }
+    }
+
+    @Test("the account's public keys are served as a JWK set and as x509 certificates by kid")
+    func publicKeys() async throws {
+        try await withEmulator { emulator in
+            let email = emulator.driver.clientEmail
+            try await emulator.client.execute(uri: "/service_accounts/v1/metadata/jwk/\(email)", method: .get) { response in
+                let keys = try JSONWebKeySet(json: Array(buffer: response.body)).verificationKeys()
+                #expect(keys.map(\.keyID) == [emulator.driver.privateKeyID])
+            }
+            try await emulator.client.execute(uri: "/service_accounts/v1/metadata/x509/\(email)", method: .get) { response in
+                let object = try StrictJSONParser().parseObject(Array(buffer: response.body))
+                let pem = try #require(object[emulator.driver.privateKeyID]?.stringValue)
+                #expect(pem.hasPrefix("-----BEGIN CERTIFICATE-----"))
+                let body = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+                let der = try #require(Data(base64Encoded: body))
+                let spki = emulator.driver.verificationKey.subjectPublicKeyInfoDER
+                #expect(Array(der).indices.contains { Array(der)[$0...].starts(with: spki) })
+            }
+            try await emulator.client.execute(uri: "/service_accounts/v1/metadata/jwk/x@y", method: .get) {
+                #expect($0.status == .notFound)
+            }
+        }
+    }
+}
