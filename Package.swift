@@ -294,7 +294,7 @@ let package = Package(
             name: "FleetTokenServerTests",
             dependencies: [
                 "FleetAuthCore", "FleetAuthJWT", "FleetAuthClient", "FleetTokenServer", "FleetEngineEmulator",
-                "FleetAuthTesting",
+                "FleetAuthTesting", "FleetAuthIAM",
                 "FleetAuthServerSupport", "FleetAuthServerTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
