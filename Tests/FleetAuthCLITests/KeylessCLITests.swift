@@ -1,0 +1,172 @@
+import FleetAuthCore
+import FleetAuthJWT
+import FleetAuthServerSupport
+import FleetAuthServerTesting
+import Foundation
+import Testing
+
+/// A `fleetauth` server process, read until it says where it listens.
+final class ListeningProcess {
+    let process = Process()
+    let port: Int
+    let errors = Pipe()
+    private let output = Pipe()
+
+    init(_ arguments: [String], directory: String, environment: [String: String], marker: String) throws {
+        process.executableURL = CLI.executable
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        var env = ProcessInfo.processInfo.environment
+        env["GOOGLE_APPLICATION_CREDENTIALS"] = nil
+        env.merge(environment) { $1 }
+        process.environment = env
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        var text = ""
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+            if let range = text.range(of: marker), let end = text[range.upperBound...].firstIndex(where: { !$0.isNumber }),
+                let port = Int(text[range.upperBound..<end])
+            {
+                self.port = port
+                return
+            }
+        }
+        process.terminate()
+        throw CLIError("\(arguments.first ?? "") did not start: \(text)")
+    }
+
+    func stop() -> String {
+        process.terminate()
+        process.waitUntilExit()
+        return String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+}
+
+@Suite("fleetauth: keyless signing (IAM through the emulator, PKCS#11 on SoftHSM2)", .serialized)
+struct KeylessCLITests {
+    @Test("token mint --signer iam signs through the emulator's IAM, authenticated by its metadata server")
+    func mintThroughIAM() async throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let emulator = try EmulatorProcess(arguments: [], directory: directory)
+        defer { emulator.process.terminate() }
+        let email = try ServiceAccountKey(contentsOf: directory + "/fleet-engine-data/keys/driver-sdk-user.json")
+            .clientEmail
+        let base = "http://127.0.0.1:\(emulator.port)"
+        let minted = try CLI.run(
+            [
+                "token", "mint", "--signer", "iam", "--service-account", email, "--iam-credentials-url", base,
+                "--type", "driver", "--vehicle", "v1",
+            ], environment: ["GCE_METADATA_HOST": "127.0.0.1:\(emulator.port)"], timeout: 30)
+        #expect(minted.status == 0, "\(minted.stderr)")
+        let jwt = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let (status, _) = try await emulator.request("GET", "/v1/providers/demo-project/vehicles/v1", token: jwt)
+        #expect(status == 404)  // authenticated and authorized: the vehicle does not exist
+        let refused = try CLI.run(
+            ["token", "mint", "--signer", "iam", "--service-account", "nobody@demo-project.iam.gserviceaccount.com",
+             "--iam-credentials-url", base, "--type", "server"],
+            environment: ["GCE_METADATA_HOST": "127.0.0.1:\(emulator.port)"], timeout: 30)
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("does not know the service account"), "\(refused.stderr)")
+    }
+
+    @Test("token-server with an IAM family: the trust file names the Google key set URL; IAM down at start is a warning")
+    func tokenServerIAM() async throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let email = "fleet-driver@demo-project.iam.gserviceaccount.com"
+        let server = try ListeningProcess(
+            [
+                "token-server", "--port", "0", "--signer", "driver=iam", "--service-account", "driver=\(email)",
+                "--iam-credentials-url", "http://127.0.0.1:1", "--google-keys-url", "http://127.0.0.1:1/google",
+            ], directory: directory, environment: ["GCE_METADATA_HOST": "127.0.0.1:1"],
+            marker: "Token server listening on http://127.0.0.1:")
+        let trust = try TrustConfiguration(contentsOf: directory + "/token-server-data/emulator-trust.json")
+        let stderr = server.stop()
+        #expect(stderr.contains("Warning: no access token"), "\(stderr)")
+        let entry = try #require(trust.serviceAccounts.first { $0.account.email == email })
+        #expect(entry.keySource == .jwksURL("http://127.0.0.1:1/google/service_accounts/v1/metadata/jwk/\(email)"))
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory + "/token-server-data/keys")
+        #expect(!files.contains { $0.hasPrefix("driver-") })
+        #expect(files.contains { $0.hasPrefix("consumer-") })
+        let rotate = try CLI.run(["keys", "rotate", "--family", "driver"], in: directory, timeout: 30)
+        #expect(rotate.status == 1)
+        #expect(rotate.stderr.contains("FleetAuth holds no key"), "\(rotate.stderr)")
+    }
+
+    @Test(
+        "bad keyless configuration stops the token server at start with one line and exit 1",
+        arguments: [
+            (["--signer", "pilot=iam", "--service-account", "pilot=a@b.iam.gserviceaccount.com"], "families are driver"),
+            (["--signer", "driver=iam"], "needs --service-account driver=EMAIL"),
+            (["--signer", "driver=kms", "--service-account", "driver=a@b"], "driver=iam or driver=pkcs11:URI"),
+            (["--signer", "driver=pkcs11:token=t", "--service-account", "driver=a@b"], "module-path"),
+            (
+                ["--signer", "driver=pkcs11:token=t;object=k?module-path=/nonexistent/lib.so", "--service-account", "driver=a@b"],
+                "does not exist"
+            ),
+            (["--service-account", "driver=a@b"], "has no --signer driver"),
+            (["--key-id", "driver=k", "--signer", "driver=iam", "--service-account", "driver=a@b"], "--key-id"),
+        ])
+    func badConfiguration(_ arguments: [String], _ problem: String) throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try CLI.run(["token-server", "--port", "0"] + arguments, in: directory, timeout: 30)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains(problem), "\(result.stderr)")
+        #expect(!result.stderr.contains("Fatal error"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/token-server-data/token-server.sqlite"))
+    }
+
+    @Test(
+        "PKCS#11: keys create, keys certificate, token mint; a wrong PIN, a missing object or a non-RSA-2048 key stop the server",
+        .enabled(if: SoftHSM.isAvailable || SoftHSM.isRequired, "SoftHSM2 is not installed (apt-get install softhsm2 opensc)"))
+    func pkcs11() async throws {
+        let directory = try CLI.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // A token of this test's own: the fleetauth processes open it, never this process.
+        let token = try SoftHSM.makeToken(label: "cli")
+        let uri = token.uri(object: "driver")
+        let email = "hsm-driver@demo-project.iam.gserviceaccount.com"
+        let created = try CLI.run(["keys", "create", "--pkcs11", uri], environment: token.environment, timeout: 30)
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(!created.stdout.contains(token.pin))
+        let again = try CLI.run(["keys", "create", "--pkcs11", uri], environment: token.environment, timeout: 30)
+        #expect(again.status == 1 && again.stderr.contains("already exists"))
+        let certificate = directory + "/cert.pem"
+        let written = try CLI.run(
+            ["keys", "certificate", "--pkcs11", uri, "--service-account", email, "--out", certificate],
+            environment: token.environment, timeout: 30)
+        #expect(written.status == 0, "\(written.stderr)")
+        #expect(try String(contentsOfFile: certificate, encoding: .utf8).hasPrefix("-----BEGIN CERTIFICATE-----"))
+        let minted = try CLI.run(
+            ["token", "mint", "--signer", uri, "--service-account", email, "--key-id", "uploaded-1", "--type", "server"],
+            environment: token.environment, timeout: 30)
+        #expect(minted.status == 0, "\(minted.stderr)")
+        let jws = try CompactJWS(minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        #expect(jws.keyID == "uploaded-1")
+        #expect(try jws.payloadObject()["iss"]?.stringValue == email)
+        if SoftHSM.pkcs11Tool != nil {
+            try token.pkcs11Tool(["--keypairgen", "--key-type", "EC:prime256v1", "--label", "ec", "--id", "e2"])
+        }
+        var failures: [(String, String)] = [
+            (token.uri(object: "driver", pin: "0000"), "PIN was refused"),
+            (token.uri(object: "missing"), "No private key matches"),
+        ]
+        if SoftHSM.pkcs11Tool != nil { failures.append((token.uri(object: "ec"), "not an RSA key")) }
+        for (bad, problem) in failures {
+            let result = try CLI.run(
+                ["token-server", "--port", "0", "--signer", "driver=\(bad)", "--service-account", "driver=\(email)"],
+                in: directory, environment: token.environment, timeout: 30)
+            #expect(result.status == 1)
+            #expect(result.stderr.contains(problem), "\(result.stderr)")
+            #expect(!result.stderr.contains("0000"))
+            #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+        }
+    }
+}
