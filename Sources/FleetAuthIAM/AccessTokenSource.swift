@@ -1,8 +1,8 @@
 public import AsyncHTTPClient
 public import FleetAuthCore
 import FleetAuthJWT
-import NIOHTTP1
 import Foundation
+import NIOHTTP1
 
 /// OAuth 2.0 access tokens for Google's APIs from one set of credentials: cached until 5 minutes before they
 /// expire, fetched once however many callers wait, and dropped when an API refuses them

@@ -109,7 +109,8 @@ public enum GoogleCredentials: Sendable {
         switch self {
         case .serviceAccount(let key): "service account key of \(key.clientEmail)"
         case .authorizedUser: "a user's refresh token"
-        case .impersonated(let source, let url, _): "\(url.split(separator: "/").last ?? "") impersonated by \(source.summary)"
+        case .impersonated(let source, let url, _):
+            "\(url.split(separator: "/").last ?? "") impersonated by \(source.summary)"
         case .metadataServer(let host): "the metadata server at \(host)"
         }
     }

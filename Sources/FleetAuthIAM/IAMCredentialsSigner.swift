@@ -1,8 +1,8 @@
 public import AsyncHTTPClient
 import FleetAuthCore
 public import FleetAuthJWT
-import NIOHTTP1
 import Foundation
+import NIOHTTP1
 
 /// Signs tokens through Google's IAM Service Account Credentials API, so the private key never leaves Google:
 /// `POST {base}/v1/projects/-/serviceAccounts/{email}:signJwt` with `{"payload": "<claims JSON>"}`, answered with
@@ -76,7 +76,8 @@ public struct IAMCredentialsSigner: TokenSigner {
 
     /// The `signJwt` URL for the account.
     public var signJwtURL: String {
-        let email = serviceAccountEmail.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? serviceAccountEmail
+        let email =
+            serviceAccountEmail.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? serviceAccountEmail
         return "\(configuration.baseURL)/v1/projects/-/serviceAccounts/\(email):signJwt"
     }
 
@@ -113,7 +114,8 @@ public struct IAMCredentialsSigner: TokenSigner {
                             + "service account.")
                 case 404:
                     throw SigningError.configuration(
-                        "\(what): IAM does not know the service account \(serviceAccountEmail) (404: \(answer.errorMessage)).")
+                        "\(what): IAM does not know the service account \(serviceAccountEmail) (404: \(answer.errorMessage))."
+                    )
                 case 429, 500...:
                     failure = .unavailable("\(what) answered \(answer.status): \(answer.errorMessage)")
                 default:

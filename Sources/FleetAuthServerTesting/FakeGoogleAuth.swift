@@ -1,4 +1,4 @@
-public import FleetAuthCore
+import FleetAuthCore
 public import FleetAuthJWT
 import Foundation
 import HTTPTypes
@@ -192,7 +192,8 @@ public final class FakeGoogleAuth: Sendable {
     private static func googleError(_ status: Int, _ name: String) -> Response {
         let body: JSONObject = [
             "error": [
-                "code": .integer(Int64(status)), "message": .string("fake \(name.lowercased())"), "status": .string(name),
+                "code": .integer(Int64(status)), "message": .string("fake \(name.lowercased())"),
+                "status": .string(name),
             ]
         ]
         return Response(

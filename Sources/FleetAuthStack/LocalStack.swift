@@ -6,13 +6,14 @@ public import FleetEngineEmulator
 public import FleetTokenServer
 import Foundation
 public import Logging
+import ServiceLifecycle
+public import UnixSignals
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
-import ServiceLifecycle
-public import UnixSignals
 
 /// The whole server side on loopback: the token server, and a Fleet Engine emulator that trusts the token server's
 /// keys by their JWK set URL (so key rotations reach it without a restart) and lets the token server's pages call it
@@ -104,7 +105,8 @@ public struct LocalStack {
             let chosen = requested == 0 ? try LoopbackPort.free() : requested
             port = chosen
             let base = "http://127.0.0.1:\(chosen)"
-            let accessTokens = AccessTokenSource(credentials: .metadataServer(host: "127.0.0.1:\(chosen)"), clock: clock)
+            let accessTokens = AccessTokenSource(
+                credentials: .metadataServer(host: "127.0.0.1:\(chosen)"), clock: clock)
             let directory = dataDirectory + "/iam"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             for family in TokenFamily.allCases {

@@ -39,7 +39,8 @@ struct KeysCommand: AsyncParsableCommand {
         func validate() throws {
             if pkcs11 != nil {
                 if project != nil || name != nil || out != nil {
-                    throw ValidationError("--pkcs11 creates the key in the token: --project, --name and --out do not apply.")
+                    throw ValidationError(
+                        "--pkcs11 creates the key in the token: --project, --name and --out do not apply.")
                 }
             } else if project == nil || name == nil {
                 throw ValidationError("Give --project and --name (a key file), or --pkcs11 URI (a key in a token).")
@@ -120,7 +121,8 @@ struct KeysCommand: AsyncParsableCommand {
                 throw CLIError(error.message)
             }
             do {
-                try Data(certificate.pemRepresentation.utf8).write(to: URL(fileURLWithPath: out), options: .withoutOverwriting)
+                try Data(certificate.pemRepresentation.utf8).write(
+                    to: URL(fileURLWithPath: out), options: .withoutOverwriting)
             } catch {
                 throw CLIError("\(out) cannot be written: \(error.localizedDescription)")
             }

@@ -36,7 +36,8 @@ struct KeylessSignerOptions: ParsableArguments {
         var result: [TokenFamily: String] = [:]
         for value in values {
             guard let equals = value.firstIndex(of: "=") else {
-                throw ValidationError("\(flag) \(value) must be FAMILY=VALUE (FAMILY: driver, consumer, server, delivery).")
+                throw ValidationError(
+                    "\(flag) \(value) must be FAMILY=VALUE (FAMILY: driver, consumer, server, delivery).")
             }
             let name = String(value[..<equals])
             guard let family = TokenFamily(rawValue: name) else {
@@ -56,7 +57,8 @@ struct KeylessSignerOptions: ParsableArguments {
         let keyIDs = try pairs(keyID, flag: "--key-id")
         for (family, kind) in signers {
             guard kind == "iam" || kind.hasPrefix("pkcs11:") else {
-                throw ValidationError("--signer \(family)=\(kind.prefix(40)) must be \(family)=iam or \(family)=pkcs11:URI.")
+                throw ValidationError(
+                    "--signer \(family)=\(kind.prefix(40)) must be \(family)=iam or \(family)=pkcs11:URI.")
             }
             guard let email = accounts[family], !email.isEmpty else {
                 throw ValidationError("--signer \(family)=… needs --service-account \(family)=EMAIL.")

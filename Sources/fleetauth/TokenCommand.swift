@@ -40,7 +40,8 @@ struct TokenCommand: AsyncParsableCommand {
                 """)
         var signer: String?
         @Option(help: "The service account a --signer signs as.") var serviceAccount: String?
-        @Option(help: "The kid of a pkcs11 signer's tokens (default: the key's RFC 7638 thumbprint).") var keyID: String?
+        @Option(help: "The kid of a pkcs11 signer's tokens (default: the key's RFC 7638 thumbprint).") var keyID:
+            String?
         @Option(help: "The IAM Credentials API base URL.")
         var iamCredentialsURL: String = IAMCredentialsSigner.Configuration.googleBaseURL
 

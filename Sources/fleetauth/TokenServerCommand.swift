@@ -189,7 +189,9 @@ struct TokenServerCommand: AsyncParsableCommand {
         let keyEncryptionKey = try storage.keyEncryptionKey()
         let keylessSigners = try await keyless.keylessSigners()
         for (family, signer) in keylessSigners.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            say("\(family) tokens signed by \(signer.kind == "iam" ? "IAM" : "a PKCS#11 token") as \(signer.serviceAccountEmail) (no key held here)")
+            say(
+                "\(family) tokens signed by \(signer.kind == "iam" ? "IAM" : "a PKCS#11 token") as \(signer.serviceAccountEmail) (no key held here)"
+            )
         }
         let store = try await storage.openStore(forServer: true)
         if let url = try storage.postgresURL() {

@@ -29,7 +29,8 @@ final class ListeningProcess {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
-            if let range = text.range(of: marker), let end = text[range.upperBound...].firstIndex(where: { !$0.isNumber }),
+            if let range = text.range(of: marker),
+                let end = text[range.upperBound...].firstIndex(where: { !$0.isNumber }),
                 let port = Int(text[range.upperBound..<end])
             {
                 self.port = port
@@ -68,14 +69,17 @@ struct KeylessCLITests {
         let (status, _) = try await emulator.request("GET", "/v1/providers/demo-project/vehicles/v1", token: jwt)
         #expect(status == 404)  // authenticated and authorized: the vehicle does not exist
         let refused = try CLI.run(
-            ["token", "mint", "--signer", "iam", "--service-account", "nobody@demo-project.iam.gserviceaccount.com",
-             "--iam-credentials-url", base, "--type", "server"],
+            [
+                "token", "mint", "--signer", "iam", "--service-account", "nobody@demo-project.iam.gserviceaccount.com",
+                "--iam-credentials-url", base, "--type", "server",
+            ],
             environment: ["GCE_METADATA_HOST": "127.0.0.1:\(emulator.port)"], timeout: 30)
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("does not know the service account"), "\(refused.stderr)")
     }
 
-    @Test("token-server with an IAM family: the trust file names the Google key set URL; IAM down at start is a warning")
+    @Test(
+        "token-server with an IAM family: the trust file names the Google key set URL; IAM down at start is a warning")
     func tokenServerIAM() async throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -102,12 +106,18 @@ struct KeylessCLITests {
     @Test(
         "bad keyless configuration stops the token server at start with one line and exit 1",
         arguments: [
-            (["--signer", "pilot=iam", "--service-account", "pilot=a@b.iam.gserviceaccount.com"], "families are driver"),
+            (
+                ["--signer", "pilot=iam", "--service-account", "pilot=a@b.iam.gserviceaccount.com"],
+                "families are driver"
+            ),
             (["--signer", "driver=iam"], "needs --service-account driver=EMAIL"),
             (["--signer", "driver=kms", "--service-account", "driver=a@b"], "driver=iam or driver=pkcs11:URI"),
             (["--signer", "driver=pkcs11:token=t", "--service-account", "driver=a@b"], "module-path"),
             (
-                ["--signer", "driver=pkcs11:token=t;object=k?module-path=/nonexistent/lib.so", "--service-account", "driver=a@b"],
+                [
+                    "--signer", "driver=pkcs11:token=t;object=k?module-path=/nonexistent/lib.so", "--service-account",
+                    "driver=a@b",
+                ],
                 "does not exist"
             ),
             (["--service-account", "driver=a@b"], "has no --signer driver"),
@@ -125,7 +135,9 @@ struct KeylessCLITests {
 
     @Test(
         "PKCS#11: keys create, keys certificate, token mint; a wrong PIN, a missing object or a non-RSA-2048 key stop the server",
-        .enabled(if: SoftHSM.isAvailable || SoftHSM.isRequired, "SoftHSM2 is not installed (apt-get install softhsm2 opensc)"))
+        .enabled(
+            if: SoftHSM.isAvailable || SoftHSM.isRequired, "SoftHSM2 is not installed (apt-get install softhsm2 opensc)"
+        ))
     func pkcs11() async throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -145,7 +157,10 @@ struct KeylessCLITests {
         #expect(written.status == 0, "\(written.stderr)")
         #expect(try String(contentsOfFile: certificate, encoding: .utf8).hasPrefix("-----BEGIN CERTIFICATE-----"))
         let minted = try CLI.run(
-            ["token", "mint", "--signer", uri, "--service-account", email, "--key-id", "uploaded-1", "--type", "server"],
+            [
+                "token", "mint", "--signer", uri, "--service-account", email, "--key-id", "uploaded-1", "--type",
+                "server",
+            ],
             environment: token.environment, timeout: 30)
         #expect(minted.status == 0, "\(minted.stderr)")
         let jws = try CompactJWS(minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines))

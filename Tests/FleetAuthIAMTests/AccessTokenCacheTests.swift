@@ -1,5 +1,6 @@
-@testable import FleetAuthIAM
 import Testing
+
+@testable import FleetAuthIAM
 
 @Suite("AccessTokenCache: the access-token rules")
 struct AccessTokenCacheTests {

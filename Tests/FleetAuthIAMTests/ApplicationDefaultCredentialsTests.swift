@@ -38,13 +38,15 @@ struct ApplicationDefaultCredentialsTests {
         #expect(clientID == "c" && refreshToken == "r" && tokenURI == GoogleCredentials.googleTokenURI)
         try FileManager.default.createDirectory(atPath: directory + "/home/.config", withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: directory + "/gcloud", toPath: directory + "/home/.config/gcloud")
-        guard case .authorizedUser = try GoogleCredentials.applicationDefault(environment: ["HOME": directory + "/home"])
+        guard
+            case .authorizedUser = try GoogleCredentials.applicationDefault(environment: ["HOME": directory + "/home"])
         else {
             Issue.record("expected ~/.config/gcloud's file")
             return
         }
-        guard case .metadataServer(let host) = try GoogleCredentials.applicationDefault(
-            environment: ["GCE_METADATA_HOST": "127.0.0.1:1"])
+        guard
+            case .metadataServer(let host) = try GoogleCredentials.applicationDefault(
+                environment: ["GCE_METADATA_HOST": "127.0.0.1:1"])
         else {
             Issue.record("expected the metadata server")
             return
@@ -60,7 +62,8 @@ struct ApplicationDefaultCredentialsTests {
     @Test("an impersonated_service_account file names its source credentials and the account")
     func impersonated() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let url = "https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/sa@p.iam.gserviceaccount.com:generateAccessToken"
+        let url =
+            "https://iamcredentials.googleapis.com/v1/projects/-/serviceAccounts/sa@p.iam.gserviceaccount.com:generateAccessToken"
         let path = try write(
             "impersonated.json",
             #"{"type":"impersonated_service_account","service_account_impersonation_url":"\#(url)","delegates":["d@p.iam.gserviceaccount.com"],"source_credentials":\#(Self.authorizedUser)}"#

@@ -26,7 +26,8 @@ struct IAMSignerTests {
                 serviceAccountEmail: fake.key.clientEmail,
                 accessTokens: AccessTokenSource(credentials: credentials ?? .metadataServer(host: host), clock: clock),
                 configuration: .init(
-                    baseURL: base, attemptTimeout: timeout, maximumAttempts: attempts, initialBackoff: .milliseconds(1)))
+                    baseURL: base, attemptTimeout: timeout, maximumAttempts: attempts, initialBackoff: .milliseconds(1))
+            )
         }
     }
 
@@ -113,7 +114,8 @@ struct IAMSignerTests {
     func userAndImpersonation() async throws {
         try await withGoogle { google in
             let user = GoogleCredentials.authorizedUser(
-                clientID: "c", clientSecret: "s", refreshToken: google.fake.refreshToken, tokenURI: google.base + "/token")
+                clientID: "c", clientSecret: "s", refreshToken: google.fake.refreshToken,
+                tokenURI: google.base + "/token")
             _ = try await Self.mint(google.signer(credentials: user))
             let impersonated = GoogleCredentials.impersonated(
                 source: user,
@@ -162,7 +164,9 @@ struct IAMSignerTests {
             let token = try await Self.mint(google.signer(timeout: .milliseconds(300)))
             #expect(token.keyID == google.fake.key.privateKeyID)
             google.fake.scriptSignFaults([.slow(.seconds(3)), .slow(.seconds(3))])
-            let error = await Self.refusal { _ = try await Self.mint(google.signer(attempts: 2, timeout: .milliseconds(300))) }
+            let error = await Self.refusal {
+                _ = try await Self.mint(google.signer(attempts: 2, timeout: .milliseconds(300)))
+            }
             #expect(error?.code == .unavailable)
             #expect(error?.message.contains("did not answer") == true, "\(error?.message ?? "")")
         }
@@ -172,7 +176,8 @@ struct IAMSignerTests {
     func badAnswers() async throws {
         try await withGoogle { google in
             for (fault, code) in [
-                (FakeGoogleAuth.SignFault.malformed, SigningError.Code.invalidResponse), (.missingToken, .invalidResponse),
+                (FakeGoogleAuth.SignFault.malformed, SigningError.Code.invalidResponse),
+                (.missingToken, .invalidResponse),
                 (.mismatchedClaims, .claimsMismatch),
             ] {
                 let before = google.fake.signRequests

@@ -38,7 +38,8 @@ struct LocalIAMTests {
         try driver.write(to: directory + "/driver.json")
         let trust = TrustConfiguration(serviceAccounts: [
             .init(
-                account: TrustedServiceAccount(email: driver.clientEmail, project: "demo-project", roles: [.driverSdkUser]),
+                account: TrustedServiceAccount(
+                    email: driver.clientEmail, project: "demo-project", roles: [.driverSdkUser]),
                 keySource: .keyFile(directory + "/driver.json"))
         ])
         let server = try await EmulatorServer(trust: trust, store: try SQLiteFleetStore(inMemory: ()))
@@ -73,7 +74,9 @@ struct LocalIAMTests {
         try await withEmulator { emulator in
             let path = "/computeMetadata/v1/instance/service-accounts/default"
             try await emulator.client.execute(uri: path + "/token", method: .get) { #expect($0.status == .forbidden) }
-            try await emulator.client.execute(uri: path + "/email", method: .get, headers: [.init("Metadata-Flavor")!: "Google"]) {
+            try await emulator.client.execute(
+                uri: path + "/email", method: .get, headers: [.init("Metadata-Flavor")!: "Google"]
+            ) {
                 #expect(String(buffer: $0.body).hasPrefix("fleetauth-runtime@demo-project"))
             }
         }
@@ -84,26 +87,35 @@ struct LocalIAMTests {
         try await withEmulator { emulator in
             let sign = "/v1/projects/-/serviceAccounts/\(emulator.driver.clientEmail):signJwt"
             let body = ByteBuffer(string: #"{"payload":"{\"a\":1}"}"#)
-            try await emulator.client.execute(uri: sign, method: .post, body: body) { #expect($0.status == .unauthorized) }
+            try await emulator.client.execute(uri: sign, method: .post, body: body) {
+                #expect($0.status == .unauthorized)
+            }
             try await emulator.client.execute(
                 uri: sign, method: .post, headers: [.authorization: "Bearer ya29.forged"], body: body
             ) { #expect($0.status == .unauthorized) }
             let token = try await emulator.accessToken()
             let auth: HTTPFields = [.authorization: "Bearer \(token)"]
             try await emulator.client.execute(
-                uri: "/v1/projects/-/serviceAccounts/nobody@demo-project.iam.gserviceaccount.com:signJwt", method: .post,
+                uri: "/v1/projects/-/serviceAccounts/nobody@demo-project.iam.gserviceaccount.com:signJwt",
+                method: .post,
                 headers: auth, body: body
             ) { #expect($0.status == .notFound) }
             let far = Int64(Date().timeIntervalSince1970) + 13 * 3600
-            for payload in [#"{"payload":"not json"}"#, #"{"payload":"{\"exp\":\#(far)}"}"#, #"{"payload":"{\"exp\":1}"}"#] {
-                try await emulator.client.execute(uri: sign, method: .post, headers: auth, body: ByteBuffer(string: payload)) {
+            for payload in [
+                #"{"payload":"not json"}"#, #"{"payload":"{\"exp\":\#(far)}"}"#, #"{"payload":"{\"exp\":1}"}"#,
+            ] {
+                try await emulator.client.execute(
+                    uri: sign, method: .post, headers: auth, body: ByteBuffer(string: payload)
+                ) {
                     #expect($0.status == .badRequest, "\(payload)")
                 }
             }
             let blob = "/v1/projects/-/serviceAccounts/\(emulator.driver.clientEmail):signBlob"
             let message = Array("bytes to sign".utf8)
             let payload = #"{"payload":"\#(Data(message).base64EncodedString())"}"#
-            try await emulator.client.execute(uri: blob, method: .post, headers: auth, body: ByteBuffer(string: payload)) {
+            try await emulator.client.execute(
+                uri: blob, method: .post, headers: auth, body: ByteBuffer(string: payload)
+            ) {
                 response in
                 let object = try StrictJSONParser().parseObject(Array(buffer: response.body))
                 let signature = try #require(object["signedBlob"]?.stringValue.flatMap { Data(base64Encoded: $0) })
@@ -117,11 +129,13 @@ struct LocalIAMTests {
     func publicKeys() async throws {
         try await withEmulator { emulator in
             let email = emulator.driver.clientEmail
-            try await emulator.client.execute(uri: "/service_accounts/v1/metadata/jwk/\(email)", method: .get) { response in
+            try await emulator.client.execute(uri: "/service_accounts/v1/metadata/jwk/\(email)", method: .get) {
+                response in
                 let keys = try JSONWebKeySet(json: Array(buffer: response.body)).verificationKeys()
                 #expect(keys.map(\.keyID) == [emulator.driver.privateKeyID])
             }
-            try await emulator.client.execute(uri: "/service_accounts/v1/metadata/x509/\(email)", method: .get) { response in
+            try await emulator.client.execute(uri: "/service_accounts/v1/metadata/x509/\(email)", method: .get) {
+                response in
                 let object = try StrictJSONParser().parseObject(Array(buffer: response.body))
                 let pem = try #require(object[emulator.driver.privateKeyID]?.stringValue)
                 #expect(pem.hasPrefix("-----BEGIN CERTIFICATE-----"))

@@ -8,7 +8,8 @@ import Testing
 /// it and requires these tests). Every test uses its own object label in the process's one token.
 @Suite(
     "PKCS#11 signer (SoftHSM2)",
-    .enabled(if: SoftHSM.isAvailable || SoftHSM.isRequired, "SoftHSM2 is not installed (apt-get install softhsm2 opensc)")
+    .enabled(
+        if: SoftHSM.isAvailable || SoftHSM.isRequired, "SoftHSM2 is not installed (apt-get install softhsm2 opensc)")
 )
 struct PKCS11SignerTests {
     static let email = "pkcs11-driver@demo-project.iam.gserviceaccount.com"
@@ -99,7 +100,8 @@ struct PKCS11SignerTests {
             try Data(certificate.pemRepresentation.utf8).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
             try SoftHSM.run(
-                openssl, ["verify", "-check_ss_sig", "-no_check_time", "-CAfile", file.path, file.path], environment: [:])
+                openssl, ["verify", "-check_ss_sig", "-no_check_time", "-CAfile", file.path, file.path],
+                environment: [:])
         }
     }
 

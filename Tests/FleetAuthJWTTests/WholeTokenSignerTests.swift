@@ -42,7 +42,8 @@ struct WholeTokenSignerTests {
         #expect(token.keyID == "google-kid")
         #expect(token.claims.authorization == (try FleetEngineTokenType.driver(vehicleID: "v1")).authorization)
         let jws = try CompactJWS(token.jwt)
-        #expect(jws.withSigningInput { Fixtures.driverKey.verificationKey.isValidRS256Signature(jws.signature, for: $0) })
+        #expect(
+            jws.withSigningInput { Fixtures.driverKey.verificationKey.isValidRS256Signature(jws.signature, for: $0) })
     }
 
     @Test("claims re-serialized in another order and spacing are the same claims")
@@ -57,7 +58,8 @@ struct WholeTokenSignerTests {
         #expect(token.keyID == "google-kid")
     }
 
-    @Test("a token whose claims differ from those sent is refused", arguments: ["exp", "authorization", "iss", "extra"])
+    @Test(
+        "a token whose claims differ from those sent is refused", arguments: ["exp", "authorization", "iss", "extra"])
     func mismatch(_ claim: String) async {
         let signer = ScriptedTokenSigner(key: Fixtures.driverKey) { payload in
             var object = try! StrictJSONParser().parseObject(payload)
@@ -94,9 +96,11 @@ struct WholeTokenSignerTests {
 
     @Test("an answer that is not a compact JWT, or has a short signature, is refused")
     func garbage() async {
-        await expectRefusal(ScriptedTokenSigner(key: Fixtures.driverKey, answer: { _ in "not a token" }), .invalidResponse)
         await expectRefusal(
-            ScriptedTokenSigner(key: Fixtures.driverKey, answer: { $0.split(separator: ".")[0..<2].joined(separator: ".") + ".AAAA" }),
+            ScriptedTokenSigner(key: Fixtures.driverKey, answer: { _ in "not a token" }), .invalidResponse)
+        await expectRefusal(
+            ScriptedTokenSigner(
+                key: Fixtures.driverKey, answer: { $0.split(separator: ".")[0..<2].joined(separator: ".") + ".AAAA" }),
             .invalidResponse)
         await expectRefusal(
             ScriptedTokenSigner(key: Fixtures.driverKey, rewrite: { _ in Array("[1,2]".utf8) }), .invalidResponse)

@@ -56,7 +56,8 @@ struct KeylessSigningTests {
         }
     }
 
-    @Test("an IAM family: its tokens come from signJwt, no key of it is kept, and the trust file names Google's key set")
+    @Test(
+        "an IAM family: its tokens come from signJwt, no key of it is kept, and the trust file names Google's key set")
     func iamFamily() async throws {
         let fixture = try Fixture()
         defer { fixture.remove() }
@@ -83,7 +84,9 @@ struct KeylessSigningTests {
             #expect(driverFiles.isEmpty)
             let trust = server.keyring.trustConfiguration(baseURL: "http://token-server")
             let entry = try #require(trust.serviceAccounts.first { $0.account.email == fake.key.clientEmail })
-            #expect(entry.keySource == .jwksURL("\(signer.publicationBase)/service_accounts/v1/metadata/jwk/\(fake.key.clientEmail)"))
+            #expect(
+                entry.keySource
+                    == .jwksURL("\(signer.publicationBase)/service_accounts/v1/metadata/jwk/\(fake.key.clientEmail)"))
             #expect(entry.account.roles == [.driverSdkUser])
             #expect(entry.account.project == "demo-project")
         }
@@ -141,7 +144,9 @@ struct KeylessSigningTests {
         }
     }
 
-    @Test("switching to keyless retires the local key, still published until its tokens expire; switching back makes a new one")
+    @Test(
+        "switching to keyless retires the local key, still published until its tokens expire; switching back makes a new one"
+    )
     func switching() async throws {
         let fixture = try Fixture()
         defer { fixture.remove() }
@@ -164,7 +169,9 @@ struct KeylessSigningTests {
 
     @Test(
         "a PKCS#11 family: tokens signed in the token, its public key published with its kid",
-        .enabled(if: SoftHSM.isAvailable || SoftHSM.isRequired, "SoftHSM2 is not installed (apt-get install softhsm2 opensc)"))
+        .enabled(
+            if: SoftHSM.isAvailable || SoftHSM.isRequired, "SoftHSM2 is not installed (apt-get install softhsm2 opensc)"
+        ))
     func pkcs11Family() async throws {
         let fixture = try Fixture()
         defer { fixture.remove() }

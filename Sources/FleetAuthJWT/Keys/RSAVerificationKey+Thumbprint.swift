@@ -18,7 +18,8 @@ extension RSAVerificationKey {
     /// A key from its modulus and public exponent (big-endian bytes), as a PKCS#11 token reports them.
     public init(modulus: [UInt8], exponent: [UInt8], keyID: String?) throws(KeyError) {
         try self.init(
-            jwk: JSONWebKey(keyID: keyID, modulus: Base64URL.encode(modulus.drop { $0 == 0 }),
+            jwk: JSONWebKey(
+                keyID: keyID, modulus: Base64URL.encode(modulus.drop { $0 == 0 }),
                 exponent: Base64URL.encode(exponent.drop { $0 == 0 })))
     }
 }

@@ -83,7 +83,8 @@ public struct FleetEngineTokenMinter: Sendable {
         do {
             jws = try CompactJWS(jwt)
         } catch {
-            throw .invalidResponse("The signer of \(account) answered something that is not a compact JWT: \(error.message)")
+            throw .invalidResponse(
+                "The signer of \(account) answered something that is not a compact JWT: \(error.message)")
         }
         guard jws.algorithm == "RS256" else {
             throw .claimsMismatch(
@@ -97,13 +98,15 @@ public struct FleetEngineTokenMinter: Sendable {
         }
         guard jws.signature.count >= 256 else {
             throw .invalidResponse(
-                "The signer of \(account) answered a \(jws.signature.count)-byte signature; RS256 with a 2048-bit key has 256.")
+                "The signer of \(account) answered a \(jws.signature.count)-byte signature; RS256 with a 2048-bit key has 256."
+            )
         }
         let received: JSONObject
         do {
             received = try jws.payloadObject()
         } catch {
-            throw .invalidResponse("The signer of \(account) answered a token whose claims are not JSON: \(error.message)")
+            throw .invalidResponse(
+                "The signer of \(account) answered a token whose claims are not JSON: \(error.message)")
         }
         guard Self.sameMembers(received, sent) else {
             throw .claimsMismatch(

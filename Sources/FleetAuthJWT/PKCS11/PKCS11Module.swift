@@ -56,7 +56,8 @@ final class PKCS11Module: @unchecked Sendable {
         case 0xA4:
             return .unauthenticated("\(what): the PIN is locked (\(name)); unlock it with the SO PIN.")
         case 0x101:
-            return .unauthenticated("\(what): the key needs a login; give pin-value or pin-source in the URI (\(name)).")
+            return .unauthenticated(
+                "\(what): the key needs a login; give pin-value or pin-source in the URI (\(name)).")
         case 0x30, 0x31, 0x32, 0xE0, 0xE1, 0x05:
             return .unavailable("\(what) failed: \(name).")
         default:

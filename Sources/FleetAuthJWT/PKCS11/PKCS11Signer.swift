@@ -60,7 +60,8 @@ public final class PKCS11Signer: RS256Signer {
             guard let key = found.first else {
                 throw SigningError.configuration(
                     "No private key matches \(uri) in the token"
-                        + (uri.pinValue == nil && uri.pinSource == nil ? " (private keys are found only after a login: give a PIN)" : "")
+                        + (uri.pinValue == nil && uri.pinSource == nil
+                            ? " (private keys are found only after a login: give a PIN)" : "")
                         + ".")
             }
             guard found.count == 1 else {
@@ -77,7 +78,10 @@ public final class PKCS11Signer: RS256Signer {
             let kid = keyID ?? anonymous.jwkThumbprint
             for _ in 1..<max(1, sessions) { handles.append(try module.openSession(slot)) }
             do {
-                self.publicKey = try RSAVerificationKey(jwk: { var jwk = anonymous.jwk; jwk.keyID = kid; return jwk }())
+                self.publicKey = try RSAVerificationKey(
+                    jwk: {
+                        var jwk = anonymous.jwk; jwk.keyID = kid; return jwk
+                    }())
             } catch {
                 throw SigningError.configuration("The public half of \(uri) is not usable: \(error.message)")
             }

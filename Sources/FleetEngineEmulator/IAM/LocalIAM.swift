@@ -55,7 +55,8 @@ public struct LocalIAM: Sendable {
         self.keys = byEmail
         self.certificates = certificates
         self.runtimeServiceAccount =
-            runtimeServiceAccount ?? "fleetauth-runtime@\(keys.first?.projectID ?? "demo-project").iam.gserviceaccount.com"
+            runtimeServiceAccount
+            ?? "fleetauth-runtime@\(keys.first?.projectID ?? "demo-project").iam.gserviceaccount.com"
         self.issued = IssuedAccessTokens()
         self.clock = clock
     }
@@ -63,7 +64,8 @@ public struct LocalIAM: Sendable {
     /// A new access token for the runtime account, with its lifetime in seconds.
     func issueAccessToken() async -> (token: String, expiresIn: Int64) {
         var generator = SystemRandomNumberGenerator()
-        let token = "ya29.fleetauth-" + Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let token =
+            "ya29.fleetauth-" + Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
         await issued.add(token, expiresAt: clock.currentEpochSeconds + accessTokenLifetime)
         return (token, accessTokenLifetime)
     }

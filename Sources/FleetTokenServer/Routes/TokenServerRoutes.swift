@@ -126,7 +126,8 @@ struct TokenServerRoutes {
         try await audit.append(
             AuditEntry(
                 issuedAt: Date(epochSeconds: token.claims.issuedAt), username: user.username, endpoint: endpoint,
-                scope: scope, kid: token.keyID ?? key.record.kid, expiresAt: Date(epochSeconds: token.claims.expiresAt)))
+                scope: scope, kid: token.keyID ?? key.record.kid, expiresAt: Date(epochSeconds: token.claims.expiresAt))
+        )
         auditLogger.info(
             "issued token",
             metadata: .fleetauth([

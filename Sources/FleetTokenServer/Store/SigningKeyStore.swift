@@ -41,7 +41,8 @@ public enum SigningKeyMaterial: Sendable, Hashable {
     public init(storedPath path: String?, sealed: [UInt8]?) {
         if let path, path.hasPrefix("external:") {
             let parts = path.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
-            self = .external(kind: parts.count > 1 ? String(parts[1]) : "", email: parts.count > 2 ? String(parts[2]) : "")
+            self = .external(
+                kind: parts.count > 1 ? String(parts[1]) : "", email: parts.count > 2 ? String(parts[2]) : "")
         } else if let path {
             self = .file(path: path)
         } else {
