@@ -85,6 +85,14 @@ public enum SoftHSM {
         }
     }()
 
+    /// ``shared``, made on a thread of its own the first time (it runs `softhsm2-util` and `pkcs11-tool`), so the
+    /// wait never holds one of the threads every concurrent test shares.
+    public static func sharedToken() async throws -> Token {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: shared.mapError { $0 as any Error }) }.start()
+        }
+    }
+
     /// The label of the token beside ``shared`` that nobody logs in to.
     public static let pinCheckLabel = "fleetauth-pin-check"
 

@@ -53,6 +53,22 @@ struct CLI {
         )
     }
 
+    /// ``run(_:stdin:in:environment:timeout:)`` on a thread of its own, so the wait for the process does not hold one
+    /// of the few threads every concurrent test shares.
+    static func runDetached(
+        _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:],
+        timeout: TimeInterval? = nil
+    ) async throws -> Output {
+        try await detached { try run(arguments, in: directory, environment: environment, timeout: timeout) }
+    }
+
+    /// Runs blocking work (waiting for a process) on a new thread.
+    static func detached<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
     static func temporaryDirectory() throws -> String {
         let path = NSTemporaryDirectory() + "fleetauth-cli-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

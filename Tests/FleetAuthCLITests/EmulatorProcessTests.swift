@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// A `fleetauth emulator` process on a free loopback port.
-final class EmulatorProcess {
+final class EmulatorProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
     private let output = Pipe()

@@ -6,7 +6,7 @@ import Foundation
 import Testing
 
 /// A `fleetauth` server process, read until it says where it listens.
-final class ListeningProcess {
+final class ListeningProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
     let errors = Pipe()
@@ -54,12 +54,12 @@ struct KeylessCLITests {
     func mintThroughIAM() async throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let emulator = try EmulatorProcess(arguments: [], directory: directory)
+        let emulator = try await CLI.detached { try EmulatorProcess(arguments: [], directory: directory) }
         defer { emulator.process.terminate() }
         let email = try ServiceAccountKey(contentsOf: directory + "/fleet-engine-data/keys/driver-sdk-user.json")
             .clientEmail
         let base = "http://127.0.0.1:\(emulator.port)"
-        let minted = try CLI.run(
+        let minted = try await CLI.runDetached(
             [
                 "token", "mint", "--signer", "iam", "--service-account", email, "--iam-credentials-url", base,
                 "--type", "driver", "--vehicle", "v1",
@@ -68,7 +68,7 @@ struct KeylessCLITests {
         let jwt = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let (status, _) = try await emulator.request("GET", "/v1/providers/demo-project/vehicles/v1", token: jwt)
         #expect(status == 404)  // authenticated and authorized: the vehicle does not exist
-        let refused = try CLI.run(
+        let refused = try await CLI.runDetached(
             [
                 "token", "mint", "--signer", "iam", "--service-account", "nobody@demo-project.iam.gserviceaccount.com",
                 "--iam-credentials-url", base, "--type", "server",
@@ -84,21 +84,23 @@ struct KeylessCLITests {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let email = "fleet-driver@demo-project.iam.gserviceaccount.com"
-        let server = try ListeningProcess(
-            [
-                "token-server", "--port", "0", "--signer", "driver=iam", "--service-account", "driver=\(email)",
-                "--iam-credentials-url", "http://127.0.0.1:1", "--google-keys-url", "http://127.0.0.1:1/google",
-            ], directory: directory, environment: ["GCE_METADATA_HOST": "127.0.0.1:1"],
-            marker: "Token server listening on http://127.0.0.1:")
+        let server = try await CLI.detached {
+            try ListeningProcess(
+                [
+                    "token-server", "--port", "0", "--signer", "driver=iam", "--service-account", "driver=\(email)",
+                    "--iam-credentials-url", "http://127.0.0.1:1", "--google-keys-url", "http://127.0.0.1:1/google",
+                ], directory: directory, environment: ["GCE_METADATA_HOST": "127.0.0.1:1"],
+                marker: "Token server listening on http://127.0.0.1:")
+        }
         let trust = try TrustConfiguration(contentsOf: directory + "/token-server-data/emulator-trust.json")
-        let stderr = server.stop()
+        let stderr = try await CLI.detached { server.stop() }
         #expect(stderr.contains("Warning: no access token"), "\(stderr)")
         let entry = try #require(trust.serviceAccounts.first { $0.account.email == email })
         #expect(entry.keySource == .jwksURL("http://127.0.0.1:1/google/service_accounts/v1/metadata/jwk/\(email)"))
         let files = try FileManager.default.contentsOfDirectory(atPath: directory + "/token-server-data/keys")
         #expect(!files.contains { $0.hasPrefix("driver-") })
         #expect(files.contains { $0.hasPrefix("consumer-") })
-        let rotate = try CLI.run(["keys", "rotate", "--family", "driver"], in: directory, timeout: 30)
+        let rotate = try await CLI.runDetached(["keys", "rotate", "--family", "driver"], in: directory, timeout: 30)
         #expect(rotate.status == 1)
         #expect(rotate.stderr.contains("FleetAuth holds no key"), "\(rotate.stderr)")
     }
@@ -123,10 +125,10 @@ struct KeylessCLITests {
             (["--service-account", "driver=a@b"], "has no --signer driver"),
             (["--key-id", "driver=k", "--signer", "driver=iam", "--service-account", "driver=a@b"], "--key-id"),
         ])
-    func badConfiguration(_ arguments: [String], _ problem: String) throws {
+    func badConfiguration(_ arguments: [String], _ problem: String) async throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try CLI.run(["token-server", "--port", "0"] + arguments, in: directory, timeout: 30)
+        let result = try await CLI.runDetached(["token-server", "--port", "0"] + arguments, in: directory, timeout: 30)
         #expect(result.status != 0)
         #expect(result.stderr.contains(problem), "\(result.stderr)")
         #expect(!result.stderr.contains("Fatal error"))
@@ -142,21 +144,23 @@ struct KeylessCLITests {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // A token of this test's own: the fleetauth processes open it, never this process.
-        let token = try SoftHSM.makeToken(label: "cli")
+        let token = try await CLI.detached { try SoftHSM.makeToken(label: "cli") }
         let uri = token.uri(object: "driver")
         let email = "hsm-driver@demo-project.iam.gserviceaccount.com"
-        let created = try CLI.run(["keys", "create", "--pkcs11", uri], environment: token.environment, timeout: 30)
+        let created = try await CLI.runDetached(
+            ["keys", "create", "--pkcs11", uri], environment: token.environment, timeout: 30)
         #expect(created.status == 0, "\(created.stderr)")
         #expect(!created.stdout.contains(token.pin))
-        let again = try CLI.run(["keys", "create", "--pkcs11", uri], environment: token.environment, timeout: 30)
+        let again = try await CLI.runDetached(
+            ["keys", "create", "--pkcs11", uri], environment: token.environment, timeout: 30)
         #expect(again.status == 1 && again.stderr.contains("already exists"))
         let certificate = directory + "/cert.pem"
-        let written = try CLI.run(
+        let written = try await CLI.runDetached(
             ["keys", "certificate", "--pkcs11", uri, "--service-account", email, "--out", certificate],
             environment: token.environment, timeout: 30)
         #expect(written.status == 0, "\(written.stderr)")
         #expect(try String(contentsOfFile: certificate, encoding: .utf8).hasPrefix("-----BEGIN CERTIFICATE-----"))
-        let minted = try CLI.run(
+        let minted = try await CLI.runDetached(
             [
                 "token", "mint", "--signer", uri, "--service-account", email, "--key-id", "uploaded-1", "--type",
                 "server",
@@ -167,7 +171,9 @@ struct KeylessCLITests {
         #expect(jws.keyID == "uploaded-1")
         #expect(try jws.payloadObject()["iss"]?.stringValue == email)
         if SoftHSM.pkcs11Tool != nil {
-            try token.pkcs11Tool(["--keypairgen", "--key-type", "EC:prime256v1", "--label", "ec", "--id", "e2"])
+            try await CLI.detached {
+                try token.pkcs11Tool(["--keypairgen", "--key-type", "EC:prime256v1", "--label", "ec", "--id", "e2"])
+            }
         }
         var failures: [(String, String)] = [
             (token.uri(object: "driver", pin: "0000"), "PIN was refused"),
@@ -175,7 +181,7 @@ struct KeylessCLITests {
         ]
         if SoftHSM.pkcs11Tool != nil { failures.append((token.uri(object: "ec"), "not an RSA key")) }
         for (bad, problem) in failures {
-            let result = try CLI.run(
+            let result = try await CLI.runDetached(
                 ["token-server", "--port", "0", "--signer", "driver=\(bad)", "--service-account", "driver=\(email)"],
                 in: directory, environment: token.environment, timeout: 30)
             #expect(result.status == 1)

@@ -21,20 +21,22 @@ struct LocalIAMTests {
         func signer(_ key: ServiceAccountKey? = nil) -> IAMCredentialsSigner {
             IAMCredentialsSigner(
                 serviceAccountEmail: (key ?? driver).clientEmail,
-                accessTokens: AccessTokenSource(credentials: .metadataServer(host: host)),
-                configuration: .init(baseURL: base, maximumAttempts: 1))
+                accessTokens: AccessTokenSource(credentials: .metadataServer(host: host), timeout: .seconds(30)),
+                configuration: .init(baseURL: base, attemptTimeout: .seconds(30), maximumAttempts: 1))
         }
 
         func accessToken() async throws -> String {
-            try await AccessTokenSource(credentials: .metadataServer(host: host)).token()
+            try await AccessTokenSource(credentials: .metadataServer(host: host), timeout: .seconds(30)).token()
         }
     }
+
+    static let driver = try! ServiceAccountKey.generate(projectID: "demo-project", name: "iam-driver")
 
     func withEmulator(_ body: @escaping @Sendable (Emulator) async throws -> Void) async throws {
         let directory = NSTemporaryDirectory() + "fleetauth-local-iam-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let driver = try ServiceAccountKey.generate(projectID: "demo-project", name: "iam-driver")
+        let driver = Self.driver
         try driver.write(to: directory + "/driver.json")
         let trust = TrustConfiguration(serviceAccounts: [
             .init(

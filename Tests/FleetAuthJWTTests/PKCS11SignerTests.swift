@@ -14,11 +14,11 @@ import Testing
 struct PKCS11SignerTests {
     static let email = "pkcs11-driver@demo-project.iam.gserviceaccount.com"
 
-    func token() throws -> SoftHSM.Token { try SoftHSM.shared.get() }
+    func token() async throws -> SoftHSM.Token { try await SoftHSM.sharedToken() }
 
     /// A new RSA-2048 key labelled `label` in the token, and a signer for it.
     func newSigner(_ label: String, keyID: String? = nil) async throws -> PKCS11Signer {
-        let uri = try PKCS11URI(try token().uri(object: label))
+        let uri = try PKCS11URI(try await token().uri(object: label))
         _ = try await PKCS11Signer.generateKeyPair(uri: uri)
         return try await PKCS11Signer(uri: uri, serviceAccountEmail: Self.email, keyID: keyID)
     }
@@ -47,11 +47,11 @@ struct PKCS11SignerTests {
         #expect(try CompactJWS(token.jwt).keyID == "0123456789abcdef")
     }
 
-    @Test("256 concurrent signatures over the session pool all verify")
+    @Test("100 concurrent signatures over the session pool all verify")
     func concurrent() async throws {
         let signer = try await newSigner("concurrent")
         let results = try await withThrowingTaskGroup(of: Bool.self) { group in
-            for index in 0..<256 {
+            for index in 0..<100 {
                 group.addTask {
                     let input = Array("message \(index)".utf8)
                     let signature = try await signer.sign(input)
@@ -60,7 +60,7 @@ struct PKCS11SignerTests {
             }
             return try await group.reduce(into: [Bool]()) { $0.append($1) }
         }
-        #expect(results.count == 256)
+        #expect(results.count == 100)
         #expect(results.allSatisfy { $0 })
     }
 
@@ -73,7 +73,7 @@ struct PKCS11SignerTests {
     @Test("a second key pair under the same label is refused and the first kept")
     func noOverwrite() async throws {
         let signer = try await newSigner("once")
-        let uri = try PKCS11URI(try token().uri(object: "once"))
+        let uri = try PKCS11URI(try await token().uri(object: "once"))
         let error = await #expect(throws: SigningError.self) { try await PKCS11Signer.generateKeyPair(uri: uri) }
         #expect(error?.message.contains("already exists") == true)
         let again = try await PKCS11Signer(uri: uri, serviceAccountEmail: Self.email)
@@ -107,7 +107,7 @@ struct PKCS11SignerTests {
 
     @Test("a wrong PIN is refused at start, naming the refusal, never the PIN")
     func wrongPIN() async throws {
-        let uri = try PKCS11URI(try token().uri(object: "any", pin: "9999", token: SoftHSM.pinCheckLabel))
+        let uri = try PKCS11URI(try await token().uri(object: "any", pin: "9999", token: SoftHSM.pinCheckLabel))
         let error = await #expect(throws: SigningError.self) {
             try await PKCS11Signer(uri: uri, serviceAccountEmail: Self.email)
         }
@@ -118,7 +118,7 @@ struct PKCS11SignerTests {
 
     @Test("a missing object, a missing token and a module that does not load are configuration errors")
     func missing() async throws {
-        let token = try token()
+        let token = try await token()
         for (text, problem) in [
             (token.uri(object: "no-such-key"), "No private key matches"),
             ("pkcs11:token=no-such-token;object=k?module-path=\(token.modulePath)&pin-value=1234", "No token"),
@@ -137,7 +137,7 @@ struct PKCS11SignerTests {
         "a key that is not RSA-2048 is refused",
         .enabled(if: SoftHSM.pkcs11Tool != nil || SoftHSM.isRequired, "pkcs11-tool (opensc) is not installed"))
     func wrongKeyType() async throws {
-        let token = try token()
+        let token = try await token()
         for (label, problem) in [("ec-key", "not an RSA key"), ("rsa1024-key", "1024 bits")] {
             let error = await #expect(throws: SigningError.self) {
                 try await PKCS11Signer(uri: PKCS11URI(token.uri(object: label)), serviceAccountEmail: Self.email)

@@ -44,14 +44,17 @@ struct KeylessSigningTests {
         func remove() { try? FileManager.default.removeItem(atPath: directory) }
     }
 
+    static let googleKey = try! ServiceAccountKey.generate(projectID: "demo-project", name: "fleet-driver")
+
     func withGoogle(_ body: @escaping @Sendable (FakeGoogleAuth, KeylessSigner) async throws -> Void) async throws {
-        let fake = FakeGoogleAuth(key: try ServiceAccountKey.generate(projectID: "demo-project", name: "fleet-driver"))
+        let fake = FakeGoogleAuth(key: Self.googleKey)
         try await Application(router: fake.router).test(.live) { client in
             let base = "http://127.0.0.1:\(try #require(client.port))"
             let signer = IAMCredentialsSigner(
                 serviceAccountEmail: fake.key.clientEmail,
-                accessTokens: AccessTokenSource(credentials: .metadataServer(host: String(base.dropFirst(7)))),
-                configuration: .init(baseURL: base, initialBackoff: .milliseconds(1)))
+                accessTokens: AccessTokenSource(
+                    credentials: .metadataServer(host: String(base.dropFirst(7))), timeout: .seconds(30)),
+                configuration: .init(baseURL: base, attemptTimeout: .seconds(30), initialBackoff: .milliseconds(1)))
             try await body(fake, .iam(signer, googleKeysURL: base))
         }
     }
@@ -175,7 +178,7 @@ struct KeylessSigningTests {
     func pkcs11Family() async throws {
         let fixture = try Fixture()
         defer { fixture.remove() }
-        let token = try SoftHSM.shared.get()
+        let token = try await SoftHSM.sharedToken()
         let uri = try PKCS11URI(token.uri(object: "token-server-driver"))
         _ = try await PKCS11Signer.generateKeyPair(uri: uri)
         let email = "hsm-driver@demo-project.iam.gserviceaccount.com"

@@ -41,6 +41,25 @@ final class PKCS11Module: @unchecked Sendable {
         }
     }
 
+    /// Runs a call that may take long — a login (a PIN is stretched, and a network HSM is a round trip away), a key
+    /// generation (seconds on real hardware) — on a thread of its own, so it never holds one of the few threads Swift
+    /// concurrency runs every task on.
+    static func offload<T: Sendable>(_ body: @escaping @Sendable () throws(SigningError) -> T)
+        async throws(SigningError)
+        -> T
+    {
+        let result: Result<T, SigningError> = await withCheckedContinuation { continuation in
+            Thread {
+                do throws(SigningError) {
+                    continuation.resume(returning: .success(try body()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }.start()
+        }
+        return try result.get()
+    }
+
     // MARK: Calls
 
     func check(_ rv: CK_RV, _ what: String) throws(SigningError) {

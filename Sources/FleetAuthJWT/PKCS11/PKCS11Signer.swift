@@ -52,7 +52,9 @@ public final class PKCS11Signer: RS256Signer {
         let first = try module.openSession(slot)
         var handles = [first]
         do throws(SigningError) {
-            if let pin = try uri.pin() { try module.login(first, pin: pin) }
+            if let pin = try uri.pin() {
+                try await PKCS11Module.offload { () throws(SigningError) in try module.login(first, pin: pin) }
+            }
             var search: [PKCS11Attribute] = [.ulong(PKCS11Constants.classAttribute, PKCS11Constants.privateKeyClass)]
             if let object = uri.object { search.append(.text(PKCS11Constants.labelAttribute, object)) }
             if let id = uri.id { search.append(.bytes(PKCS11Constants.idAttribute, id)) }
@@ -168,7 +170,7 @@ public final class PKCS11Signer: RS256Signer {
         guard let pin = try uri.pin() else {
             throw .configuration("Creating a key needs a PIN: give pin-value or pin-source in \(uri).")
         }
-        try module.login(session, pin: pin)
+        try await PKCS11Module.offload { () throws(SigningError) in try module.login(session, pin: pin) }
         var search: [PKCS11Attribute] = [.ulong(PKCS11Constants.classAttribute, PKCS11Constants.privateKeyClass)]
         if let object = uri.object { search.append(.text(PKCS11Constants.labelAttribute, object)) }
         if let id = uri.id { search.append(.bytes(PKCS11Constants.idAttribute, id)) }
@@ -191,7 +193,9 @@ public final class PKCS11Signer: RS256Signer {
                 .bool(PKCS11Constants.privateAttribute, true), .bool(PKCS11Constants.sensitiveAttribute, true),
                 .bool(PKCS11Constants.extractableAttribute, false), .bool(PKCS11Constants.signAttribute, true),
             ]
-        _ = try module.generateRSAKeyPair(session, publicTemplate: publicTemplate, privateTemplate: privateTemplate)
+        _ = try await PKCS11Module.offload { () throws(SigningError) in
+            try module.generateRSAKeyPair(session, publicTemplate: publicTemplate, privateTemplate: privateTemplate)
+        }
         var created = uri
         created.id = id
         return created
