@@ -20,22 +20,7 @@ final class EmulatorProcess: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        var text = ""
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-            if let range = text.range(of: "listening on http://127.0.0.1:"),
-                let end = text[range.upperBound...].firstIndex(of: "\n"),
-                let port = Int(text[range.upperBound..<end])
-            {
-                self.port = port
-                return
-            }
-        }
-        process.terminate()
-        throw CLIError("the emulator did not start: \(text)")
+        port = try ListeningProcess.port(of: process, output: output, marker: "listening on http://127.0.0.1:")
     }
 
     /// Ends the process the hard way, as a crash would.

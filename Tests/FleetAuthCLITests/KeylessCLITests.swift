@@ -23,6 +23,12 @@ final class ListeningProcess: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = errors
         try process.run()
+        port = try Self.port(of: process, output: output, marker: marker)
+    }
+
+    /// Reads `output` until a line carries `marker` followed by a port number (30 s at most); the process is ended
+    /// and an error thrown when it never does.
+    static func port(of process: Process, output: Pipe, marker: String) throws -> Int {
         var text = ""
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
@@ -33,12 +39,11 @@ final class ListeningProcess: @unchecked Sendable {
                 let end = text[range.upperBound...].firstIndex(where: { !$0.isNumber }),
                 let port = Int(text[range.upperBound..<end])
             {
-                self.port = port
-                return
+                return port
             }
         }
         process.terminate()
-        throw CLIError("\(arguments.first ?? "") did not start: \(text)")
+        throw CLIError("\(process.arguments?.first ?? "") did not start: \(text)")
     }
 
     func stop() -> String {

@@ -1,5 +1,6 @@
 import FleetAuthClient
 import FleetAuthCore
+import FleetAuthJWT
 import FleetAuthStack
 import FleetAuthTesting
 import FleetEngineEmulator
@@ -15,9 +16,15 @@ struct StackFixture {
     let stack: LocalStack
     let sessions: [String: String]
 
-    init() async throws {
+    /// - Parameter keyless: the token server holds no key and signs through the emulator's IAM.
+    init(keyless: Bool = false) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("stack-\(UUID().uuidString)").path
-        stack = try await Self.open(directory)
+        stack =
+            keyless
+            ? try await LocalStack(
+                dataDirectory: directory, tokenServer: .init(dataDirectory: directory, bcryptCost: 4), keylessIAMPort: 0
+            )
+            : try await Self.open(directory)
         let users: [(String, AppUserRole, Grant?)] = [
             ("ops", .operator, nil), ("dana", .driver, Grant(kind: .vehicle, id: "v1")),
             ("carl", .consumer, Grant(kind: .trip, id: "t1")),
@@ -246,6 +253,25 @@ struct LiveFleetTests {
             let missing = await #expect(throws: FleetEngineClientError.self) { try await backend.getTrip("t9") }
             #expect(missing?.code == .notFound && missing?.httpStatus == 404)
         }
+    }
+
+    @Test("keyless (serve --keyless): every token comes from the emulator's IAM; the token server holds no key")
+    func keylessStack() async throws {
+        let fixture = try await StackFixture(keyless: true)
+        try await fixture.stack.run { endpoints in
+            #expect(endpoints.emulatorURL == "http://127.0.0.1:\(try #require(fixture.stack.keylessIAMPort))")
+            _ = try await fixture.provision(endpoints)  // server tokens, signed through signJwt
+            let driver = try fixture.client(endpoints, user: "dana", path: "/token/driver/{vehicleId}")
+            let vehicle = try await driver.getVehicle("v1")
+            #expect(vehicle["name"]?.stringValue?.hasSuffix("/vehicles/v1") == true)
+            let token = try await fixture.fetcher(endpoints, user: "dana", path: "/token/driver/{vehicleId}")
+                .fetchToken(for: .vehicle("v1"))
+            let iamKey = try ServiceAccountKey(contentsOf: fixture.directory + "/iam/driver.json")
+            #expect(try CompactJWS(token.jwt).keyID == iamKey.privateKeyID)
+            let keys = try await fixture.stack.tokenServer.store.signingKeys()
+            #expect(!keys.isEmpty && keys.allSatisfy(\.material.isExternal))
+        }
+        #expect(!FileManager.default.fileExists(atPath: fixture.directory + "/keys"))
     }
 
     @Test("an app logs in to the token server, fetches its tokens with the session, and logs out")
