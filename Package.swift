@@ -1,8 +1,9 @@
 // swift-tools-version:6.2
 import PackageDescription
 
-/// One set of compiler settings for every target (see STYLE.md): Swift 6 language mode, explicit existentials,
-/// imports that are internal unless a declaration says `public import`, and member visibility tied to imports.
+/// One set of compiler settings for every target (the Architecture article in FleetAuthCore's documentation says
+/// why): Swift 6 language mode, explicit existentials, imports that are internal unless a declaration says
+/// `public import`, and member visibility tied to imports.
 ///
 /// `FleetAuthGRPC` names the platforms gRPC Swift 2 needs (it declares its APIs for macOS 15 / iOS 18 and later):
 /// the emulator's gRPC code is `@available(FleetAuthGRPC, *)`, so the package — and `FleetAuthCore` and
@@ -209,6 +210,7 @@ let package = Package(
                 "FleetAuthIAM",
                 "FleetAuthServerSupport",
                 "FleetAuthServerTesting",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
@@ -250,6 +252,12 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetAuthClientTests",
+            dependencies: ["FleetAuthCore", "FleetAuthClient", "FleetAuthTesting"],
+            swiftSettings: swiftSettings
+        ),
+        // The whole chain in one process: the client SDK against a live emulator and token server.
+        .testTarget(
+            name: "FleetAuthStackTests",
             dependencies: [
                 "FleetAuthCore", "FleetAuthClient", "FleetAuthTesting", "FleetTokenServer", "FleetAuthStack",
                 "FleetAuthJWT", "FleetEngineEmulator",
@@ -287,6 +295,7 @@ let package = Package(
                 .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -300,6 +309,7 @@ let package = Package(
                 "FleetAuthTesting", "FleetAuthIAM",
                 "FleetAuthServerSupport", "FleetAuthServerTesting",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerSupport
 import FleetEngineAPI
 import FleetEngineEmulator
 import Foundation

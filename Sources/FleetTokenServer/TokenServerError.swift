@@ -1,4 +1,4 @@
-@_exported public import FleetAuthServerSupport
+public import FleetAuthServerSupport
 
 /// An error the token server answers with: a canonical status and a message in Google's JSON error body,
 /// `{"error":{"code":403,"message":"...","status":"PERMISSION_DENIED"}}` — the shape Fleet Engine uses too, so a

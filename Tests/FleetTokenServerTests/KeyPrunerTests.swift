@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthServerSupport
 import FleetAuthTesting
 import FleetTokenServer
 import Foundation

@@ -1,14 +1,14 @@
-public import FleetAuthCore
-public import Hummingbird
+package import FleetAuthCore
+package import Hummingbird
 
 /// JSON answers, the same from both servers: Google's content type and `Cache-Control: no-store` (answers are
 /// per caller and change with every write; a token server's must never be cached).
-public enum JSONResponse {
+package enum JSONResponse {
     /// The content type of every JSON answer.
-    public static let contentType = "application/json; charset=UTF-8"
+    package static let contentType = "application/json; charset=UTF-8"
 
     /// `object` as the body; `headers` are added (and may replace `Cache-Control`).
-    public static func make(_ object: JSONObject, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:])
+    package static func make(_ object: JSONObject, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:])
         -> Response
     {
         var fields: HTTPFields = [.contentType: contentType, .cacheControl: "no-store"]

@@ -1,11 +1,11 @@
-public import Hummingbird
+package import Hummingbird
 import HummingbirdCore
-public import Logging
+package import Logging
 import NIOCore
 
 /// The HTTP/1.1 application both servers run: Hummingbird with ``ServerLimits`` applied to the request decoder
 /// and the idle timeout.
-public enum ServerApplication {
+package enum ServerApplication {
     /// An application serving `router` on `host:port`.
     ///
     /// - Parameters:
@@ -16,7 +16,7 @@ public enum ServerApplication {
     ///   - limits: header limits and the idle timeout (the body limit is the routes' business).
     ///   - logger: Hummingbird's logger.
     ///   - onServerRunning: called once the server listens, with its port.
-    public static func make<Context: RequestContext>(
+    package static func make<Context: RequestContext>(
         router: Router<Context>,
         serverName: String,
         host: String,

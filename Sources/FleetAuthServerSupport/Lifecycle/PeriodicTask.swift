@@ -1,20 +1,20 @@
-public import FleetAuthCore
-public import Logging
-public import ServiceLifecycle
+package import FleetAuthCore
+package import Logging
+import ServiceLifecycle
 
 /// Work repeated at a fixed interval on an injected clock, as a service: it ends on graceful shutdown or
 /// cancellation, and a failed round is logged and tried again at the next interval, never ending the service
 /// (and so never the server it runs beside).
-public struct PeriodicTask: Service {
+package struct PeriodicTask: Service {
     /// What the task does, for the log (`key pruning`).
-    public let name: String
+    package let name: String
     /// The time between two rounds; the first round runs one interval after the start.
-    public let interval: Duration
+    package let interval: Duration
     private let clock: any WallClock
     private let logger: Logger
     private let work: @Sendable () async throws -> Void
 
-    public init(
+    package init(
         name: String,
         interval: Duration,
         clock: any WallClock = .system,
@@ -28,7 +28,7 @@ public struct PeriodicTask: Service {
         self.work = work
     }
 
-    public func run() async throws {
+    package func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
                 try await cancelWhenGracefulShutdown { try await clock.sleep(for: interval) }

@@ -10,12 +10,12 @@ public import Logging
 /// - no token, password, session token or key material is ever logged.
 extension Logger {
     /// A logger that drops everything: the default of every library API that takes one.
-    public static func silent(label: String) -> Logger {
+    @usableFromInline package static func silent(label: String) -> Logger {
         Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() })
     }
 
     /// A logger that reports warnings and errors only.
-    public static func quiet(label: String) -> Logger {
+    @usableFromInline package static func quiet(label: String) -> Logger {
         var logger = Logger(label: label)
         logger.logLevel = .warning
         return logger
@@ -24,7 +24,7 @@ extension Logger {
 
 extension Logger.Metadata {
     /// Metadata whose keys are prefixed `fleetauth.`: `.fleetauth(["kid": "..."])` logs `fleetauth.kid`.
-    public static func fleetauth(_ values: KeyValuePairs<String, Logger.MetadataValue>) -> Self {
+    package static func fleetauth(_ values: KeyValuePairs<String, Logger.MetadataValue>) -> Self {
         var metadata = Self()
         for (key, value) in values { metadata["fleetauth." + key] = value }
         return metadata

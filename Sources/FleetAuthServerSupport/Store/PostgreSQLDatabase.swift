@@ -1,6 +1,6 @@
-public import Logging
-public import PostgresNIO
-public import ServiceLifecycle
+package import Logging
+package import PostgresNIO
+import ServiceLifecycle
 
 /// A PostgreSQL database opened one way for every store: a pool of connections (postgres-nio's `PostgresClient`),
 /// checked at open so that a refused connection or wrong credentials are a clear error then, not at the first
@@ -10,12 +10,12 @@ public import ServiceLifecycle
 /// It is a `Service`: it runs the pool until graceful shutdown, then closes it. ``connect(_:migrations:logger:)``
 /// starts the pool at once, so a store is usable as soon as it is opened — by a command that runs no service group
 /// too (call ``close()`` when done).
-public final class PostgreSQLDatabase: Service, Sendable {
-    public let url: PostgresURL
-    public let client: PostgresClient
+package final class PostgreSQLDatabase: Service, Sendable {
+    package let url: PostgresURL
+    package let client: PostgresClient
     private let runner: Task<Void, Never>
     /// The logger queries run with (postgres-nio's, silent by default).
-    public let logger: Logger
+    package let logger: Logger
 
     private init(url: PostgresURL, client: PostgresClient, runner: Task<Void, Never>, logger: Logger) {
         self.url = url
@@ -31,7 +31,7 @@ public final class PostgreSQLDatabase: Service, Sendable {
     ///   - migrations: the schema, step by step; each scope keeps its own versions.
     ///   - maximumConnections: the pool's size.
     ///   - logger: where postgres-nio logs in the background (silent by default).
-    public static func connect(
+    package static func connect(
         _ url: PostgresURL,
         migrations: PostgresMigrations?,
         maximumConnections: Int = 20,
@@ -82,7 +82,7 @@ public final class PostgreSQLDatabase: Service, Sendable {
     }
 
     /// Runs `body` in one transaction; an error thrown by `body` rolls it back and is rethrown as it is.
-    public func transaction<Result: Sendable>(
+    package func transaction<Result: Sendable>(
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         do {
@@ -99,7 +99,7 @@ public final class PostgreSQLDatabase: Service, Sendable {
     }
 
     /// Runs one statement outside a transaction and returns its rows.
-    public func query(_ query: PostgresQuery) async throws(StoreError) -> [PostgresRow] {
+    package func query(_ query: PostgresQuery) async throws(StoreError) -> [PostgresRow] {
         do {
             var rows: [PostgresRow] = []
             for try await row in try await client.query(query, logger: logger) { rows.append(row) }
@@ -111,7 +111,7 @@ public final class PostgreSQLDatabase: Service, Sendable {
 
     /// Runs a prepared statement outside a transaction and returns its rows. Each pooled connection prepares it
     /// once and then only binds and executes it: no parsing or planning per call, for the hot paths.
-    public func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws(StoreError)
+    package func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws(StoreError)
         -> [Statement.Row]
     {
         do {
@@ -127,7 +127,7 @@ public final class PostgreSQLDatabase: Service, Sendable {
 
     /// What went wrong, in one line: the server's message and SQL state, or the connection's problem. Never the
     /// password (postgres-nio's messages do not carry it).
-    public static func reason(_ error: any Error) -> String {
+    package static func reason(_ error: any Error) -> String {
         if let error = error as? PostgresTransactionError {
             return reason(error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error)
         }
@@ -140,13 +140,13 @@ public final class PostgreSQLDatabase: Service, Sendable {
     }
 
     /// Waits for graceful shutdown, then closes the pool.
-    public func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
         await close()
     }
 
     /// Closes the pool; waiting queries fail.
-    public func close() async {
+    package func close() async {
         runner.cancel()
         await runner.value
     }
@@ -155,23 +155,23 @@ public final class PostgreSQLDatabase: Service, Sendable {
 /// A database's schema as numbered steps per scope (`emulator`, `token-server`): each step runs once, in order, in
 /// the transaction that records it. `fleetauth_migrations` records what was applied; a transaction-scoped
 /// advisory lock makes instances that start together take turns.
-public struct PostgresMigrations: Sendable {
-    public struct Step: Sendable {
-        public var version: Int
-        public var name: String
-        public var statements: [String]
+package struct PostgresMigrations: Sendable {
+    package struct Step: Sendable {
+        package var version: Int
+        package var name: String
+        package var statements: [String]
 
-        public init(version: Int, name: String, statements: [String]) {
+        package init(version: Int, name: String, statements: [String]) {
             self.version = version
             self.name = name
             self.statements = statements
         }
     }
 
-    public var scope: String
-    public var steps: [Step]
+    package var scope: String
+    package var steps: [Step]
 
-    public init(scope: String, steps: [Step]) {
+    package init(scope: String, steps: [Step]) {
         self.scope = scope
         self.steps = steps
     }

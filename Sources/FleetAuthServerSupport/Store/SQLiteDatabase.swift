@@ -1,5 +1,5 @@
-public import GRDB
-public import ServiceLifecycle
+package import GRDB
+import ServiceLifecycle
 
 /// A SQLite database the way both servers keep one: a file in WAL mode with `synchronous = NORMAL` (a committed
 /// write survives a crash of the process, `kill -9` included, and readers never wait for the writer), a 5-second
@@ -8,12 +8,12 @@ public import ServiceLifecycle
 ///
 /// As a service it keeps the database open until graceful shutdown and then closes it; list it before the
 /// services that use it in a `ServiceGroup`, which shuts services down in reverse order.
-public final class SQLiteDatabase: Service, Sendable {
+package final class SQLiteDatabase: Service, Sendable {
     /// Reads and writes.
-    public let writer: any DatabaseWriter
+    package let writer: any DatabaseWriter
 
     /// Opens (creating if needed) the database file at `path` and migrates it.
-    public init(path: String, migrator: DatabaseMigrator) throws(StoreError) {
+    package init(path: String, migrator: DatabaseMigrator) throws(StoreError) {
         var configuration = Self.configuration
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
@@ -26,7 +26,7 @@ public final class SQLiteDatabase: Service, Sendable {
     }
 
     /// A private in-memory database, migrated.
-    public init(inMemoryWith migrator: DatabaseMigrator) throws(StoreError) {
+    package init(inMemoryWith migrator: DatabaseMigrator) throws(StoreError) {
         do {
             writer = try DatabaseQueue(configuration: Self.configuration)
             try migrator.migrate(writer)
@@ -42,7 +42,7 @@ public final class SQLiteDatabase: Service, Sendable {
     }
 
     /// Waits for graceful shutdown, then closes the database.
-    public func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
         try writer.close()
     }

@@ -1,4 +1,4 @@
-public import ServiceLifecycle
+package import ServiceLifecycle
 
 /// A store that can be used without running it as a service (a CLI command that opens it, works and ends):
 /// ``close()`` releases what it holds.
@@ -8,15 +8,15 @@ public protocol ClosableStore: Sendable {
 }
 
 /// A store kept in one ``SQLiteDatabase``, whose lifecycle is the database's.
-public protocol SQLiteStore: Service, ClosableStore {
+package protocol SQLiteStore: Service, ClosableStore {
     /// The database.
     var database: SQLiteDatabase { get }
 }
 
 extension SQLiteStore {
     /// Keeps the database open until graceful shutdown, then closes it.
-    public func run() async throws { try await database.run() }
+    package func run() async throws { try await database.run() }
 
     /// Nothing to release: the file closes when the store is dropped.
-    public func close() async {}
+    package func close() async {}
 }

@@ -7,7 +7,7 @@ import Foundation
 
 extension TrustConfiguration {
     /// Every account with its keys: file sources are read, URL sources fetched once.
-    public func loadAccounts() async throws -> [(TrustedServiceAccount, [RSAVerificationKey])] {
+    package func loadAccounts() async throws -> [(TrustedServiceAccount, [RSAVerificationKey])] {
         var result: [(TrustedServiceAccount, [RSAVerificationKey])] = []
         for entry in serviceAccounts {
             if entry.keySource.isURL {
@@ -20,7 +20,7 @@ extension TrustConfiguration {
     }
 
     /// Fetches a JWK set over HTTP.
-    public static func fetchKeys(from location: String) async throws -> [RSAVerificationKey] {
+    @usableFromInline package static func fetchKeys(from location: String) async throws -> [RSAVerificationKey] {
         guard let url = URL(string: location), url.scheme == "http" || url.scheme == "https" else {
             throw TrustConfigurationError("\(location): not an http(s) URL")
         }

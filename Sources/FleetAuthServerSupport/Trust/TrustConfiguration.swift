@@ -1,5 +1,5 @@
 import FleetAuthCore
-public import FleetAuthJWT
+package import FleetAuthJWT
 import Foundation
 
 /// Which service accounts a Fleet Engine trusts, and where their public keys are: the trust file that
@@ -157,7 +157,8 @@ public struct TrustConfiguration: Sendable, Hashable {
 
     /// The keys of one account from a file source (a key file or a JWK set file). A key file's email and project
     /// must match the configuration.
-    public static func loadFileKeys(for entry: ServiceAccount) throws(TrustConfigurationError) -> [RSAVerificationKey] {
+    package static func loadFileKeys(for entry: ServiceAccount) throws(TrustConfigurationError) -> [RSAVerificationKey]
+    {
         switch entry.keySource.kind {
         case .keyFile:
             let key: ServiceAccountKey

@@ -109,7 +109,7 @@ public struct FleetEngineService: Sendable {
             trip.remainingDistanceMeters = first.distanceMeters
             trip.etaToFirstWaypoint = first.eta
             trip.remainingTimeToFirstWaypoint = Google_Protobuf_Duration(
-                timeInterval: max(first.eta.date.timeIntervalSince(now), 0).rounded())
+                seconds: Int64(max(first.eta.date.timeIntervalSince(now), 0).rounded()))
         }
         if !trip.hasPickupTime,
             let pickup = waypoints.first(where: { $0.tripID == stored.id && $0.waypointType == .pickupWaypointType }),

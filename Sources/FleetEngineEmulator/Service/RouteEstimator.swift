@@ -92,7 +92,7 @@ struct RouteEstimator: Sendable {
                 }
                 arrival = arrival.addingTimeInterval(seconds)
                 waypoint.distanceMeters = Google_Protobuf_Int32Value(Int32(clamping: Int64(metres.rounded())))
-                waypoint.duration = Google_Protobuf_Duration(timeInterval: seconds.rounded())
+                waypoint.duration = Google_Protobuf_Duration(seconds: Int64(seconds.rounded()))
                 waypoint.eta = Google_Protobuf_Timestamp(milliseconds: arrival)
                 waypoint.pathToWaypoint = [start, stop.location.point]
             }

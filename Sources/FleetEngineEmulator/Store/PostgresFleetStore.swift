@@ -14,7 +14,7 @@ import SwiftProtobuf
 /// pages come in the same order as on SQLite. A vehicle's current trips are read from the trips
 /// table, never copied into the vehicle, so a trip's assignment and the vehicle's trips cannot disagree.
 public final class PostgresFleetStore: FleetStore {
-    public let database: PostgreSQLDatabase
+    package let database: PostgreSQLDatabase
 
     /// Connects and applies the emulator's migrations.
     public static func connect(_ url: PostgresURL, maximumConnections: Int = 20) async throws(StoreError)
@@ -25,7 +25,7 @@ public final class PostgresFleetStore: FleetStore {
                 url, migrations: migrations, maximumConnections: maximumConnections))
     }
 
-    public init(database: PostgreSQLDatabase) {
+    package init(database: PostgreSQLDatabase) {
         self.database = database
     }
 

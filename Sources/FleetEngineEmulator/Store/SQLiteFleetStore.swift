@@ -9,7 +9,13 @@ import SwiftProtobuf
 /// committed write survives a crash of the process, `kill -9` included), messages kept in the protobuf binary
 /// format, versioned migrations. `inMemory` keeps a private database for throwaway runs.
 public final class SQLiteFleetStore: FleetStore, SQLiteStore {
-    public let database: SQLiteDatabase
+    package let database: SQLiteDatabase
+
+    /// Keeps the database open until graceful shutdown, then closes it.
+    public func run() async throws { try await database.run() }
+
+    /// Nothing to release: the file closes when the store is dropped.
+    public func close() async {}
     private var writer: any DatabaseWriter { database.writer }
 
     /// Opens (creating if needed) the database at `path`.

@@ -1,5 +1,5 @@
 import FleetAuthServerSupport
-public import Foundation
+import Foundation
 
 /// An OpenID Provider whose ID tokens log app users in: its issuer identifier and the client ID (audience) its ID
 /// tokens must be for — for Firebase Authentication, `https://securetoken.google.com/PROJECT` and `PROJECT`; for

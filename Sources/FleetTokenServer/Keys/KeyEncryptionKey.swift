@@ -1,6 +1,6 @@
 import Crypto
 import FleetAuthCore
-public import Foundation
+import Foundation
 
 /// The key that seals the token server's signing keys when they are kept in the database: 32 random bytes, an
 /// AES-256-GCM key. It lives outside the database — a file (`--key-encryption-key-file`, the bytes in base64) or

@@ -2,7 +2,7 @@ public import FleetAuthCore
 public import FleetAuthJWT
 public import FleetAuthServerSupport
 import Foundation
-public import Logging
+package import Logging
 
 /// The signing keys of every token family, with rotation.
 ///
@@ -308,7 +308,7 @@ public final class Keyring: @unchecked Sendable {
     }
 
     /// A service that runs ``prune()`` every `interval`, logging (and surviving) failures.
-    public func pruner(interval: Duration = .seconds(60), logger: Logger = .silent(label: "fleetauth.keyring"))
+    package func pruner(interval: Duration = .seconds(60), logger: Logger = .silent(label: "fleetauth.keyring"))
         -> PeriodicTask
     {
         PeriodicTask(name: "key pruning", interval: interval, clock: clock, logger: logger) { [self] in

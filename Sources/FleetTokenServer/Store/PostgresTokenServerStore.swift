@@ -14,7 +14,7 @@ import PostgresNIO
 /// locks in a fixed order), so concurrent failures on two instances are all counted. Usernames and IDs compare
 /// byte by byte (`COLLATE "C"`), as on SQLite; a string PostgreSQL cannot hold (one with NUL) matches nothing.
 public final class PostgresTokenServerStore: TokenServerStorage {
-    public let database: PostgreSQLDatabase
+    package let database: PostgreSQLDatabase
 
     /// Connects and applies the token server's migrations.
     public static func connect(_ url: PostgresURL, maximumConnections: Int = 20) async throws(StoreError)
@@ -25,7 +25,7 @@ public final class PostgresTokenServerStore: TokenServerStorage {
                 url, migrations: migrations, maximumConnections: maximumConnections))
     }
 
-    public init(database: PostgreSQLDatabase) {
+    package init(database: PostgreSQLDatabase) {
         self.database = database
     }
 

@@ -9,7 +9,13 @@ import GRDB
 /// counts. The server and the `fleetauth users` / `keys rotate` commands open the same file. Times are stored as
 /// whole epoch seconds (the throttle's in milliseconds).
 public final class SQLiteTokenServerStore: TokenServerStorage, SQLiteStore {
-    public let database: SQLiteDatabase
+    package let database: SQLiteDatabase
+
+    /// Keeps the database open until graceful shutdown, then closes it.
+    public func run() async throws { try await database.run() }
+
+    /// Nothing to release: the file closes when the store is dropped.
+    public func close() async {}
     private var writer: any DatabaseWriter { database.writer }
 
     /// Opens (creating if needed) the database at `path`.
