@@ -13,7 +13,8 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("MemberImportVisibility"),
     .enableUpcomingFeature("InternalImportsByDefault"),
     .enableExperimentalFeature(
-        "AvailabilityMacro=FleetAuthGRPC:macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0"),
+        "AvailabilityMacro=FleetAuthGRPC:macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0"
+    ),
 ]
 
 let package = Package(

@@ -24,7 +24,9 @@ extension BenchCommand {
             init() throws {
                 minter = try FleetEngineTokenMinter(
                     signer: LocalKeySigner(
-                        key: try ServiceAccountKey.generate(projectID: "bench-project", name: "driver")))
+                        key: try ServiceAccountKey.generate(projectID: "bench-project", name: "driver")
+                    )
+                )
             }
             func fetchToken(for context: AuthorizationContext) async throws -> FetchedToken {
                 lock.withLock { count += 1 }
@@ -52,7 +54,12 @@ extension BenchCommand {
                 String(
                     format:
                         "cached token(for:): %.0f ns per call (best of %d rounds of %d calls; target < 1,000 ns: %@)",
-                    nanoseconds, rounds, calls, nanoseconds < 1000 ? "met" : "NOT met"))
+                    nanoseconds,
+                    rounds,
+                    calls,
+                    nanoseconds < 1000 ? "met" : "NOT met"
+                )
+            )
 
             var bestConcurrent = Duration.seconds(1_000_000)
             for round in 0..<rounds {

@@ -101,7 +101,8 @@ public struct BenchCommand: AsyncParsableCommand {
                 say(String(format: "verify: %.0f/s", value))
             case "wrapper":
                 let key = setup.verifier.trustStore.keys(
-                    forIssuer: try CompactJWS(setup.token).payloadObject()["iss"]!.stringValue!)![0]
+                    forIssuer: try CompactJWS(setup.token).payloadObject()["iss"]!.stringValue!
+                )![0]
                 let signature = Array(setup.signature.rawRepresentation)
                 let value = try await rate(seconds: seconds) {
                     guard setup.signingInput.withUnsafeBytes({ key.isValidRS256Signature(signature, for: $0) }) else {
@@ -114,7 +115,10 @@ public struct BenchCommand: AsyncParsableCommand {
                 let value = try await rate(seconds: seconds) {
                     guard
                         publicKey.isValidSignature(
-                            setup.signature, for: SHA256.hash(data: setup.signingInput), padding: .insecurePKCS1v1_5)
+                            setup.signature,
+                            for: SHA256.hash(data: setup.signingInput),
+                            padding: .insecurePKCS1v1_5
+                        )
                     else {
                         throw BenchmarkFailure("raw verification failed")
                     }
@@ -145,7 +149,8 @@ public struct BenchCommand: AsyncParsableCommand {
                     best.verify,
                     try await rate(seconds: seconds) {
                         _ = try setup.verifier.verify(setup.token, nowSeconds: setup.nowSeconds)
-                    })
+                    }
+                )
                 best.rawVerify = max(
                     best.rawVerify,
                     try await rate(seconds: seconds) {
@@ -153,18 +158,23 @@ public struct BenchCommand: AsyncParsableCommand {
                         else {
                             throw BenchmarkFailure("raw verification failed")
                         }
-                    })
+                    }
+                )
                 best.mint = max(
                     best.mint,
                     try await rate(seconds: seconds) {
                         _ = try await setup.minter.mint(setup.type, now: setup.now)
-                    })
+                    }
+                )
                 best.rawSign = max(
                     best.rawSign,
                     try await rate(seconds: seconds) {
                         _ = try setup.privateKey.signature(
-                            for: SHA256.hash(data: setup.signingInput), padding: .insecurePKCS1v1_5)
-                    })
+                            for: SHA256.hash(data: setup.signingInput),
+                            padding: .insecurePKCS1v1_5
+                        )
+                    }
+                )
             }
             var rows: [(String, Double, String)] = [
                 (
@@ -240,7 +250,9 @@ public struct BenchCommand: AsyncParsableCommand {
             let result: (status: Int32, output: String)
             do {
                 result = try runCapturingOutput(
-                    ["openssl", "speed", "-seconds", String(seconds), "rsa2048"], environment: environment)
+                    ["openssl", "speed", "-seconds", String(seconds), "rsa2048"],
+                    environment: environment
+                )
             } catch {
                 say("openssl not found; skipping the openssl reference")
                 return nil

@@ -48,14 +48,16 @@ extension BenchCommand {
             help: """
                 Also measure UpdateVehicle with vehicles in PostgreSQL (postgres://USER[:PASSWORD]@HOST[:PORT]/DB); \
                 the run replaces the vehicles of provider bench-project there.
-                """)
+                """
+        )
         var database: String?
 
         func validate() throws {
             if rounds < 1 || seconds <= 0 || connections < 1 || grpcConnections < 1 || vehicles < connections {
                 throw ValidationError(
                     "--rounds, --seconds, --connections, --grpc-connections must be positive; "
-                        + "--vehicles ≥ --connections.")
+                        + "--vehicles ≥ --connections."
+                )
             }
         }
 
@@ -102,7 +104,10 @@ extension BenchCommand {
 
             let cached = try await EmulatorServer(trust: trust, store: store)
             let uncached = try await EmulatorServer(
-                configuration: .init(tokenCacheCapacity: 0), trust: trust, store: store)
+                configuration: .init(tokenCacheCapacity: 0),
+                trust: trust,
+                store: store
+            )
             let trivial = Router()
             trivial.put("v1/providers/{provider}/vehicles/{vehicle}") { _, _ in "{}" }
 
@@ -113,19 +118,25 @@ extension BenchCommand {
                     (
                         "trivial",
                         ServerApplication.make(
-                            router: trivial, serverName: "bench-trivial", host: "127.0.0.1", port: 0,
-                            limits: ServerLimits(), logger: logger
+                            router: trivial,
+                            serverName: "bench-trivial",
+                            host: "127.0.0.1",
+                            port: 0,
+                            limits: ServerLimits(),
+                            logger: logger
                         ) { ports.continuation.yield(("trivial", $0)) }
                     ),
                     ("cached", cached.application(port: 0) { ports.continuation.yield(("cached", $0)) }),
                 ]
                 if !skipUncached {
                     servers.append(
-                        ("uncached", uncached.application(port: 0) { ports.continuation.yield(("uncached", $0)) }))
+                        ("uncached", uncached.application(port: 0) { ports.continuation.yield(("uncached", $0)) })
+                    )
                 }
                 if let onPostgres {
                     servers.append(
-                        ("postgres", onPostgres.application(port: 0) { ports.continuation.yield(("postgres", $0)) }))
+                        ("postgres", onPostgres.application(port: 0) { ports.continuation.yield(("postgres", $0)) })
+                    )
                 }
                 var services: [any Service] = servers.map { $0.1 }
                 if !skipGRPC, #available(FleetAuthGRPC , *) {
@@ -152,7 +163,8 @@ extension BenchCommand {
                     sample.lastLocation.hasServerTime
                 else {
                     throw BenchmarkFailure(
-                        "The updates were not persisted: vehicle \(Self.vehicleID(0)) has no lastLocation.")
+                        "The updates were not persisted: vehicle \(Self.vehicleID(0)) has no lastLocation."
+                    )
                 }
             }
             if let postgresStore { try await Self.clear(postgresStore) }
@@ -171,7 +183,8 @@ extension BenchCommand {
             var best: [String: LoadGenerator.Result] = [:]
             say(
                 "Measuring: \(connections) connections, \(vehicles) vehicles, "
-                    + "\(rounds) round(s) of \(seconds) s per server (load generator in this process).")
+                    + "\(rounds) round(s) of \(seconds) s per server (load generator in this process)."
+            )
             for round in 1...rounds {
                 for name in order {
                     let warmUp = Duration.milliseconds(500)
@@ -179,24 +192,36 @@ extension BenchCommand {
                     let result: LoadGenerator.Result
                     if name.hasPrefix("grpc"), #available(FleetAuthGRPC , *) {
                         result = try await GRPCLoadGenerator(
-                            host: "127.0.0.1", port: ports[name]!, connections: grpcConnections,
+                            host: "127.0.0.1",
+                            port: ports[name]!,
+                            connections: grpcConnections,
                             concurrency: connections,
                             makeRequest: Self.grpcRequests(tokens: tokens, workers: connections)
                         ).run(warmUp: warmUp, duration: duration)
                     } else {
                         result = try await LoadGenerator(
-                            host: "127.0.0.1", port: ports[name]!, connections: connections, makeRequest: requests
+                            host: "127.0.0.1",
+                            port: ports[name]!,
+                            connections: connections,
+                            makeRequest: requests
                         ).run(warmUp: warmUp, duration: duration)
                     }
                     let failures = result.count - result.successes
                     if !name.hasSuffix("trivial") && failures > 0 {
                         throw BenchmarkFailure(
-                            "\(name): \(failures) of \(result.count) updates failed: \(result.statuses)")
+                            "\(name): \(failures) of \(result.count) updates failed: \(result.statuses)"
+                        )
                     }
                     say(
                         String(
-                            format: "  round %d  %-9@ %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms", round, name,
-                            result.rate, result.percentile(0.5), result.percentile(0.99)))
+                            format: "  round %d  %-9@ %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms",
+                            round,
+                            name,
+                            result.rate,
+                            result.percentile(0.5),
+                            result.percentile(0.99)
+                        )
+                    )
                     if result.rate > best[name]?.rate ?? 0 { best[name] = result }
                 }
             }
@@ -215,7 +240,12 @@ extension BenchCommand {
                 say(
                     labels[name]!.padding(toLength: 52, withPad: " ", startingAt: 0)
                         + String(
-                            format: "%9.0f %8.2f %8.2f", result.rate, result.percentile(0.5), result.percentile(0.99)))
+                            format: "%9.0f %8.2f %8.2f",
+                            result.rate,
+                            result.percentile(0.5),
+                            result.percentile(0.99)
+                        )
+                )
             }
             guard let trivialRate = best["trivial"]?.rate, let cachedRate = best["cached"]?.rate else { return }
             say("")
@@ -223,32 +253,48 @@ extension BenchCommand {
                 String(
                     format:
                         "UpdateVehicle / trivial route: %.2f (target ≥ 0.50: %@); %.0f updates/s (target ≥ 2,000: %@)",
-                    cachedRate / trivialRate, cachedRate / trivialRate >= 0.5 ? "met" : "NOT met", cachedRate,
-                    cachedRate >= 2000 ? "met" : "NOT met"))
+                    cachedRate / trivialRate,
+                    cachedRate / trivialRate >= 0.5 ? "met" : "NOT met",
+                    cachedRate,
+                    cachedRate >= 2000 ? "met" : "NOT met"
+                )
+            )
             if let postgresRate = best["postgres"]?.rate {
                 say(
                     String(
                         format: "UpdateVehicle on PostgreSQL: %.0f updates/s (target ≥ 2,000: %@), %.2f × SQLite's",
-                        postgresRate, postgresRate >= 2000 ? "met" : "NOT met", postgresRate / cachedRate))
+                        postgresRate,
+                        postgresRate >= 2000 ? "met" : "NOT met",
+                        postgresRate / cachedRate
+                    )
+                )
             }
             if let grpcRate = best["grpc"]?.rate {
                 say(
                     String(
                         format: "UpdateVehicle over gRPC / over REST: %.2f (target ≥ 1.00: %@)",
-                        grpcRate / cachedRate, grpcRate >= cachedRate ? "met" : "NOT met"))
+                        grpcRate / cachedRate,
+                        grpcRate >= cachedRate ? "met" : "NOT met"
+                    )
+                )
                 if let trivialGRPC = best["grpc-trivial"]?.rate {
                     say(
                         String(
                             format:
                                 "UpdateVehicle over gRPC / trivial gRPC method: %.2f; trivial gRPC / trivial REST: %.2f",
-                            grpcRate / trivialGRPC, trivialGRPC / trivialRate))
+                            grpcRate / trivialGRPC,
+                            trivialGRPC / trivialRate
+                        )
+                    )
                 }
             }
             if let uncachedRate = best["uncached"]?.rate {
                 say(
                     String(
                         format: "Token cache speed-up: %.2f × the rate with an RSA verification per call",
-                        cachedRate / uncachedRate))
+                        cachedRate / uncachedRate
+                    )
+                )
             }
         }
 
@@ -308,10 +354,15 @@ extension BenchCommand {
                 let step = Double(sequence % 1000) * 0.0001
                 let body = String(
                     format: #"{"lastLocation":{"location":{"latitude":%.6f,"longitude":%.6f}}}"#,
-                    37.42 + step, -122.08 - step)
+                    37.42 + step,
+                    -122.08 - step
+                )
                 return LoadGenerator.Request(
-                    method: .PUT, uri: heads[index].uri, headers: heads[index].headers,
-                    body: ByteBuffer(string: body))
+                    method: .PUT,
+                    uri: heads[index].uri,
+                    headers: heads[index].headers,
+                    body: ByteBuffer(string: body)
+                )
             }
         }
     }

@@ -56,7 +56,9 @@ extension BenchCommand {
                 best.local = max(best.local, try await Self.parallelRate(local, type, tasks: cores, seconds: seconds))
                 if let hsm {
                     best.pkcs11 = max(
-                        best.pkcs11, try await Self.parallelRate(hsm, type, tasks: cores, seconds: seconds))
+                        best.pkcs11,
+                        try await Self.parallelRate(hsm, type, tasks: cores, seconds: seconds)
+                    )
                 }
             }
             say("signer".padding(toLength: 58, withPad: " ", startingAt: 0) + "  mints/s    p50 ms    p99 ms  ratio")
@@ -64,8 +66,13 @@ extension BenchCommand {
             if hsm != nil {
                 say(
                     Self.row(
-                        "PKCS#11 (\(pkcs11 == nil ? "SoftHSM2" : "given token")), \(cores) tasks", best.pkcs11, nil,
-                        nil, BenchCommand.JWT.ratio(best.pkcs11, best.local, "local key (goal ≥ 0.8)")))
+                        "PKCS#11 (\(pkcs11 == nil ? "SoftHSM2" : "given token")), \(cores) tasks",
+                        best.pkcs11,
+                        nil,
+                        nil,
+                        BenchCommand.JWT.ratio(best.pkcs11, best.local, "local key (goal ≥ 0.8)")
+                    )
+                )
                 // SoftHSM2 signs with the system's OpenSSL libcrypto: what that library does on every core is the
                 // module's own ceiling, and the gap between the two is the module's (it re-imports the key for each
                 // signature), not the signer's — perf shows under 1 % of the time in FleetAuth's glue.
@@ -75,11 +82,17 @@ extension BenchCommand {
                     let ceiling = speed.sign * Double(cores)
                     say(
                         Self.row(
-                            "openssl rsa2048 sign × \(cores) cores (SoftHSM's libcrypto)", ceiling, nil, nil,
-                            ""))
+                            "openssl rsa2048 sign × \(cores) cores (SoftHSM's libcrypto)",
+                            ceiling,
+                            nil,
+                            nil,
+                            ""
+                        )
+                    )
                     say(
                         String(repeating: " ", count: 80)
-                            + BenchCommand.JWT.ratio(best.pkcs11, ceiling, "its libcrypto's raw signing"))
+                            + BenchCommand.JWT.ratio(best.pkcs11, ceiling, "its libcrypto's raw signing")
+                    )
                 }
             } else {
                 say("PKCS#11: skipped (SoftHSM2 is not installed and no --pkcs11 URI was given)")
@@ -87,8 +100,13 @@ extension BenchCommand {
             let iam = try await iamRun(key: key, type: type)
             say(
                 Self.row(
-                    "IAM signJwt via the emulator, \(inFlight) in flight", iam.rate, iam.p50, iam.p99,
-                    BenchCommand.JWT.ratio(iam.rate, best.local, "local key")))
+                    "IAM signJwt via the emulator, \(inFlight) in flight",
+                    iam.rate,
+                    iam.p50,
+                    iam.p99,
+                    BenchCommand.JWT.ratio(iam.rate, best.local, "local key")
+                )
+            )
         }
 
         static func row(_ name: String, _ rate: Double, _ p50: Double?, _ p99: Double?, _ note: String) -> String {
@@ -102,7 +120,8 @@ extension BenchCommand {
             let email = "bench-hsm@bench-project.iam.gserviceaccount.com"
             if let pkcs11 {
                 return try FleetEngineTokenMinter(
-                    signer: try await PKCS11Signer(uri: PKCS11URI(pkcs11), serviceAccountEmail: email))
+                    signer: try await PKCS11Signer(uri: PKCS11URI(pkcs11), serviceAccountEmail: email)
+                )
             }
             guard SoftHSM.isAvailable else { return nil }
             let token = try SoftHSM.makeToken(label: "bench")
@@ -114,7 +133,10 @@ extension BenchCommand {
 
         /// Mints/s with `tasks` tasks minting at once for `seconds` (after a warm-up).
         static func parallelRate(
-            _ minter: FleetEngineTokenMinter, _ type: FleetEngineTokenType, tasks: Int, seconds: Double
+            _ minter: FleetEngineTokenMinter,
+            _ type: FleetEngineTokenType,
+            tasks: Int,
+            seconds: Double
         ) async throws -> Double {
             let perTask = try await withThrowingTaskGroup(of: Double.self) { group in
                 for _ in 0..<tasks {
@@ -140,11 +162,14 @@ extension BenchCommand {
                         [key.verificationKey]
                     )
                 ],
-                store: try SQLiteFleetStore(inMemory: ()), iam: iam)
+                store: try SQLiteFleetStore(inMemory: ()),
+                iam: iam
+            )
             let ports = AsyncStream.makeStream(of: Int.self)
             let group = ServiceGroup(
                 services: [emulator.application(port: 0) { ports.continuation.yield($0) }],
-                logger: .quiet(label: "bench"))
+                logger: .quiet(label: "bench")
+            )
             return try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 var iterator = ports.stream.makeAsyncIterator()
@@ -152,7 +177,8 @@ extension BenchCommand {
                 let signer = IAMCredentialsSigner(
                     serviceAccountEmail: key.clientEmail,
                     accessTokens: AccessTokenSource(credentials: .metadataServer(host: "127.0.0.1:\(port)")),
-                    configuration: .init(baseURL: "http://127.0.0.1:\(port)"))
+                    configuration: .init(baseURL: "http://127.0.0.1:\(port)")
+                )
                 let minter = try FleetEngineTokenMinter(signer: signer)
                 _ = try await minter.mint(type)
                 var best: (rate: Double, p50: Double, p99: Double) = (0, 0, 0)
@@ -167,7 +193,10 @@ extension BenchCommand {
         }
 
         static func latencyRun(
-            _ minter: FleetEngineTokenMinter, _ type: FleetEngineTokenType, inFlight: Int, seconds: Double
+            _ minter: FleetEngineTokenMinter,
+            _ type: FleetEngineTokenType,
+            inFlight: Int,
+            seconds: Double
         ) async throws -> (rate: Double, p50: Double, p99: Double) {
             let clock = ContinuousClock()
             let start = clock.now
@@ -182,7 +211,8 @@ extension BenchCommand {
                             let elapsed = before.duration(to: clock.now)
                             mine.append(
                                 Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds)
-                                    * 1000)
+                                    * 1000
+                            )
                         }
                         return mine
                     }

@@ -33,7 +33,8 @@ extension BenchCommand {
             help: """
                 Also measure with the state in PostgreSQL (postgres://USER[:PASSWORD]@HOST[:PORT]/DB): the benchmark \
                 creates a database of its own on that server (the user needs CREATEDB) and drops it afterwards.
-                """)
+                """
+        )
         var database: String?
 
         func validate() throws {
@@ -53,8 +54,13 @@ extension BenchCommand {
         static func backend(_ name: String, store: any TokenServerStorage, directory: String) async throws -> Backend {
             let server = try await FleetTokenServer.TokenServer(
                 configuration: .init(
-                    dataDirectory: directory, project: "bench-project", keyEncryptionKey: .generate(), bcryptCost: 10),
-                store: store)
+                    dataDirectory: directory,
+                    project: "bench-project",
+                    keyEncryptionKey: .generate(),
+                    bcryptCost: 10
+                ),
+                store: store
+            )
             let password = "bench password, not a secret"
             try await server.users.addUser(AppUser(username: "driver", role: .driver), password: password)
             for index in 0..<100 { try await server.users.grant(Grant(kind: .vehicle, id: "v\(index)"), to: "driver") }
@@ -71,8 +77,10 @@ extension BenchCommand {
                 try await Self.backend(
                     "SQLite",
                     store: try SQLiteTokenServerStore(
-                        path: directory + "/" + FleetTokenServer.TokenServer.databaseFileName),
-                    directory: directory + "/sqlite")
+                        path: directory + "/" + FleetTokenServer.TokenServer.databaseFileName
+                    ),
+                    directory: directory + "/sqlite"
+                )
             ]
             var temporary: TemporaryPostgresDatabase?
             if let database {
@@ -115,9 +123,14 @@ extension BenchCommand {
                         "Host": "127.0.0.1", "Authorization": "Bearer \(backends[index].session)",
                     ]
                     generators[index] = LoadGenerator(host: "127.0.0.1", port: port, connections: connections) {
-                        _, sequence in
+                        _,
+                        sequence in
                         LoadGenerator.Request(
-                            method: .GET, uri: "/token/driver/v\(sequence % 100)", headers: headers, body: ByteBuffer())
+                            method: .GET,
+                            uri: "/token/driver/v\(sequence % 100)",
+                            headers: headers,
+                            body: ByteBuffer()
+                        )
                     }
                 }
                 var best = [LoadGenerator.Result](repeating: LoadGenerator.Result(seconds: 1), count: backends.count)
@@ -129,13 +142,18 @@ extension BenchCommand {
                     for (index, generator) in generators.enumerated() {
                         guard let generator else { continue }
                         let http = try await generator.run(
-                            warmUp: .milliseconds(300), duration: .milliseconds(Int64(seconds * 1000)))
+                            warmUp: .milliseconds(300),
+                            duration: .milliseconds(Int64(seconds * 1000))
+                        )
                         guard http.successes == http.count, http.count > 0 else {
                             throw BenchmarkFailure("Token requests failed on \(backends[index].name): \(http.statuses)")
                         }
                         line += String(
-                            format: "  HTTP on %@ %6.0f/s (p99 %.2f ms)", backends[index].name, http.rate,
-                            http.percentile(0.99))
+                            format: "  HTTP on %@ %6.0f/s (p99 %.2f ms)",
+                            backends[index].name,
+                            http.rate,
+                            http.percentile(0.99)
+                        )
                         if http.rate > best[index].rate { best[index] = http }
                     }
                     let roundOne = try await Self.mintRate(minter, tasks: 1, seconds: seconds)
@@ -156,15 +174,23 @@ extension BenchCommand {
                     say(
                         String(
                             format: "HTTP GET /token/driver/{id}, %@ %8.0f tokens/s  p50 %.2f ms  p99 %.2f ms",
-                            backend.name.padding(toLength: 19, withPad: " ", startingAt: 0), http.rate,
-                            http.percentile(0.5), http.percentile(0.99)))
+                            backend.name.padding(toLength: 19, withPad: " ", startingAt: 0),
+                            http.rate,
+                            http.percentile(0.5),
+                            http.percentile(0.99)
+                        )
+                    )
                 }
                 for (index, backend) in backends.enumerated() {
                     let ratio = best[index].rate / all
                     say(
                         String(
-                            format: "%@: HTTP / in-process on all cores %.2f (target ≥ 0.80: %@)", backend.name, ratio,
-                            ratio >= 0.8 ? "met" : "NOT met"))
+                            format: "%@: HTTP / in-process on all cores %.2f (target ≥ 0.80: %@)",
+                            backend.name,
+                            ratio,
+                            ratio >= 0.8 ? "met" : "NOT met"
+                        )
+                    )
                 }
             }
             for backend in backends {

@@ -19,7 +19,10 @@ struct GRPCLoadGenerator {
         let clients = try (0..<connections).map { _ in
             GRPCClient(
                 transport: try HTTP2ClientTransport.Posix(
-                    target: .ipv4(address: host, port: port), transportSecurity: .plaintext))
+                    target: .ipv4(address: host, port: port),
+                    transportSecurity: .plaintext
+                )
+            )
         }
         return try await withThrowingTaskGroup(of: LoadGenerator.Result?.self) { group in
             for client in clients {
@@ -55,7 +58,8 @@ struct GRPCLoadGenerator {
                                 let elapsed = began.duration(to: finished).components
                                 result.latencies.append(
                                     UInt64(elapsed.seconds) * 1_000_000_000
-                                        + UInt64(elapsed.attoseconds / 1_000_000_000))
+                                        + UInt64(elapsed.attoseconds / 1_000_000_000)
+                                )
                             }
                         }
                         return result

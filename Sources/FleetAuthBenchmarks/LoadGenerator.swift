@@ -62,8 +62,13 @@ struct LoadGenerator {
                         try channel.pipeline.syncOperations.addHTTPClientHandlers()
                         try channel.pipeline.syncOperations.addHandler(
                             ConnectionHandler(
-                                connection: index, measureFrom: start, stopAt: end, promise: promise,
-                                makeRequest: makeRequest))
+                                connection: index,
+                                measureFrom: start,
+                                stopAt: end,
+                                promise: promise,
+                                makeRequest: makeRequest
+                            )
+                        )
                     }
                 }
                 .connect(host: host, port: port).get()
@@ -92,7 +97,10 @@ struct LoadGenerator {
         var result: Result
 
         init(
-            connection: Int, measureFrom: NIODeadline, stopAt: NIODeadline, promise: EventLoopPromise<Result>,
+            connection: Int,
+            measureFrom: NIODeadline,
+            stopAt: NIODeadline,
+            promise: EventLoopPromise<Result>,
             makeRequest: @escaping @Sendable (Int, Int) -> Request
         ) {
             self.connection = connection

@@ -43,8 +43,11 @@ struct TrivialGRPCServer: Service {
     func run() async throws {
         let server = GRPCServer(
             transport: HTTP2ServerTransport.Posix(
-                address: .ipv4(host: "127.0.0.1", port: 0), transportSecurity: .plaintext),
-            services: [TrivialVehicleService()])
+                address: .ipv4(host: "127.0.0.1", port: 0),
+                transportSecurity: .plaintext
+            ),
+            services: [TrivialVehicleService()]
+        )
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { try await server.serve() }
             let address = try await server.transport.listeningAddress

@@ -92,14 +92,19 @@ public actor AccessTokenSource {
             return try await oauthGrant(
                 tokenURI,
                 [("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer"), ("assertion", assertion)],
-                now: now, what: "The OAuth token endpoint \(tokenURI) (for \(key.clientEmail))")
+                now: now,
+                what: "The OAuth token endpoint \(tokenURI) (for \(key.clientEmail))"
+            )
         case .authorizedUser(let clientID, let clientSecret, let refreshToken, let tokenURI):
             return try await oauthGrant(
                 tokenURI,
                 [
                     ("grant_type", "refresh_token"), ("client_id", clientID), ("client_secret", clientSecret),
                     ("refresh_token", refreshToken),
-                ], now: now, what: "The OAuth token endpoint \(tokenURI) (for a user's refresh token)")
+                ],
+                now: now,
+                what: "The OAuth token endpoint \(tokenURI) (for a user's refresh token)"
+            )
         case .impersonated(_, let url, let delegates):
             let sourceToken = try await source!.token()
             var body = JSONObject()
@@ -108,9 +113,13 @@ public actor AccessTokenSource {
             body["lifetime"] = "3600s"
             let what = "IAM generateAccessToken (\(url))"
             let answer = try await http.send(
-                .POST, url,
+                .POST,
+                url,
                 headers: [("Authorization", "Bearer \(sourceToken)"), ("Content-Type", "application/json")],
-                body: body.jsonBytes, timeout: timeout, what: what)
+                body: body.jsonBytes,
+                timeout: timeout,
+                what: what
+            )
             if answer.status == 401 { await source!.refused(sourceToken) }
             try Self.check(answer, what: what)
             guard let object = answer.object, let token = object["accessToken"]?.stringValue,
@@ -123,7 +132,12 @@ public actor AccessTokenSource {
             let url = "http://\(host)/computeMetadata/v1/instance/service-accounts/default/token"
             let what = "The metadata server (\(url))"
             let answer = try await http.send(
-                .GET, url, headers: [("Metadata-Flavor", "Google")], timeout: timeout, what: what)
+                .GET,
+                url,
+                headers: [("Metadata-Flavor", "Google")],
+                timeout: timeout,
+                what: what
+            )
             try Self.check(answer, what: what)
             return try Self.oauthToken(answer, now: now, what: what)
         }
@@ -133,8 +147,13 @@ public actor AccessTokenSource {
         -> AccessTokenCache.Token
     {
         let answer = try await http.send(
-            .POST, url, headers: [("Content-Type", "application/x-www-form-urlencoded")],
-            body: GoogleHTTP.form(fields), timeout: timeout, what: what)
+            .POST,
+            url,
+            headers: [("Content-Type", "application/x-www-form-urlencoded")],
+            body: GoogleHTTP.form(fields),
+            timeout: timeout,
+            what: what
+        )
         try Self.check(answer, what: what)
         return try Self.oauthToken(answer, now: now, what: what)
     }

@@ -86,9 +86,11 @@ public enum GoogleCredentials: Sendable {
             }
         case "authorized_user":
             return .authorizedUser(
-                clientID: try field("client_id"), clientSecret: try field("client_secret"),
+                clientID: try field("client_id"),
+                clientSecret: try field("client_secret"),
                 refreshToken: try field("refresh_token"),
-                tokenURI: object["token_uri"]?.stringValue ?? googleTokenURI)
+                tokenURI: object["token_uri"]?.stringValue ?? googleTokenURI
+            )
         case "impersonated_service_account" where !nested:
             guard case .object(let inner)? = object["source_credentials"] else {
                 throw .unauthenticated("The credentials of \(source) have no \"source_credentials\" object.")
@@ -96,11 +98,14 @@ public enum GoogleCredentials: Sendable {
             let delegates = object["delegates"]?.arrayValue?.compactMap(\.stringValue) ?? []
             return .impersonated(
                 source: try credentials(inner, source: source + " (source_credentials)", nested: true),
-                url: try field("service_account_impersonation_url"), delegates: delegates)
+                url: try field("service_account_impersonation_url"),
+                delegates: delegates
+            )
         case let type:
             throw .unauthenticated(
                 "The credentials of \(source) are of type \(type.map { "\"\($0)\"" } ?? "(none)"), which cannot "
-                    + "be used here (service_account, authorized_user or impersonated_service_account).")
+                    + "be used here (service_account, authorized_user or impersonated_service_account)."
+            )
         }
     }
 

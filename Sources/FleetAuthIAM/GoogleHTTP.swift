@@ -55,7 +55,8 @@ struct GoogleHTTP: Sendable {
         allowed.insert(charactersIn: "-._~")
         return Array(
             fields.map { "\($0)=\($1.addingPercentEncoding(withAllowedCharacters: allowed) ?? $1)" }
-                .joined(separator: "&").utf8)
+                .joined(separator: "&").utf8
+        )
     }
 }
 

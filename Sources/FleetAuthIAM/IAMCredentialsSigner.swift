@@ -93,9 +93,13 @@ public struct IAMCredentialsSigner: TokenSigner {
             do {
                 let token = try await accessTokens.token()
                 let answer = try await http.send(
-                    .POST, signJwtURL,
+                    .POST,
+                    signJwtURL,
                     headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
-                    body: bytes, timeout: configuration.attemptTimeout, what: what)
+                    body: bytes,
+                    timeout: configuration.attemptTimeout,
+                    what: what
+                )
                 switch answer.status {
                 case 200:
                     return try Self.signedJwt(answer, what: what)
@@ -105,13 +109,15 @@ public struct IAMCredentialsSigner: TokenSigner {
                     continue
                 case 401:
                     throw SigningError.unauthenticated(
-                        "\(what): IAM refused a freshly fetched access token (401): \(answer.errorMessage)")
+                        "\(what): IAM refused a freshly fetched access token (401): \(answer.errorMessage)"
+                    )
                 case 403:
                     throw SigningError.permissionDenied(
                         "\(what) was refused (403: \(answer.errorMessage)). The identity of "
                             + "\(accessTokens.credentials.summary) needs the permission iam.serviceAccounts.signJwt on "
                             + "\(serviceAccountEmail): grant it the role roles/iam.serviceAccountTokenCreator on that "
-                            + "service account.")
+                            + "service account."
+                    )
                 case 404:
                     throw SigningError.configuration(
                         "\(what): IAM does not know the service account \(serviceAccountEmail) (404: \(answer.errorMessage))."
@@ -120,14 +126,16 @@ public struct IAMCredentialsSigner: TokenSigner {
                     failure = .unavailable("\(what) answered \(answer.status): \(answer.errorMessage)")
                 default:
                     throw SigningError.invalidResponse(
-                        "\(what) answered \(answer.status): \(answer.errorMessage)")
+                        "\(what) answered \(answer.status): \(answer.errorMessage)"
+                    )
                 }
             } catch let error as SigningError where error.isTransient {
                 failure = error
             }
             guard attempt < configuration.maximumAttempts else {
                 throw SigningError.unavailable(
-                    "\(failure.message) (after \(attempt) tr\(attempt == 1 ? "y" : "ies"))")
+                    "\(failure.message) (after \(attempt) tr\(attempt == 1 ? "y" : "ies"))"
+                )
             }
             let scale = Double(1 << (attempt - 1)) * Double.random(in: 0.5...1)
             try await Task.sleep(for: configuration.initialBackoff * scale)

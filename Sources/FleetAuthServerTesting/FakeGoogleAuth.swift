@@ -185,8 +185,10 @@ public final class FakeGoogleAuth: Sendable {
 
     private static func json(_ object: JSONObject) -> Response {
         Response(
-            status: .ok, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: object.jsonBytes)))
+            status: .ok,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: object.jsonBytes))
+        )
     }
 
     private static func googleError(_ status: Int, _ name: String) -> Response {
@@ -197,14 +199,18 @@ public final class FakeGoogleAuth: Sendable {
             ]
         ]
         return Response(
-            status: .init(code: status), headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: body.jsonBytes)))
+            status: .init(code: status),
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: body.jsonBytes))
+        )
     }
 
     private static func oauthError(_ error: String, status: HTTPResponse.Status) -> Response {
         Response(
-            status: status, headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(bytes: (["error": .string(error)] as JSONObject).jsonBytes)))
+            status: status,
+            headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(bytes: (["error": .string(error)] as JSONObject).jsonBytes))
+        )
     }
 }
 

@@ -57,8 +57,10 @@ public enum SoftHSM {
         public func pkcs11Tool(_ arguments: [String]) throws {
             guard let tool = SoftHSM.pkcs11Tool else { throw SoftHSMError("pkcs11-tool (opensc) is not installed") }
             try SoftHSM.run(
-                tool, ["--module", modulePath, "--token-label", label, "--login", "--pin", pin] + arguments,
-                environment: environment)
+                tool,
+                ["--module", modulePath, "--token-label", label, "--login", "--pin", pin] + arguments,
+                environment: environment
+            )
         }
     }
 
@@ -70,8 +72,10 @@ public enum SoftHSM {
         do {
             let token = try makeToken(label: "fleetauth-tests")
             try run(
-                utility!, ["--init-token", "--free", "--label", pinCheckLabel, "--pin", "1234", "--so-pin", "5678"],
-                environment: token.environment)
+                utility!,
+                ["--init-token", "--free", "--label", pinCheckLabel, "--pin", "1234", "--so-pin", "5678"],
+                environment: token.environment
+            )
             setenv("SOFTHSM2_CONF", token.environment["SOFTHSM2_CONF"]!, 1)
             if pkcs11Tool != nil {
                 try token.pkcs11Tool(["--keypairgen", "--key-type", "EC:prime256v1", "--label", "ec-key", "--id", "e1"])
@@ -107,8 +111,10 @@ public enum SoftHSM {
             .write(to: URL(fileURLWithPath: directory + "/softhsm2.conf"))
         let token = Token(label: label, pin: pin, directory: directory, modulePath: modulePath)
         try run(
-            utility, ["--init-token", "--free", "--label", label, "--pin", pin, "--so-pin", "5678"],
-            environment: token.environment)
+            utility,
+            ["--init-token", "--free", "--label", label, "--pin", pin, "--so-pin", "5678"],
+            environment: token.environment
+        )
         return token
     }
 

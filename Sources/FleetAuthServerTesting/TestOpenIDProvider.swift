@@ -118,15 +118,22 @@ public final class TestOpenIDProvider: Sendable {
 
     private static func json(_ object: JSONObject) -> Response {
         Response(
-            status: .ok, headers: [.contentType: "application/json"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: object.jsonBytes)))
+            status: .ok,
+            headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: object.jsonBytes))
+        )
     }
 
     /// An ID token: the standard claims for `subject` and `audience` at `now` (valid ten minutes), with `claims`
     /// merged over them (and the `removing` ones taken out) and `header` over `{"alg","typ","kid"}`, signed by `key` (default: the first key).
     public func idToken(
-        subject: String, audience: String, now: Int64, claims: JSONObject = [:], removing: [String] = [],
-        header: JSONObject = [:], key: SigningKey? = nil
+        subject: String,
+        audience: String,
+        now: Int64,
+        claims: JSONObject = [:],
+        removing: [String] = [],
+        header: JSONObject = [:],
+        key: SigningKey? = nil
     ) throws -> String {
         guard let key = key ?? keys.first else { throw TestOpenIDProviderError() }
         var payload: JSONObject = [

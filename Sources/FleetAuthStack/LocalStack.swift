@@ -75,10 +75,14 @@ public struct LocalStack {
     ) async throws {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         try await self.init(
-            dataDirectory: dataDirectory, tokenServer: configuration,
+            dataDirectory: dataDirectory,
+            tokenServer: configuration,
             tokenServerStore: try SQLiteTokenServerStore(path: dataDirectory + "/" + TokenServer.databaseFileName),
             fleetStore: try SQLiteFleetStore(path: dataDirectory + "/" + EmulatorServer.databaseFileName),
-            clock: clock, auditLogger: auditLogger, keylessIAMPort: keylessIAMPort)
+            clock: clock,
+            auditLogger: auditLogger,
+            keylessIAMPort: keylessIAMPort
+        )
     }
 
     /// Both servers on stores of the caller's choice (PostgreSQL, for instance); the data directory still holds
@@ -106,7 +110,9 @@ public struct LocalStack {
             port = chosen
             let base = "http://127.0.0.1:\(chosen)"
             let accessTokens = AccessTokenSource(
-                credentials: .metadataServer(host: "127.0.0.1:\(chosen)"), clock: clock)
+                credentials: .metadataServer(host: "127.0.0.1:\(chosen)"),
+                clock: clock
+            )
             let directory = dataDirectory + "/iam"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             for family in TokenFamily.allCases {
@@ -121,16 +127,23 @@ public struct LocalStack {
                 iamKeys[family] = key
                 signers[family] = .iam(
                     IAMCredentialsSigner(
-                        serviceAccountEmail: key.clientEmail, accessTokens: accessTokens,
-                        configuration: .init(baseURL: base)),
-                    googleKeysURL: base)
+                        serviceAccountEmail: key.clientEmail,
+                        accessTokens: accessTokens,
+                        configuration: .init(baseURL: base)
+                    ),
+                    googleKeysURL: base
+                )
             }
         }
         self.keylessIAMPort = port
         self.iamKeys = iamKeys
         tokenServer = try await TokenServer(
-            configuration: configuration, store: tokenServerStore, keylessSigners: signers, clock: clock,
-            auditLogger: auditLogger)
+            configuration: configuration,
+            store: tokenServerStore,
+            keylessSigners: signers,
+            clock: clock,
+            auditLogger: auditLogger
+        )
     }
 
     /// Starts the token server, then the emulator trusting it, runs `body` with their addresses (in this task),
@@ -152,8 +165,12 @@ public struct LocalStack {
         _ body: (Endpoints) async throws -> Result
     ) async throws -> Result {
         try await start(
-            host: host, emulatorPort: emulatorPort, emulatorGRPCPort: emulatorGRPCPort,
-            tokenServerPort: tokenServerPort, shutdownSignals: [], logger: logger
+            host: host,
+            emulatorPort: emulatorPort,
+            emulatorGRPCPort: emulatorGRPCPort,
+            tokenServerPort: tokenServerPort,
+            shutdownSignals: [],
+            logger: logger
         ) { endpoints, _ in try await body(endpoints) }
     }
 
@@ -169,8 +186,12 @@ public struct LocalStack {
         onReady: (Endpoints) async throws -> Void
     ) async throws {
         try await start(
-            host: host, emulatorPort: emulatorPort, emulatorGRPCPort: emulatorGRPCPort,
-            tokenServerPort: tokenServerPort, shutdownSignals: shutdownSignals, logger: logger
+            host: host,
+            emulatorPort: emulatorPort,
+            emulatorGRPCPort: emulatorGRPCPort,
+            tokenServerPort: tokenServerPort,
+            shutdownSignals: shutdownSignals,
+            logger: logger
         ) { endpoints, tasks in
             try await onReady(endpoints)
             _ = try await tasks.next()
@@ -194,7 +215,10 @@ public struct LocalStack {
                 services: tokenServer.services(host: host, port: tokenServerPort, logger: logger) {
                     tokenPorts.continuation.yield($0)
                 },
-                gracefulShutdownSignals: shutdownSignals, logger: logger))
+                gracefulShutdownSignals: shutdownSignals,
+                logger: logger
+            )
+        )
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
                 defer { tokenPorts.continuation.finish() }
@@ -213,24 +237,40 @@ public struct LocalStack {
                         serviceAccounts: iamKeys.sorted { $0.key.rawValue < $1.key.rawValue }.map { family, key in
                             .init(
                                 account: TrustedServiceAccount(
-                                    email: key.clientEmail, project: key.projectID, roles: family.roles),
-                                keySource: .keyFile("\(dataDirectory)/iam/\(family.rawValue).json"))
-                        })
+                                    email: key.clientEmail,
+                                    project: key.projectID,
+                                    roles: family.roles
+                                ),
+                                keySource: .keyFile("\(dataDirectory)/iam/\(family.rawValue).json")
+                            )
+                        }
+                    )
                 // Pages served by the token server call the emulator from the browser: allow that origin.
                 let emulator = try await EmulatorServer(
-                    configuration: .init(allowedOrigins: [tokenServerURL]), trust: trust, store: fleetStore,
-                    clock: clock)
+                    configuration: .init(allowedOrigins: [tokenServerURL]),
+                    trust: trust,
+                    store: fleetStore,
+                    clock: clock
+                )
                 let emulatorPorts = AsyncStream.makeStream(of: Int.self)
                 let grpcPorts = AsyncStream.makeStream(of: Int.self)
                 let services = emulator.services(
-                    host: host, port: keylessIAMPort ?? emulatorPort, grpcPort: emulatorGRPCPort, logger: logger,
+                    host: host,
+                    port: keylessIAMPort ?? emulatorPort,
+                    grpcPort: emulatorGRPCPort,
+                    logger: logger,
                     onServerRunning: { emulatorPorts.continuation.yield($0) },
-                    onGRPCServerRunning: { grpcPorts.continuation.yield($0) })
+                    onGRPCServerRunning: { grpcPorts.continuation.yield($0) }
+                )
                 let servesGRPC = services.count > 2
                 if !servesGRPC { grpcPorts.continuation.finish() }
                 let group = ServiceGroup(
                     configuration: .init(
-                        services: services, gracefulShutdownSignals: shutdownSignals, logger: logger))
+                        services: services,
+                        gracefulShutdownSignals: shutdownSignals,
+                        logger: logger
+                    )
+                )
                 emulatorGroup = group
                 tasks.addTask {
                     defer {
@@ -246,8 +286,11 @@ public struct LocalStack {
                 if servesGRPC, grpcPort == nil { throw try await Self.failure(of: &tasks) }
                 tokenServer.webApp.fleetEngineURL = "http://\(host):\(port)"
                 let endpoints = Endpoints(
-                    emulatorURL: "http://\(host):\(port)", emulatorGRPCAddress: grpcPort.map { "\(host):\($0)" },
-                    tokenServerURL: tokenServerURL, project: project)
+                    emulatorURL: "http://\(host):\(port)",
+                    emulatorGRPCAddress: grpcPort.map { "\(host):\($0)" },
+                    tokenServerURL: tokenServerURL,
+                    project: project
+                )
                 let result = try await body(endpoints, &tasks)
                 await Self.shutDown(emulatorGroup, tokenGroup)
                 try await tasks.waitForAll()

@@ -118,7 +118,8 @@ public final class CountingTokenFetcher: TokenFetcher, @unchecked Sendable {
         case .tokenWithStatedLifetime(let lifetime, let stated):
             return FetchedToken(
                 jwt: Self.jwt(context: context, issuedAt: iat, lifetime: lifetime, serial: tokenSerial),
-                statedLifetime: stated)
+                statedLifetime: stated
+            )
         case .jwt(let jwt):
             return FetchedToken(jwt: jwt)
         case .failure(let error):

@@ -78,8 +78,13 @@ public struct EmulatorServer {
             entry.keySource.isKeyFile ? try? ServiceAccountKey(contentsOf: entry.keySource.location) : nil
         }
         self.init(
-            configuration: configuration, accounts: try await trust.loadAccounts(), keyURLs: urls, store: store,
-            iam: heldKeys.isEmpty ? nil : try await LocalIAM(keys: heldKeys, clock: clock), clock: clock)
+            configuration: configuration,
+            accounts: try await trust.loadAccounts(),
+            keyURLs: urls,
+            store: store,
+            iam: heldKeys.isEmpty ? nil : try await LocalIAM(keys: heldKeys, clock: clock),
+            clock: clock
+        )
     }
 
     /// Builds the router for accounts whose keys are already loaded.
@@ -162,8 +167,11 @@ public struct EmulatorServer {
     ) -> GRPCServerService {
         GRPCServerService(
             call: GRPCCall(service: service, authenticator: authenticator, refresher: keyRefresher, metrics: metrics),
-            host: host, port: port, maximumMessageSize: configuration.limits.maximumBodySize,
-            onServerRunning: onServerRunning)
+            host: host,
+            port: port,
+            maximumMessageSize: configuration.limits.maximumBodySize,
+            onServerRunning: onServerRunning
+        )
     }
 
     /// Everything to run, in the order a `ServiceGroup` needs it: the store (closed last), the REST server, and the

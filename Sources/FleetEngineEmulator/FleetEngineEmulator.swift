@@ -38,8 +38,11 @@ public enum FleetEngineEmulator {
         makeRouter(
             authenticator: authenticator,
             service: FleetEngineService(store: store, clock: clock, configuration: configuration),
-            keyRefresher: keyRefresher, metrics: metrics, maximumBodySize: maximumBodySize,
-            allowedOrigins: allowedOrigins)
+            keyRefresher: keyRefresher,
+            metrics: metrics,
+            maximumBodySize: maximumBodySize,
+            allowedOrigins: allowedOrigins
+        )
     }
 
     /// The router of the emulator's REST API over `service`.
@@ -71,7 +74,8 @@ public enum FleetEngineEmulator {
         }
         if let iam { IAMRoutes(iam: iam, maximumBodySize: maximumBodySize).register(on: router) }
         let v1 = router.group("v1/providers/{provider}").add(
-            middleware: AuthenticationMiddleware(authenticator: authenticator, refresher: keyRefresher))
+            middleware: AuthenticationMiddleware(authenticator: authenticator, refresher: keyRefresher)
+        )
         RESTRoutes(service: service, maximumBodySize: maximumBodySize).register(on: v1)
         return router
     }

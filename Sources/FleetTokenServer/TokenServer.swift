@@ -140,23 +140,45 @@ public struct TokenServer {
             configuration.openIDProviders.isEmpty
             ? nil
             : try OpenIDFederation(
-                providers: configuration.openIDProviders, autoCreateRole: configuration.openIDAutoCreateRole,
-                minimumRefetchInterval: configuration.openIDMinimumRefetchInterval, clock: clock, logger: logger)
+                providers: configuration.openIDProviders,
+                autoCreateRole: configuration.openIDAutoCreateRole,
+                minimumRefetchInterval: configuration.openIDMinimumRefetchInterval,
+                clock: clock,
+                logger: logger
+            )
         login = LoginService(
-            users: store, sessions: store, hasher: hasher, sessionLifetime: configuration.sessionLifetime,
-            throttle: LoginThrottle(policy: configuration.throttle, store: store), federation: federation,
-            identities: store, clock: clock, logger: logger)
+            users: store,
+            sessions: store,
+            hasher: hasher,
+            sessionLifetime: configuration.sessionLifetime,
+            throttle: LoginThrottle(policy: configuration.throttle, store: store),
+            federation: federation,
+            identities: store,
+            clock: clock,
+            logger: logger
+        )
         users = UserDirectory(store: store, hasher: hasher, clock: clock)
         keyring = try await Keyring(
-            store: store, keyDirectory: configuration.dataDirectory + "/keys", project: configuration.project,
-            keyFiles: configuration.keyFiles, keyEncryptionKey: configuration.keyEncryptionKey,
-            keyless: keylessSigners, tokenLifetime: configuration.tokenLifetime, clock: clock)
+            store: store,
+            keyDirectory: configuration.dataDirectory + "/keys",
+            project: configuration.project,
+            keyFiles: configuration.keyFiles,
+            keyEncryptionKey: configuration.keyEncryptionKey,
+            keyless: keylessSigners,
+            tokenLifetime: configuration.tokenLifetime,
+            clock: clock
+        )
         webApp = WebAppSettings(fleetEngineURL: configuration.fleetEngineURL, tileURL: configuration.tileURL)
         router = Router(context: TokenServerRequestContext.self)
         WebAppRoutes(settings: webApp, project: configuration.project).register(on: router)
         TokenServerRoutes(
-            login: login, users: users, keyring: keyring, audit: GroupCommitAuditLog(store), clock: clock,
-            auditLogger: auditLogger, logger: logger,
+            login: login,
+            users: users,
+            keyring: keyring,
+            audit: GroupCommitAuditLog(store),
+            clock: clock,
+            auditLogger: auditLogger,
+            logger: logger,
             maximumBodySize: configuration.limits.maximumBodySize
         ).register(on: router)
     }
@@ -201,7 +223,8 @@ public struct TokenServer {
             } catch {
                 logger.error(
                     "cannot write the emulator trust file",
-                    metadata: .fleetauth(["path": .string(trustPath), "error": .string("\(error)")]))
+                    metadata: .fleetauth(["path": .string(trustPath), "error": .string("\(error)")])
+                )
             }
             await onServerRunning(port)
         }

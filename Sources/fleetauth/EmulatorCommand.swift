@@ -26,7 +26,8 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "Data directory for the database and provisioned keys.") var data: String = "fleet-engine-data"
     @Flag(help: "Keep vehicles and trips in memory only.") var inMemory = false
     @Option(
-        help: "PostgreSQL for vehicles and trips: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or DATABASE_URL).")
+        help: "PostgreSQL for vehicles and trips: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or DATABASE_URL)."
+    )
     var database: String?
     @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
     @Option(help: "REST port to listen on (0 picks a free one).") var port: Int = 8787
@@ -37,7 +38,8 @@ struct EmulatorCommand: AsyncParsableCommand {
         help: """
             A web origin (scheme://host:port, or *) whose pages may call the REST API from the browser (CORS); \
             repeatable. Credentials (cookies) are never allowed. Default: none.
-            """)
+            """
+    )
     var allowOrigin: [String] = []
 
     func validate() throws {
@@ -94,13 +96,17 @@ struct EmulatorCommand: AsyncParsableCommand {
         let logger = Logger.quiet(label: "fleetauth.emulator")
         try await ServiceGroup(
             services: server.services(
-                host: host, port: port, grpcPort: grpcPort, logger: logger,
+                host: host,
+                port: port,
+                grpcPort: grpcPort,
+                logger: logger,
                 onServerRunning: { port in say("Fleet Engine emulator listening on http://\(host):\(port)") },
                 onGRPCServerRunning: { port in
                     say("Fleet Engine emulator gRPC listening on \(host):\(port) (plaintext)")
                 }
             ),
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
         ).run()
     }
 }

@@ -33,14 +33,16 @@ struct KeysCommand: AsyncParsableCommand {
             help: """
                 Instead of a key file, generate an RSA-2048 key pair inside the PKCS#11 token this RFC 7512 URI \
                 names (object= labels it; id= or 16 random bytes; needs a PIN): sensitive, never extractable.
-                """)
+                """
+        )
         var pkcs11: String?
 
         func validate() throws {
             if pkcs11 != nil {
                 if project != nil || name != nil || out != nil {
                     throw ValidationError(
-                        "--pkcs11 creates the key in the token: --project, --name and --out do not apply.")
+                        "--pkcs11 creates the key in the token: --project, --name and --out do not apply."
+                    )
                 }
             } else if project == nil || name == nil {
                 throw ValidationError("Give --project and --name (a key file), or --pkcs11 URI (a key in a token).")
@@ -122,7 +124,9 @@ struct KeysCommand: AsyncParsableCommand {
             }
             do {
                 try Data(certificate.pemRepresentation.utf8).write(
-                    to: URL(fileURLWithPath: out), options: .withoutOverwriting)
+                    to: URL(fileURLWithPath: out),
+                    options: .withoutOverwriting
+                )
             } catch {
                 throw CLIError("\(out) cannot be written: \(error.localizedDescription)")
             }

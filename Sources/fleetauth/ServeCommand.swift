@@ -21,7 +21,8 @@ struct ServeCommand: AsyncParsableCommand {
         help: """
             PostgreSQL for both servers' state: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or DATABASE_URL). \
             Needs a key-encryption key.
-            """)
+            """
+    )
     var database: String?
     @Option(
         help:
@@ -41,7 +42,8 @@ struct ServeCommand: AsyncParsableCommand {
         help: """
             No key in the token server: it signs every family through IAM signJwt, authenticated by the metadata \
             server, both played by the emulator, which holds the service accounts' keys (DATA/iam) as Google would.
-            """)
+            """
+    )
     var keyless = false
 
     func validate() throws {
@@ -59,8 +61,12 @@ struct ServeCommand: AsyncParsableCommand {
         storage.keyEncryptionKeyFile = keyEncryptionKeyFile
         let keyEncryptionKey = try storage.keyEncryptionKey()
         let configuration = TokenServer.Configuration(
-            dataDirectory: data, project: project, keyEncryptionKey: keyEncryptionKey, tokenLifetime: tokenLifetime,
-            tileURL: tileURL)
+            dataDirectory: data,
+            project: project,
+            keyEncryptionKey: keyEncryptionKey,
+            tokenLifetime: tokenLifetime,
+            tileURL: tileURL
+        )
         let stack: LocalStack
         let onPostgres = try storage.postgresURL() != nil
         do {
@@ -69,12 +75,20 @@ struct ServeCommand: AsyncParsableCommand {
                 let fleetStore = try await reportingRefusals { try await PostgresFleetStore.connect(url) }
                 say("State in PostgreSQL at \(url)")
                 stack = try await LocalStack(
-                    dataDirectory: data, tokenServer: configuration, tokenServerStore: tokenServerStore,
-                    fleetStore: fleetStore, auditLogger: auditLogger, keylessIAMPort: keyless ? emulatorPort : nil)
+                    dataDirectory: data,
+                    tokenServer: configuration,
+                    tokenServerStore: tokenServerStore,
+                    fleetStore: fleetStore,
+                    auditLogger: auditLogger,
+                    keylessIAMPort: keyless ? emulatorPort : nil
+                )
             } else {
                 stack = try await LocalStack(
-                    dataDirectory: data, tokenServer: configuration, auditLogger: auditLogger,
-                    keylessIAMPort: keyless ? emulatorPort : nil)
+                    dataDirectory: data,
+                    tokenServer: configuration,
+                    auditLogger: auditLogger,
+                    keylessIAMPort: keyless ? emulatorPort : nil
+                )
             }
         } catch let error as KeyEncryptionKeyError {
             throw CLIError(error.message)
@@ -83,7 +97,10 @@ struct ServeCommand: AsyncParsableCommand {
             say("Created operator account \"operator\" with password \(password) (shown once).")
         }
         try await stack.serve(
-            host: host, emulatorPort: emulatorPort, emulatorGRPCPort: emulatorGRPCPort, tokenServerPort: tokenServerPort
+            host: host,
+            emulatorPort: emulatorPort,
+            emulatorGRPCPort: emulatorGRPCPort,
+            tokenServerPort: tokenServerPort
         ) { endpoints in
             say("Token server:          \(endpoints.tokenServerURL)")
             say("Fleet Engine emulator: \(endpoints.emulatorURL)  (provider \(endpoints.project))")

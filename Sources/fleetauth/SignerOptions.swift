@@ -12,7 +12,8 @@ struct KeylessSignerOptions: ParsableArguments {
             Sign a family's tokens without holding its key: FAMILY=iam (IAM signJwt, with Application Default \
             Credentials) or FAMILY=pkcs11:URI (a key in an HSM or Cloud KMS, RFC 7512 URI with module-path). FAMILY \
             is driver, consumer, server or delivery; repeatable, one per family. Needs --service-account.
-            """)
+            """
+    )
     var signer: [String] = []
     @Option(help: "The service account a --signer family signs as: FAMILY=EMAIL (repeatable).")
     var serviceAccount: [String] = []
@@ -20,7 +21,8 @@ struct KeylessSignerOptions: ParsableArguments {
         help: """
             The kid of a pkcs11 family's tokens: FAMILY=ID, the key ID Google assigned when its certificate was \
             uploaded (default: the key's RFC 7638 thumbprint).
-            """)
+            """
+    )
     var keyID: [String] = []
     @Option(help: "The IAM Credentials API base URL (default https://iamcredentials.googleapis.com).")
     var iamCredentialsURL: String = IAMCredentialsSigner.Configuration.googleBaseURL
@@ -28,7 +30,8 @@ struct KeylessSignerOptions: ParsableArguments {
         help: """
             Where Google publishes service accounts' public keys; the emulator's trust file names \
             URL/service_accounts/v1/metadata/jwk/EMAIL for iam families (default https://www.googleapis.com).
-            """)
+            """
+    )
     var googleKeysURL: String = KeylessSigner.googleKeysURL
 
     /// Parses the FAMILY=VALUE pairs; errors name the flag.
@@ -37,12 +40,14 @@ struct KeylessSignerOptions: ParsableArguments {
         for value in values {
             guard let equals = value.firstIndex(of: "=") else {
                 throw ValidationError(
-                    "\(flag) \(value) must be FAMILY=VALUE (FAMILY: driver, consumer, server, delivery).")
+                    "\(flag) \(value) must be FAMILY=VALUE (FAMILY: driver, consumer, server, delivery)."
+                )
             }
             let name = String(value[..<equals])
             guard let family = TokenFamily(rawValue: name) else {
                 throw ValidationError(
-                    "\(flag) names the family \"\(name)\"; families are driver, consumer, server and delivery.")
+                    "\(flag) names the family \"\(name)\"; families are driver, consumer, server and delivery."
+                )
             }
             guard result.updateValue(String(value[value.index(after: equals)...]), forKey: family) == nil else {
                 throw ValidationError("\(flag) is given twice for the \(family) family.")
@@ -58,7 +63,8 @@ struct KeylessSignerOptions: ParsableArguments {
         for (family, kind) in signers {
             guard kind == "iam" || kind.hasPrefix("pkcs11:") else {
                 throw ValidationError(
-                    "--signer \(family)=\(kind.prefix(40)) must be \(family)=iam or \(family)=pkcs11:URI.")
+                    "--signer \(family)=\(kind.prefix(40)) must be \(family)=iam or \(family)=pkcs11:URI."
+                )
             }
             guard let email = accounts[family], !email.isEmpty else {
                 throw ValidationError("--signer \(family)=… needs --service-account \(family)=EMAIL.")
@@ -86,9 +92,15 @@ struct KeylessSignerOptions: ParsableArguments {
         for family in TokenFamily.allCases {
             guard let kind = signers[family], let email = accounts[family] else { continue }
             result[family] = try await Self.signer(
-                kind: kind, email: email, keyID: keyIDs[family], iamCredentialsURL: iamCredentialsURL,
-                googleKeysURL: googleKeysURL, environment: environment, accessTokens: &accessTokens,
-                family: "the \(family) family")
+                kind: kind,
+                email: email,
+                keyID: keyIDs[family],
+                iamCredentialsURL: iamCredentialsURL,
+                googleKeysURL: googleKeysURL,
+                environment: environment,
+                accessTokens: &accessTokens,
+                family: "the \(family) family"
+            )
         }
         return result
     }
@@ -115,14 +127,18 @@ struct KeylessSignerOptions: ParsableArguments {
                     } catch {
                         warn(
                             "Warning: no access token from \(credentials.summary) yet (\(error)); token requests "
-                                + "answer 503 until signing works.")
+                                + "answer 503 until signing works."
+                        )
                     }
                 }
                 return .iam(
                     IAMCredentialsSigner(
-                        serviceAccountEmail: email, accessTokens: accessTokens!,
-                        configuration: .init(baseURL: iamCredentialsURL)),
-                    googleKeysURL: googleKeysURL)
+                        serviceAccountEmail: email,
+                        accessTokens: accessTokens!,
+                        configuration: .init(baseURL: iamCredentialsURL)
+                    ),
+                    googleKeysURL: googleKeysURL
+                )
             }
             let uri = try PKCS11URI(String(kind))
             return .pkcs11(try await PKCS11Signer(uri: uri, serviceAccountEmail: email, keyID: keyID))

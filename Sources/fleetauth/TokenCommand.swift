@@ -37,7 +37,8 @@ struct TokenCommand: AsyncParsableCommand {
             help: """
                 Sign without a key file: iam (IAM signJwt with Application Default Credentials) or pkcs11:URI (a key \
                 in an HSM or Cloud KMS). Needs --service-account.
-                """)
+                """
+        )
         var signer: String?
         @Option(help: "The service account a --signer signs as.") var serviceAccount: String?
         @Option(help: "The kid of a pkcs11 signer's tokens (default: the key's RFC 7638 thumbprint).") var keyID:
@@ -90,8 +91,13 @@ struct TokenCommand: AsyncParsableCommand {
             if let signer, let serviceAccount {
                 var accessTokens: AccessTokenSource?
                 tokenSigner = try await KeylessSignerOptions.signer(
-                    kind: signer, email: serviceAccount, keyID: keyID, iamCredentialsURL: iamCredentialsURL,
-                    googleKeysURL: KeylessSigner.googleKeysURL, environment: nil, accessTokens: &accessTokens,
+                    kind: signer,
+                    email: serviceAccount,
+                    keyID: keyID,
+                    iamCredentialsURL: iamCredentialsURL,
+                    googleKeysURL: KeylessSigner.googleKeysURL,
+                    environment: nil,
+                    accessTokens: &accessTokens,
                     family: "--signer"
                 ).signer
             } else {
@@ -161,7 +167,8 @@ struct TokenCommand: AsyncParsableCommand {
                 case "untrusted_delivery_driver":
                     try only(["--delivery-vehicle"])
                     return try .untrustedDeliveryDriver(
-                        deliveryVehicleID: require(deliveryVehicle, "--delivery-vehicle"))
+                        deliveryVehicleID: require(deliveryVehicle, "--delivery-vehicle")
+                    )
                 case "trusted_delivery_driver":
                     try only(["--delivery-vehicle", "--task"])
                     return try .trustedDeliveryDriver(
@@ -170,7 +177,10 @@ struct TokenCommand: AsyncParsableCommand {
                     )
                 case "custom":
                     let claims = AuthorizationClaims(
-                        vehicleID: vehicle, tripID: trip, deliveryVehicleID: deliveryVehicle, taskID: task,
+                        vehicleID: vehicle,
+                        tripID: trip,
+                        deliveryVehicleID: deliveryVehicle,
+                        taskID: task,
                         taskIDs: taskIDs.map {
                             $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
                         },

@@ -18,13 +18,15 @@ struct TokenServerDataOptions: ParsableArguments {
         help: """
             PostgreSQL for users, grants, sessions, audit, throttling and signing keys: \
             postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or DATABASE_URL). Needs a key-encryption key.
-            """)
+            """
+    )
     var database: String?
     @Option(
         help: """
             File with the key-encryption key that seals signing keys in the database (32 bytes, base64; create one \
             with `fleetauth keys create-kek`). Or set \(KeyEncryptionKey.environmentVariable).
-            """)
+            """
+    )
     var keyEncryptionKeyFile: String?
 
     var databasePath: String { data + "/" + TokenServer.databaseFileName }
@@ -35,7 +37,9 @@ struct TokenServerDataOptions: ParsableArguments {
             if let keyEncryptionKeyFile { return try KeyEncryptionKey(contentsOf: keyEncryptionKeyFile) }
             if let text = ProcessInfo.processInfo.environment[KeyEncryptionKey.environmentVariable], !text.isEmpty {
                 return try KeyEncryptionKey(
-                    base64: text, source: "The key-encryption key in \(KeyEncryptionKey.environmentVariable)")
+                    base64: text,
+                    source: "The key-encryption key in \(KeyEncryptionKey.environmentVariable)"
+                )
             }
             return nil
         } catch {
@@ -55,7 +59,8 @@ struct TokenServerDataOptions: ParsableArguments {
                 throw CLIError(
                     "With --database the signing keys are kept in PostgreSQL, sealed: give --key-encryption-key-file "
                         + "FILE or \(KeyEncryptionKey.environmentVariable) (create one with `fleetauth keys create-kek "
-                        + "--out FILE`; every instance needs the same key).")
+                        + "--out FILE`; every instance needs the same key)."
+                )
             }
             return try await reportingRefusals { try await PostgresTokenServerStore.connect(url) }
         }
@@ -128,13 +133,15 @@ struct TokenServerCommand: AsyncParsableCommand {
         help: """
             The URL clients and the emulator reach this server at, when it differs from the listening address \
             (a load balancer in front of several instances); used in the emulator's trust file.
-            """)
+            """
+    )
     var publicURL: String?
     @Option(
         help: """
             An OpenID Provider whose ID tokens log users in (POST /v1/sessions {"idToken": …}): its issuer, exactly \
             as the tokens' iss reads (https://, or http:// on loopback). Repeat with --oidc-audience, in pairs.
-            """)
+            """
+    )
     var oidcIssuer: [String] = []
     @Option(help: "The client ID the ID tokens of the --oidc-issuer in the same position must be for.")
     var oidcAudience: [String] = []
@@ -142,13 +149,15 @@ struct TokenServerCommand: AsyncParsableCommand {
         help: """
             Create a user of this role (driver or consumer, without grants) at the first ID-token login of an \
             identity no user is linked to; without it such a login is refused like a wrong password.
-            """)
+            """
+    )
     var oidcAutoCreate: String?
     @Option(
         help: """
             The Fleet Engine (emulator) REST base URL the browser pages /app/trip/{tripId} and /app/console call; \
             it must allow this server's origin (fleetauth emulator --allow-origin).
-            """)
+            """
+    )
     var emulatorURL: String?
     @Option(help: "A map tile URL template ({z}/{x}/{y}) for the browser pages used online; default: no tiles.")
     var tileURL: String?
@@ -201,13 +210,23 @@ struct TokenServerCommand: AsyncParsableCommand {
         do {
             server = try await TokenServer(
                 configuration: .init(
-                    dataDirectory: storage.data, project: project, keyFiles: keyFiles,
-                    keyEncryptionKey: keyEncryptionKey, bcryptCost: bcryptCost, tokenLifetime: tokenLifetime,
+                    dataDirectory: storage.data,
+                    project: project,
+                    keyFiles: keyFiles,
+                    keyEncryptionKey: keyEncryptionKey,
+                    bcryptCost: bcryptCost,
+                    tokenLifetime: tokenLifetime,
                     publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
-                    openIDProviders: openIDProviders, openIDAutoCreateRole: oidcAutoCreate.flatMap(AppUserRole.init),
-                    fleetEngineURL: emulatorURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }, tileURL: tileURL
+                    openIDProviders: openIDProviders,
+                    openIDAutoCreateRole: oidcAutoCreate.flatMap(AppUserRole.init),
+                    fleetEngineURL: emulatorURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
+                    tileURL: tileURL
                 ),
-                store: store, keylessSigners: keylessSigners, auditLogger: auditLogger, logger: logger)
+                store: store,
+                keylessSigners: keylessSigners,
+                auditLogger: auditLogger,
+                logger: logger
+            )
         } catch let error as KeyEncryptionKeyError {
             await store.close()
             throw CLIError(error.message)
@@ -272,8 +291,12 @@ extension KeysCommand {
                         local.material.isExternal
                         ? "demo-project" : try Keyring.key(of: local, keyEncryptionKey: keyEncryptionKey).projectID
                     keyring = try await Keyring(
-                        store: store, keyDirectory: storage.data + "/keys", project: project,
-                        keyEncryptionKey: keyEncryptionKey, reconcile: false)
+                        store: store,
+                        keyDirectory: storage.data + "/keys",
+                        project: project,
+                        keyEncryptionKey: keyEncryptionKey,
+                        reconcile: false
+                    )
                 } catch let error as KeyEncryptionKeyError {
                     throw CLIError(error.message)
                 } catch let error as ServiceAccountKeyError {

@@ -27,7 +27,8 @@ struct UsersCommand: AsyncParsableCommand {
 
         /// Applies `change` to every named grant, reporting refusals as CLI errors.
         func apply(
-            _ storage: TokenServerDataOptions, verb: String,
+            _ storage: TokenServerDataOptions,
+            verb: String,
             _ change: (UserDirectory, FleetTokenServer.Grant) async throws -> Void
         ) async throws {
             try await storage.withDirectory { directory in
@@ -44,14 +45,16 @@ struct UsersCommand: AsyncParsableCommand {
             }
             for grant in grants where grant.id == "*" || !FleetEngineID.isValid(grant.id) {
                 throw ValidationError(
-                    "\"\(grant.id)\" is not a valid \(grant.kind) ID (1–64 characters, no / : ? , #, not *).")
+                    "\"\(grant.id)\" is not a valid \(grant.kind) ID (1–64 characters, no / : ? , #, not *)."
+                )
             }
         }
     }
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add a user; prints a generated password unless one is given.")
+            abstract: "Add a user; prints a generated password unless one is given."
+        )
         @OptionGroup var storage: TokenServerDataOptions
         @Argument(help: "Username.") var username: String
         @Option(help: "driver, consumer or operator.") var role: String
@@ -104,7 +107,8 @@ struct UsersCommand: AsyncParsableCommand {
         @Option(
             help: """
                 The provider's issuer (its ID tokens' iss); without it, the token server's only --oidc-issuer.
-                """)
+                """
+        )
         var issuer: String?
 
         var identity: ExternalIdentity? { subject.map { ExternalIdentity(issuer: issuer ?? "", subject: $0) } }
@@ -119,7 +123,8 @@ struct UsersCommand: AsyncParsableCommand {
 
     struct Link: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Link an OpenID identity to an existing user, who may then log in with its ID tokens.")
+            abstract: "Link an OpenID identity to an existing user, who may then log in with its ID tokens."
+        )
         @OptionGroup var storage: TokenServerDataOptions
         @Argument(help: "Username.") var username: String
         @OptionGroup var identity: IdentityOptions
@@ -160,7 +165,8 @@ struct UsersCommand: AsyncParsableCommand {
 
     struct Grant: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Grant a user vehicles, trips, delivery vehicles or tracking IDs.")
+            abstract: "Grant a user vehicles, trips, delivery vehicles or tracking IDs."
+        )
         @OptionGroup var storage: TokenServerDataOptions
         @Argument(help: "Username.") var username: String
         @OptionGroup var grantOptions: GrantOptions

@@ -8,7 +8,8 @@ struct CLI {
     static let executable: URL = {
         if let path = ProcessInfo.processInfo.environment["FLEETAUTH_BIN"] { return URL(fileURLWithPath: path) }
         return URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
-            "fleetauth")
+            "fleetauth"
+        )
     }()
 
     struct Output {
@@ -20,7 +21,10 @@ struct CLI {
     /// Runs the binary to its end; with `timeout`, a run still going after that many seconds is terminated (and
     /// its status is then the signal's, so the test fails instead of hanging).
     static func run(
-        _ arguments: [String], stdin: String? = nil, in directory: String? = nil, environment: [String: String] = [:],
+        _ arguments: [String],
+        stdin: String? = nil,
+        in directory: String? = nil,
+        environment: [String: String] = [:],
         timeout: TimeInterval? = nil
     ) throws -> Output {
         let process = Process()
@@ -56,7 +60,9 @@ struct CLI {
     /// ``run(_:stdin:in:environment:timeout:)`` on a thread of its own, so the wait for the process does not hold one
     /// of the few threads every concurrent test shares.
     static func runDetached(
-        _ arguments: [String], in directory: String? = nil, environment: [String: String] = [:],
+        _ arguments: [String],
+        in directory: String? = nil,
+        environment: [String: String] = [:],
         timeout: TimeInterval? = nil
     ) async throws -> Output {
         try await detached { try run(arguments, in: directory, environment: environment, timeout: timeout) }
@@ -86,7 +92,9 @@ struct CLITests {
         directory = try CLI.temporaryDirectory()
         keyPath = directory + "/fleet-driver.json"
         let created = try CLI.run(
-            ["keys", "create", "--project", "demo-project", "--name", "fleet-driver"], in: directory)
+            ["keys", "create", "--project", "demo-project", "--name", "fleet-driver"],
+            in: directory
+        )
         #expect(created.status == 0, "\(created.stderr)")
     }
 
@@ -98,7 +106,9 @@ struct CLITests {
         let mode = try FileManager.default.attributesOfItem(atPath: keyPath)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)
         let again = try CLI.run(
-            ["keys", "create", "--project", "demo-project", "--name", "fleet-driver"], in: directory)
+            ["keys", "create", "--project", "demo-project", "--name", "fleet-driver"],
+            in: directory
+        )
         #expect(again.status == 1)
         #expect(again.stderr.contains("fleet-driver.json: the file exists already"))
         let out = try CLI.run([
@@ -147,7 +157,8 @@ struct CLITests {
         #expect(verify.status == 0)
         #expect(verify.stdout.hasPrefix("VALID {"))
         let claims = try StrictJSONParser().parseObject(
-            String(verify.stdout.dropFirst(6)).trimmingCharacters(in: .whitespacesAndNewlines))
+            String(verify.stdout.dropFirst(6)).trimmingCharacters(in: .whitespacesAndNewlines)
+        )
         #expect(claims["authorization"] == authorization)
         #expect(claims["iss"] == .string(email) && claims["sub"] == .string(email))
         #expect(claims["aud"] == "https://fleetengine.googleapis.com/")
@@ -195,7 +206,9 @@ struct CLITests {
         let noADC = try CLI.run(["token", "mint", "--type", "server"], environment: ["HOME": directory])
         #expect(noADC.status == 1 && noADC.stderr.contains("GOOGLE_APPLICATION_CREDENTIALS"))
         let adc = try CLI.run(
-            ["token", "mint", "--type", "server"], environment: ["GOOGLE_APPLICATION_CREDENTIALS": keyPath])
+            ["token", "mint", "--type", "server"],
+            environment: ["GOOGLE_APPLICATION_CREDENTIALS": keyPath]
+        )
         #expect(adc.status == 0 && adc.stdout.hasPrefix("eyJ"))
     }
 
@@ -204,7 +217,10 @@ struct CLITests {
         let path = directory + "/user.json"
         #expect(
             FileManager.default.createFile(
-                atPath: path, contents: Data(#"{"type":"authorized_user","refresh_token":"secret-refresh"}"#.utf8)))
+                atPath: path,
+                contents: Data(#"{"type":"authorized_user","refresh_token":"secret-refresh"}"#.utf8)
+            )
+        )
         let out = try CLI.run(["token", "mint", "--key", path, "--type", "server"])
         #expect(out.status == 1)
         #expect(out.stderr.contains("user.json: not a service-account key file"))
@@ -251,7 +267,9 @@ struct CLITests {
         let tampered = String(token.dropLast(2)) + (token.hasSuffix("AA") ? "BA" : "AA")
         let batchInput = [token, "garbage", "", tampered, try mint("1800000300")].joined(separator: "\n") + "\n"
         let batch = try CLI.run(
-            ["token", "verify", "--key", keyPath, "--now", "1800000400", "--batch"], stdin: batchInput)
+            ["token", "verify", "--key", keyPath, "--now", "1800000400", "--batch"],
+            stdin: batchInput
+        )
         #expect(batch.status == 0)
         let verdicts = batch.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map {
             $0.split(separator: " ").first.map(String.init) == "VALID" ? "VALID" : String($0)
@@ -259,7 +277,8 @@ struct CLITests {
         #expect(
             verdicts == [
                 "VALID", "INVALID malformed_token", "INVALID malformed_token", "INVALID invalid_signature", "VALID",
-            ])
+            ]
+        )
     }
 
     @Test("token verify --jwks trusts a JWK set, bound to --issuer when given")
@@ -268,18 +287,23 @@ struct CLITests {
         let set = try CLI.run(["keys", "jwks", keyPath]).stdout
         #expect(FileManager.default.createFile(atPath: jwks, contents: Data(set.utf8)))
         let token = try CLI.run(["token", "mint", "--key", keyPath, "--type", "server"]).stdout.trimmingCharacters(
-            in: .whitespacesAndNewlines)
+            in: .whitespacesAndNewlines
+        )
         #expect(try CLI.run(["token", "verify", "--jwks", jwks, token]).stdout.hasPrefix("VALID "))
         #expect(try CLI.run(["token", "verify", "--jwks", jwks, "--issuer", email, token]).stdout.hasPrefix("VALID "))
         #expect(
             try CLI.run(["token", "verify", "--jwks", jwks, "--issuer", "x@y.iam.gserviceaccount.com", token]).stdout
-                == "INVALID unknown_issuer\n")
+                == "INVALID unknown_issuer\n"
+        )
         let noTrust = try CLI.run(["token", "verify", token])
         #expect(noTrust.status != 0 && noTrust.stderr.contains("--key or a --jwks"))
         let badSet = directory + "/bad.json"
         #expect(
             FileManager.default.createFile(
-                atPath: badSet, contents: Data(#"{"keys":[{"kty":"RSA","use":"enc","n":"AQAB","e":"AQAB"}]}"#.utf8)))
+                atPath: badSet,
+                contents: Data(#"{"keys":[{"kty":"RSA","use":"enc","n":"AQAB","e":"AQAB"}]}"#.utf8)
+            )
+        )
         let refused = try CLI.run(["token", "verify", "--jwks", badSet, token])
         #expect(refused.status == 1 && refused.stderr.contains("bad.json"))
     }

@@ -58,12 +58,17 @@ struct EmulatorProcessTests {
             #expect(FileManager.default.fileExists(atPath: "\(keys)/\(role).json"), "\(role)")
         }
         let minter = try FleetEngineTokenMinter(
-            signer: LocalKeySigner(key: ServiceAccountKey(contentsOf: "\(keys)/service-super-user.json")))
+            signer: LocalKeySigner(key: ServiceAccountKey(contentsOf: "\(keys)/service-super-user.json"))
+        )
         let server = try await minter.mint(.server).jwt
         let body =
             #"{"vehicleState":"ONLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4,"vehicleType":{"category":"AUTO"}}"#
         let (created, _) = try await first.request(
-            "POST", "/v1/providers/demo-project/vehicles?vehicleId=durable-1", token: server, body: body)
+            "POST",
+            "/v1/providers/demo-project/vehicles?vehicleId=durable-1",
+            token: server,
+            body: body
+        )
         #expect(created == 200)
         first.kill9()
 
@@ -71,7 +76,10 @@ struct EmulatorProcessTests {
         let second = try EmulatorProcess(arguments: [], directory: directory)
         defer { second.kill9() }
         let (status, text) = try await second.request(
-            "GET", "/v1/providers/demo-project/vehicles/durable-1", token: server)
+            "GET",
+            "/v1/providers/demo-project/vehicles/durable-1",
+            token: server
+        )
         #expect(status == 200)
         #expect(text.contains(#""name":"providers/demo-project/vehicles/durable-1""#))
 
@@ -80,11 +88,17 @@ struct EmulatorProcessTests {
         )
         .mint(.driver(vehicleID: "other")).jwt
         let (denied, error) = try await second.request(
-            "GET", "/v1/providers/demo-project/vehicles/durable-1", token: driver)
+            "GET",
+            "/v1/providers/demo-project/vehicles/durable-1",
+            token: driver
+        )
         #expect(denied == 403)
         #expect(error.contains(#""status":"PERMISSION_DENIED""#))
         let (unauthenticated, _) = try await second.request(
-            "GET", "/v1/providers/demo-project/vehicles/durable-1", token: server + "x")
+            "GET",
+            "/v1/providers/demo-project/vehicles/durable-1",
+            token: server + "x"
+        )
         #expect(unauthenticated == 401)
     }
 
@@ -97,7 +111,10 @@ struct EmulatorProcessTests {
                 atPath: path,
                 contents: Data(
                     #"{"serviceAccounts":[{"email":"a@b","project":"p","roles":["roles/fleetengine.pilot"],"keyFile":"k.json"}]}"#
-                        .utf8)))
+                        .utf8
+                )
+            )
+        )
         let out = try CLI.run(["emulator", "--trust", path, "--in-memory", "--port", "0"])
         #expect(out.status == 1)
         #expect(out.stderr.contains("serviceAccounts[0].roles"))
@@ -109,7 +126,8 @@ struct EmulatorProcessTests {
             ("mysql://u:secret-pw@127.0.0.1/db", "scheme"),
             ("postgres://u:secret-pw@127.0.0.1:99999/db", "port"),
             ("postgres://u:secret-pw@127.0.0.1:1/db?sslmode=disable", "127.0.0.1:1/db"),
-        ])
+        ]
+    )
     func badDatabase(_ url: String, _ mentions: String) throws {
         let directory = try CLI.temporaryDirectory()
         let out = try CLI.run(["emulator", "--database", url, "--port", "0", "--grpc-port", "0"], in: directory)
@@ -122,12 +140,16 @@ struct EmulatorProcessTests {
 
     @Test(
         "--database with a wrong password names the server and the user, not the password",
-        .enabled(if: PostgresCLIServer.url != nil, "no PostgreSQL server: set FLEETAUTH_TEST_POSTGRES_URL"))
+        .enabled(if: PostgresCLIServer.url != nil, "no PostgreSQL server: set FLEETAUTH_TEST_POSTGRES_URL")
+    )
     func wrongPassword() throws {
         let url = try #require(PostgresCLIServer.url)
         let wrong = url.replacingOccurrences(of: "://postgres:", with: "://postgres:not-the-password-")
         let out = try CLI.run(
-            ["emulator", "--database", wrong, "--port", "0"], in: try CLI.temporaryDirectory(), timeout: 60)
+            ["emulator", "--database", wrong, "--port", "0"],
+            in: try CLI.temporaryDirectory(),
+            timeout: 60
+        )
         #expect(out.status == 1)
         #expect(out.stderr.contains("as postgres"), "\(out.stderr)")
         #expect(!out.stderr.contains("not-the-password"))

@@ -68,7 +68,10 @@ struct KeylessCLITests {
             [
                 "token", "mint", "--signer", "iam", "--service-account", email, "--iam-credentials-url", base,
                 "--type", "driver", "--vehicle", "v1",
-            ], environment: ["GCE_METADATA_HOST": "127.0.0.1:\(emulator.port)"], timeout: 30)
+            ],
+            environment: ["GCE_METADATA_HOST": "127.0.0.1:\(emulator.port)"],
+            timeout: 30
+        )
         #expect(minted.status == 0, "\(minted.stderr)")
         let jwt = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let (status, _) = try await emulator.request("GET", "/v1/providers/demo-project/vehicles/v1", token: jwt)
@@ -78,13 +81,16 @@ struct KeylessCLITests {
                 "token", "mint", "--signer", "iam", "--service-account", "nobody@demo-project.iam.gserviceaccount.com",
                 "--iam-credentials-url", base, "--type", "server",
             ],
-            environment: ["GCE_METADATA_HOST": "127.0.0.1:\(emulator.port)"], timeout: 30)
+            environment: ["GCE_METADATA_HOST": "127.0.0.1:\(emulator.port)"],
+            timeout: 30
+        )
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("does not know the service account"), "\(refused.stderr)")
     }
 
     @Test(
-        "token-server with an IAM family: the trust file names the Google key set URL; IAM down at start is a warning")
+        "token-server with an IAM family: the trust file names the Google key set URL; IAM down at start is a warning"
+    )
     func tokenServerIAM() async throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -94,8 +100,11 @@ struct KeylessCLITests {
                 [
                     "token-server", "--port", "0", "--signer", "driver=iam", "--service-account", "driver=\(email)",
                     "--iam-credentials-url", "http://127.0.0.1:1", "--google-keys-url", "http://127.0.0.1:1/google",
-                ], directory: directory, environment: ["GCE_METADATA_HOST": "127.0.0.1:1"],
-                marker: "Token server listening on http://127.0.0.1:")
+                ],
+                directory: directory,
+                environment: ["GCE_METADATA_HOST": "127.0.0.1:1"],
+                marker: "Token server listening on http://127.0.0.1:"
+            )
         }
         let trust = try TrustConfiguration(contentsOf: directory + "/token-server-data/emulator-trust.json")
         let stderr = try await CLI.detached { server.stop() }
@@ -129,7 +138,8 @@ struct KeylessCLITests {
             ),
             (["--service-account", "driver=a@b"], "has no --signer driver"),
             (["--key-id", "driver=k", "--signer", "driver=iam", "--service-account", "driver=a@b"], "--key-id"),
-        ])
+        ]
+    )
     func badConfiguration(_ arguments: [String], _ problem: String) async throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -143,8 +153,10 @@ struct KeylessCLITests {
     @Test(
         "PKCS#11: keys create, keys certificate, token mint; a wrong PIN, a missing object or a non-RSA-2048 key stop the server",
         .enabled(
-            if: SoftHSM.isAvailable || SoftHSM.isRequired, "SoftHSM2 is not installed (apt-get install softhsm2 opensc)"
-        ))
+            if: SoftHSM.isAvailable || SoftHSM.isRequired,
+            "SoftHSM2 is not installed (apt-get install softhsm2 opensc)"
+        )
+    )
     func pkcs11() async throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -153,16 +165,24 @@ struct KeylessCLITests {
         let uri = token.uri(object: "driver")
         let email = "hsm-driver@demo-project.iam.gserviceaccount.com"
         let created = try await CLI.runDetached(
-            ["keys", "create", "--pkcs11", uri], environment: token.environment, timeout: 30)
+            ["keys", "create", "--pkcs11", uri],
+            environment: token.environment,
+            timeout: 30
+        )
         #expect(created.status == 0, "\(created.stderr)")
         #expect(!created.stdout.contains(token.pin))
         let again = try await CLI.runDetached(
-            ["keys", "create", "--pkcs11", uri], environment: token.environment, timeout: 30)
+            ["keys", "create", "--pkcs11", uri],
+            environment: token.environment,
+            timeout: 30
+        )
         #expect(again.status == 1 && again.stderr.contains("already exists"))
         let certificate = directory + "/cert.pem"
         let written = try await CLI.runDetached(
             ["keys", "certificate", "--pkcs11", uri, "--service-account", email, "--out", certificate],
-            environment: token.environment, timeout: 30)
+            environment: token.environment,
+            timeout: 30
+        )
         #expect(written.status == 0, "\(written.stderr)")
         #expect(try String(contentsOfFile: certificate, encoding: .utf8).hasPrefix("-----BEGIN CERTIFICATE-----"))
         let minted = try await CLI.runDetached(
@@ -170,7 +190,9 @@ struct KeylessCLITests {
                 "token", "mint", "--signer", uri, "--service-account", email, "--key-id", "uploaded-1", "--type",
                 "server",
             ],
-            environment: token.environment, timeout: 30)
+            environment: token.environment,
+            timeout: 30
+        )
         #expect(minted.status == 0, "\(minted.stderr)")
         let jws = try CompactJWS(minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(jws.keyID == "uploaded-1")
@@ -188,7 +210,10 @@ struct KeylessCLITests {
         for (bad, problem) in failures {
             let result = try await CLI.runDetached(
                 ["token-server", "--port", "0", "--signer", "driver=\(bad)", "--service-account", "driver=\(email)"],
-                in: directory, environment: token.environment, timeout: 30)
+                in: directory,
+                environment: token.environment,
+                timeout: 30
+            )
             #expect(result.status == 1)
             #expect(result.stderr.contains(problem), "\(result.stderr)")
             #expect(!result.stderr.contains("0000"))

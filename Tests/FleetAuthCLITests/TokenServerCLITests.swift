@@ -12,7 +12,8 @@ struct TokenServerCLITests {
         let directory = try CLI.temporaryDirectory()
         _ = try await TokenServer(
             configuration: .init(dataDirectory: directory, bcryptCost: 4),
-            store: try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName))
+            store: try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName)
+        )
         return directory
     }
 
@@ -21,14 +22,16 @@ struct TokenServerCLITests {
         let data = try await Self.dataDirectory()
         let added = try CLI.run(
             ["users", "add", "dana", "--role", "driver", "--password-stdin", "--data", data, "--bcrypt-cost", "10"],
-            stdin: "a long enough password\n")
+            stdin: "a long enough password\n"
+        )
         #expect(added.status == 0, "\(added.stderr)")
         let generated = try CLI.run([
             "users", "add", "carol", "--role", "consumer", "--data", data, "--bcrypt-cost", "10",
         ])
         #expect(generated.stdout.contains("Password: "))
         #expect(
-            try CLI.run(["users", "grant", "dana", "--vehicle", "v1", "--vehicle", "v2", "--data", data]).status == 0)
+            try CLI.run(["users", "grant", "dana", "--vehicle", "v1", "--vehicle", "v2", "--data", data]).status == 0
+        )
         let wrongKind = try CLI.run(["users", "grant", "dana", "--trip", "t1", "--data", data])
         #expect(wrongKind.status != 0 && wrongKind.stderr.contains("cannot be granted a trip"))
         #expect(try CLI.run(["users", "grant", "dana", "--vehicle", "*", "--data", data]).status != 0)
@@ -41,7 +44,8 @@ struct TokenServerCLITests {
         let login = LoginService(users: store, sessions: store, hasher: PasswordHasher(cost: 4))
         #expect(
             try await login.login(username: "dana", password: "a long enough password", address: nil).user.role
-                == .driver)
+                == .driver
+        )
         #expect(try CLI.run(["users", "remove", "dana", "--data", data]).status == 0)
         #expect(try await store.credentials(for: "dana") == nil)
         let missing = try CLI.run(["users", "list", "--data", data + "/nowhere"])
@@ -54,20 +58,27 @@ struct TokenServerCLITests {
         let added = try CLI.run(["users", "add-service", "dispatch", "--data", data])
         #expect(added.status == 0, "\(added.stderr)")
         let key = try #require(
-            added.stdout.split(separator: " ").last.map { String($0).trimmingCharacters(in: .newlines) })
+            added.stdout.split(separator: " ").last.map { String($0).trimmingCharacters(in: .newlines) }
+        )
         #expect(key.hasPrefix(UserDirectory.serviceKeyPrefix))
         #expect(try CLI.run(["users", "list", "--data", data]).stdout.contains("dispatch  service"))
         let store = try SQLiteTokenServerStore(path: data + "/" + TokenServer.databaseFileName)
         let found = try await store.sessionUser(
-            tokenHash: LoginService.hash(sessionToken: key), at: Date(), holding: nil)
+            tokenHash: LoginService.hash(sessionToken: key),
+            at: Date(),
+            holding: nil
+        )
         #expect(found?.user == AppUser(username: "dispatch", role: .service))
         let asUser = try CLI.run(
-            ["users", "add", "svc", "--role", "service", "--data", data, "--password-stdin"], stdin: "long enough pw\n")
+            ["users", "add", "svc", "--role", "service", "--data", data, "--password-stdin"],
+            stdin: "long enough pw\n"
+        )
         #expect(asUser.status != 0 && asUser.stderr.contains("add-service"))
         #expect(try CLI.run(["users", "remove", "dispatch", "--data", data]).status == 0)
         #expect(
             try await store.sessionUser(tokenHash: LoginService.hash(sessionToken: key), at: Date(), holding: nil)
-                == nil)
+                == nil
+        )
     }
 
     @Test("users add --subject and users link tie OpenID identities to users; list shows them; bad ones are refused")
@@ -88,7 +99,8 @@ struct TokenServerCLITests {
         let store = try SQLiteTokenServerStore(path: data + "/" + TokenServer.databaseFileName)
         #expect(
             try await store.linkedUser(issuer: issuer, subject: "sub-1", matchingUnqualified: false)
-                == AppUser(username: "dana", role: .driver))
+                == AppUser(username: "dana", role: .driver)
+        )
         let refusals: [([String], String)] = [
             (["users", "add", "dave", "--role", "driver", "--subject", "sub-1", "--issuer", issuer], "already linked"),
             (
@@ -173,18 +185,21 @@ struct DatabaseCLITests {
         #expect(missing.status != 0 && missing.stderr.contains("Cannot read the key-encryption key file"))
         let short = try CLI.run(
             ["token-server", "--data", data, "--database", url, "--port", "0"],
-            environment: ["FLEETAUTH_KEY_ENCRYPTION_KEY": Data(count: 16).base64EncodedString()])
+            environment: ["FLEETAUTH_KEY_ENCRYPTION_KEY": Data(count: 16).base64EncodedString()]
+        )
         #expect(short.status != 0 && short.stderr.contains("16 bytes"), "\(short.stderr)")
         let refused = try CLI.run(
             ["token-server", "--data", data, "--database", url, "--port", "0"],
-            environment: ["FLEETAUTH_KEY_ENCRYPTION_KEY": KeyEncryptionKey.generate().base64])
+            environment: ["FLEETAUTH_KEY_ENCRYPTION_KEY": KeyEncryptionKey.generate().base64]
+        )
         #expect(refused.status != 0 && refused.stderr.contains("Cannot use PostgreSQL at 127.0.0.1:1/fleet as fleet"))
         #expect(!refused.stderr.contains("secret"))
     }
 
     @Test(
         "users, keys rotate and a wrong key-encryption key on a PostgreSQL token server's database",
-        .enabled(if: PostgresTestServer.url != nil, "no PostgreSQL server: set FLEETAUTH_TEST_POSTGRES_URL"))
+        .enabled(if: PostgresTestServer.url != nil, "no PostgreSQL server: set FLEETAUTH_TEST_POSTGRES_URL")
+    )
     func onPostgres() async throws {
         let url = try await PostgresTestServer.freshDatabase()
         let kek = KeyEncryptionKey.generate()
@@ -193,12 +208,14 @@ struct DatabaseCLITests {
         let store = try await PostgresTokenServerStore.connect(url, maximumConnections: 2)
         _ = try await TokenServer(
             configuration: .init(dataDirectory: try CLI.temporaryDirectory(), keyEncryptionKey: kek, bcryptCost: 4),
-            store: store)
+            store: store
+        )
         let database =
             "postgres://\(url.username):\(url.password ?? "")@\(url.host):\(url.port)/\(url.database)?sslmode=disable"
         let added = try CLI.run(
             ["users", "add", "dana", "--role", "driver", "--password-stdin", "--database", database],
-            stdin: "a long enough password\n")
+            stdin: "a long enough password\n"
+        )
         #expect(added.status == 0, "\(added.stderr)")
         #expect(try CLI.run(["users", "grant", "dana", "--vehicle", "v1", "--database", database]).status == 0)
         #expect(try CLI.run(["users", "list", "--database", database]).stdout.contains("dana  driver  vehicle v1"))
@@ -217,7 +234,8 @@ struct DatabaseCLITests {
 
         let wrong = try CLI.run(
             ["token-server", "--data", try CLI.temporaryDirectory(), "--database", database, "--port", "0"],
-            environment: ["FLEETAUTH_KEY_ENCRYPTION_KEY": KeyEncryptionKey.generate().base64])
+            environment: ["FLEETAUTH_KEY_ENCRYPTION_KEY": KeyEncryptionKey.generate().base64]
+        )
         #expect(wrong.status != 0 && wrong.stderr.contains("does not open signing key"), "\(wrong.stderr)")
         await store.database.close()
     }
@@ -228,11 +246,13 @@ struct DatabaseCLITests {
         #expect(one.status != 0 && one.stderr.contains("--token-server and --emulator go together"))
         let noPassword = try CLI.run(
             ["demo", "--token-server", "http://127.0.0.1:9", "--emulator", "http://127.0.0.1:9"],
-            environment: ["FLEETAUTH_OPERATOR_PASSWORD": ""])
+            environment: ["FLEETAUTH_OPERATOR_PASSWORD": ""]
+        )
         #expect(noPassword.status != 0 && noPassword.stderr.contains("FLEETAUTH_OPERATOR_PASSWORD"))
         let unreachable = try CLI.run(
             ["demo", "--token-server", "http://127.0.0.1:9", "--emulator", "http://127.0.0.1:9"],
-            environment: ["FLEETAUTH_OPERATOR_PASSWORD": "x"])
+            environment: ["FLEETAUTH_OPERATOR_PASSWORD": "x"]
+        )
         #expect(unreachable.status != 0 && unreachable.stderr.contains("Cannot log in to http://127.0.0.1:9"))
     }
 }

@@ -14,11 +14,15 @@ struct FleetEngineClientTests {
     @Test("Google error bodies become typed errors; the body's status wins over the HTTP status")
     func googleBodies() {
         let denied = Self.error(
-            403, #"{"error":{"code":403,"message":"The token does not cover trip t1","status":"PERMISSION_DENIED"}}"#)
+            403,
+            #"{"error":{"code":403,"message":"The token does not cover trip t1","status":"PERMISSION_DENIED"}}"#
+        )
         #expect(denied.code == .permissionDenied && denied.httpStatus == 403 && !denied.isTransient)
         #expect(denied.message == "GetTrip: The token does not cover trip t1")
         let precondition = Self.error(
-            400, #"{"error":{"code":400,"message":"m","status":"FAILED_PRECONDITION"}}"#)
+            400,
+            #"{"error":{"code":400,"message":"m","status":"FAILED_PRECONDITION"}}"#
+        )
         #expect(precondition.code == .failedPrecondition)
         let overloaded = Self.error(429, #"{"error":{"code":429,"message":"m","status":"RESOURCE_EXHAUSTED"}}"#)
         #expect(overloaded.code == .resourceExhausted && overloaded.isTransient)
@@ -41,8 +45,11 @@ struct FleetEngineClientTests {
         let fetcher = CountingTokenFetcher()
         let provider = CachingTokenProvider(fetcher: fetcher, clock: ManualClock())
         let client = FleetEngineClient(
-            providerID: "demo-project", tokens: provider, baseURL: try #require(URL(string: "http://127.0.0.1:1")),
-            timeout: 5)
+            providerID: "demo-project",
+            tokens: provider,
+            baseURL: try #require(URL(string: "http://127.0.0.1:1")),
+            timeout: 5
+        )
         let failure = await #expect(throws: FleetEngineClientError.self) { try await client.getVehicle("v1") }
         #expect(failure?.code == .unreachable && failure?.isTransient == true)
         #expect(fetcher.fetchCount == 1)

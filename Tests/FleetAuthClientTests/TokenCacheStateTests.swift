@@ -21,8 +21,12 @@ struct TokenCacheStateTests {
             -> State.RequestAction
         { state.request(waiter: waiter, at: now, isCancelled: isCancelled, newFetch: newFetch) }
         func fetchFinished(
-            _ id: UInt64, startedAt: ManualClock.Instant, result: Outcome, at now: ManualClock.Instant,
-            newFetch: UInt64, jitter: Double
+            _ id: UInt64,
+            startedAt: ManualClock.Instant,
+            result: Outcome,
+            at now: ManualClock.Instant,
+            newFetch: UInt64,
+            jitter: Double
         ) -> State.CompletionAction {
             state.fetchFinished(id, startedAt: startedAt, result: result, at: now, newFetch: newFetch, jitter: jitter)
         }
@@ -39,7 +43,13 @@ struct TokenCacheStateTests {
         let state = Machine()
         _ = state.request(waiter: 1, at: at(0), isCancelled: false, newFetch: 2)
         _ = state.fetchFinished(
-            2, startedAt: at(0), result: token(jwt, lifetime: lifetime), at: at(0), newFetch: 3, jitter: 1)
+            2,
+            startedAt: at(0),
+            result: token(jwt, lifetime: lifetime),
+            at: at(0),
+            newFetch: 3,
+            jitter: 1
+        )
         return state
     }
 
@@ -52,7 +62,13 @@ struct TokenCacheStateTests {
         #expect(state.request(waiter: 3, at: Self.at(2), isCancelled: false, newFetch: 12) == .wait(startFetch: nil))
         #expect(state.isFetching && state.waiting == [1, 2, 3])
         let done = state.fetchFinished(
-            10, startedAt: Self.at(0), result: Self.token("A"), at: Self.at(3), newFetch: 13, jitter: 1)
+            10,
+            startedAt: Self.at(0),
+            result: Self.token("A"),
+            at: Self.at(3),
+            newFetch: 13,
+            jitter: 1
+        )
         #expect(done == .deliver("A", lifetime: .seconds(3600), to: [1, 2, 3]))
         #expect(!state.isFetching && state.waiting.isEmpty)
         #expect(state.freshToken(at: Self.at(3)) == "A")
@@ -72,13 +88,21 @@ struct TokenCacheStateTests {
         let state = Self.holding()
         #expect(
             state.request(waiter: 5, at: Self.at(3001), isCancelled: false, newFetch: 9)
-                == .serveAndRefresh("A", fetch: 9))
+                == .serveAndRefresh("A", fetch: 9)
+        )
         #expect(state.request(waiter: 6, at: Self.at(3002), isCancelled: false, newFetch: 10) == .serve("A"))
         #expect(state.waiting.isEmpty, "nobody waits for a background refresh")
         #expect(
             state.fetchFinished(
-                9, startedAt: Self.at(3001), result: Self.token("B"), at: Self.at(3005), newFetch: 11, jitter: 1)
-                == .deliver("B", lifetime: .seconds(3600), to: []))
+                9,
+                startedAt: Self.at(3001),
+                result: Self.token("B"),
+                at: Self.at(3005),
+                newFetch: 11,
+                jitter: 1
+            )
+                == .deliver("B", lifetime: .seconds(3600), to: [])
+        )
         #expect(state.freshToken(at: Self.at(3005)) == "B")
     }
 
@@ -87,11 +111,13 @@ struct TokenCacheStateTests {
         let state = Self.holding()
         #expect(
             state.request(waiter: 5, at: Self.at(3299), isCancelled: false, newFetch: 9)
-                == .serveAndRefresh("A", fetch: 9))
+                == .serveAndRefresh("A", fetch: 9)
+        )
         let expired = Self.holding()
         #expect(expired.request(waiter: 5, at: Self.at(3300), isCancelled: false, newFetch: 9) == .wait(startFetch: 9))
         #expect(
-            expired.request(waiter: 6, at: Self.at(4000), isCancelled: false, newFetch: 10) == .wait(startFetch: nil))
+            expired.request(waiter: 6, at: Self.at(4000), isCancelled: false, newFetch: 10) == .wait(startFetch: nil)
+        )
     }
 
     @Test("4 · single flight: a cancelled waiter leaves alone; the others still get the token")
@@ -105,13 +131,21 @@ struct TokenCacheStateTests {
         #expect(state.isFetching, "the fetch goes on")
         #expect(
             state.fetchFinished(
-                10, startedAt: Self.at(0), result: Self.token("A"), at: Self.at(1), newFetch: 13, jitter: 1)
-                == .deliver("A", lifetime: .seconds(3600), to: [1, 3]))
+                10,
+                startedAt: Self.at(0),
+                result: Self.token("A"),
+                at: Self.at(1),
+                newFetch: 13,
+                jitter: 1
+            )
+                == .deliver("A", lifetime: .seconds(3600), to: [1, 3])
+        )
         // A caller already cancelled when it arrives is never made to wait.
         let empty = Machine()
         #expect(
             empty.request(waiter: 1, at: Self.at(0), isCancelled: true, newFetch: 2)
-                == .fail(FleetTokenError(.cancelled, "")))
+                == .fail(FleetTokenError(.cancelled, ""))
+        )
         #expect(!empty.isFetching)
     }
 
@@ -120,14 +154,28 @@ struct TokenCacheStateTests {
         let state = Machine()
         _ = state.request(waiter: 1, at: Self.at(0), isCancelled: false, newFetch: 2)
         _ = state.fetchFinished(
-            2, startedAt: Self.at(0), result: Self.token("A"), at: Self.at(100), newFetch: 3, jitter: 1)
+            2,
+            startedAt: Self.at(0),
+            result: Self.token("A"),
+            at: Self.at(100),
+            newFetch: 3,
+            jitter: 1
+        )
         #expect(state.freshToken(at: Self.at(3000)) == "A")
         #expect(
-            state.freshToken(at: Self.at(3001)) == nil, "the fetch took 100 s: the margin starts at 3,001, not 3,101")
+            state.freshToken(at: Self.at(3001)) == nil,
+            "the fetch took 100 s: the margin starts at 3,001, not 3,101"
+        )
         let short = Machine()
         _ = short.request(waiter: 1, at: Self.at(0), isCancelled: false, newFetch: 2)
         let answer = short.fetchFinished(
-            2, startedAt: Self.at(0), result: Self.token("A", lifetime: 400), at: Self.at(100), newFetch: 3, jitter: 1)
+            2,
+            startedAt: Self.at(0),
+            result: Self.token("A", lifetime: 400),
+            at: Self.at(100),
+            newFetch: 3,
+            jitter: 1
+        )
         #expect(answer == .fail(FleetTokenError(.lifetimeTooShort, ""), waiters: [1]))
         #expect(short.freshToken(at: Self.at(100)) == nil)
         #expect(!short.isFetching, "an error, not a refetch loop")
@@ -149,18 +197,33 @@ struct TokenCacheStateTests {
         let state = Self.holding()
         #expect(
             state.request(waiter: 5, at: Self.at(3100), isCancelled: false, newFetch: 9)
-                == .serveAndRefresh("A", fetch: 9))
+                == .serveAndRefresh("A", fetch: 9)
+        )
         #expect(state.invalidate("A"))
         #expect(state.request(waiter: 6, at: Self.at(3101), isCancelled: false, newFetch: 10) == .wait(startFetch: nil))
         #expect(
             state.fetchFinished(
-                9, startedAt: Self.at(3100), result: Self.token("A"), at: Self.at(3102), newFetch: 11, jitter: 1)
-                == .refetch(11))
+                9,
+                startedAt: Self.at(3100),
+                result: Self.token("A"),
+                at: Self.at(3102),
+                newFetch: 11,
+                jitter: 1
+            )
+                == .refetch(11)
+        )
         #expect(state.waiting == [6])
         #expect(
             state.fetchFinished(
-                11, startedAt: Self.at(3102), result: Self.token("B"), at: Self.at(3103), newFetch: 12, jitter: 1)
-                == .deliver("B", lifetime: .seconds(3600), to: [6]))
+                11,
+                startedAt: Self.at(3102),
+                result: Self.token("B"),
+                at: Self.at(3103),
+                newFetch: 12,
+                jitter: 1
+            )
+                == .deliver("B", lifetime: .seconds(3600), to: [6])
+        )
     }
 
     @Test("6 · a fetch that began after the 401 and still returns the rejected token fails, it does not loop")
@@ -170,8 +233,15 @@ struct TokenCacheStateTests {
         _ = state.request(waiter: 5, at: Self.at(10), isCancelled: false, newFetch: 9)
         #expect(
             state.fetchFinished(
-                9, startedAt: Self.at(10), result: Self.token("A"), at: Self.at(11), newFetch: 10, jitter: 1)
-                == .fail(FleetTokenError(.rejectedTokenReturned, ""), waiters: [5]))
+                9,
+                startedAt: Self.at(10),
+                result: Self.token("A"),
+                at: Self.at(11),
+                newFetch: 10,
+                jitter: 1
+            )
+                == .fail(FleetTokenError(.rejectedTokenReturned, ""), waiters: [5])
+        )
     }
 
     @Test("7 · backoff: after a failure callers without a token fail at once until the delay has passed")
@@ -180,18 +250,37 @@ struct TokenCacheStateTests {
         _ = state.request(waiter: 1, at: Self.at(0), isCancelled: false, newFetch: 2)
         #expect(
             state.fetchFinished(
-                2, startedAt: Self.at(0), result: .failure(Self.unavailable), at: Self.at(0), newFetch: 3, jitter: 1)
-                == .fail(Self.unavailable, waiters: [1]))
+                2,
+                startedAt: Self.at(0),
+                result: .failure(Self.unavailable),
+                at: Self.at(0),
+                newFetch: 3,
+                jitter: 1
+            )
+                == .fail(Self.unavailable, waiters: [1])
+        )
         // One failure: a 1 s delay (jitter 1).
         #expect(state.request(waiter: 4, at: Self.at(0), isCancelled: false, newFetch: 5) == .fail(Self.unavailable))
         #expect(state.request(waiter: 6, at: Self.at(1), isCancelled: false, newFetch: 7) == .wait(startFetch: 7))
         _ = state.fetchFinished(
-            7, startedAt: Self.at(1), result: .failure(Self.unavailable), at: Self.at(1), newFetch: 8, jitter: 1)
+            7,
+            startedAt: Self.at(1),
+            result: .failure(Self.unavailable),
+            at: Self.at(1),
+            newFetch: 8,
+            jitter: 1
+        )
         // Two failures: 2 s.
         #expect(state.request(waiter: 9, at: Self.at(2), isCancelled: false, newFetch: 10) == .fail(Self.unavailable))
         #expect(state.request(waiter: 11, at: Self.at(3), isCancelled: false, newFetch: 12) == .wait(startFetch: 12))
         _ = state.fetchFinished(
-            12, startedAt: Self.at(3), result: Self.token("A"), at: Self.at(3), newFetch: 13, jitter: 1)
+            12,
+            startedAt: Self.at(3),
+            result: Self.token("A"),
+            at: Self.at(3),
+            newFetch: 13,
+            jitter: 1
+        )
         #expect(state.freshToken(at: Self.at(3)) == "A", "a success ends the backoff")
     }
 
@@ -200,15 +289,28 @@ struct TokenCacheStateTests {
         let state = Self.holding()
         #expect(
             state.request(waiter: 5, at: Self.at(3100), isCancelled: false, newFetch: 9)
-                == .serveAndRefresh("A", fetch: 9))
+                == .serveAndRefresh("A", fetch: 9)
+        )
         _ = state.fetchFinished(
-            9, startedAt: Self.at(3100), result: .failure(Self.unavailable), at: Self.at(3100), newFetch: 10, jitter: 1)
+            9,
+            startedAt: Self.at(3100),
+            result: .failure(Self.unavailable),
+            at: Self.at(3100),
+            newFetch: 10,
+            jitter: 1
+        )
         #expect(state.request(waiter: 6, at: Self.at(3100), isCancelled: false, newFetch: 11) == .serve("A"))
         #expect(
             state.request(waiter: 7, at: Self.at(3101), isCancelled: false, newFetch: 12)
-                == .serveAndRefresh("A", fetch: 12))
+                == .serveAndRefresh("A", fetch: 12)
+        )
         _ = state.fetchFinished(
-            12, startedAt: Self.at(3101), result: .failure(Self.unavailable), at: Self.at(3101), newFetch: 13, jitter: 1
+            12,
+            startedAt: Self.at(3101),
+            result: .failure(Self.unavailable),
+            at: Self.at(3101),
+            newFetch: 13,
+            jitter: 1
         )
         #expect(state.invalidate("A"))
         #expect(state.request(waiter: 8, at: Self.at(3101), isCancelled: false, newFetch: 14) == .wait(startFetch: 14))
@@ -222,8 +324,15 @@ struct TokenCacheStateTests {
         #expect(state.reset() == [1, 3])
         #expect(
             state.fetchFinished(
-                2, startedAt: Self.at(0), result: Self.token("A"), at: Self.at(1), newFetch: 5, jitter: 1)
-                == .ignore)
+                2,
+                startedAt: Self.at(0),
+                result: Self.token("A"),
+                at: Self.at(1),
+                newFetch: 5,
+                jitter: 1
+            )
+                == .ignore
+        )
         #expect(state.freshToken(at: Self.at(1)) == nil)
     }
 

@@ -28,7 +28,8 @@ struct TokenEndpointFetcherTests {
             (#"{"jwt":"JWT","expiresInSeconds":120}"#, 120.0),
             // No expiry at all.
             (#"{"jwt":"JWT"}"#, 3600.0),
-        ] as [(String, Double)])
+        ] as [(String, Double)]
+    )
     func detection(_ json: String, _ lifetime: Double) throws {
         let fetched = try Self.read(json.replacingOccurrences(of: "JWT", with: Self.jwt))
         #expect(fetched.jwt == Self.jwt)
@@ -40,13 +41,17 @@ struct TokenEndpointFetcherTests {
     func explicit() throws {
         #expect(
             try Self.read(#"{"jwt":"\#(Self.jwt)","expirationTimestamp":1800000900}"#, .absoluteSeconds).statedLifetime
-                == .seconds(900))
+                == .seconds(900)
+        )
         #expect(
             try Self.read(#"{"jwt":"\#(Self.jwt)","expirationTimestamp":1800000900000}"#, .fromJWT).statedLifetime
-                == nil)
+                == nil
+        )
         let custom = try TokenEndpointFetcher.read(
             Array(#"{"VEHICLE_TOKEN_KEY":"\#(Self.jwt)","TOKEN_EXPIRATION":600}"#.utf8),
-            keys: .init(token: ["VEHICLE_TOKEN_KEY"], expiry: ["TOKEN_EXPIRATION"]), expiry: .relativeSeconds)
+            keys: .init(token: ["VEHICLE_TOKEN_KEY"], expiry: ["TOKEN_EXPIRATION"]),
+            expiry: .relativeSeconds
+        )
         #expect(custom.statedLifetime == .seconds(600))
         for bad in ["[]", #"{"jwt":""}"#, #"{"jwt":"a.b.c"}"#, #"{"other":"x"}"#, "not json"] {
             #expect(throws: FleetTokenError(.malformedToken, "")) { try Self.read(bad) }

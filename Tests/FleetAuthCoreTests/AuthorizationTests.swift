@@ -95,18 +95,21 @@ struct AuthorizationTests {
         #expect(
             FleetEngineRole.consumerSdkUser.permissions == [
                 .tripsGet, .vehiclesGet, .vehiclesSearch, .vehiclesSearchFuzzed,
-            ])
+            ]
+        )
         #expect(!FleetEngineRole.consumerSdkUser.grants(.tripsCreate))
         #expect(FleetEngineRole.serviceSuperUser.grants(.tripsUpdateState))
         #expect(FleetEngineRole.ondemandAdmin.grants(.vehiclesAllowAllActions))
         #expect(
             FleetEngineRole.deliveryUntrustedDriver.permissions == [
                 .deliveryVehiclesGet, .deliveryVehiclesUpdateLocation,
-            ])
+            ]
+        )
         #expect(
             FleetEngineRole.viewer.permissions.allSatisfy {
                 $0.name.hasSuffix(".get") || $0.name.hasSuffix(".list") || $0.name.contains("search")
-            })
+            }
+        )
     }
 
     @Test("the token endpoint JSON has both key styles' fields in epoch milliseconds")

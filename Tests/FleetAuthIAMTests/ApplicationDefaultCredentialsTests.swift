@@ -86,7 +86,8 @@ struct ApplicationDefaultCredentialsTests {
             ("garbage", "{not json", "not a JSON object"),
             ("external", #"{"type":"external_account"}"#, "\"external_account\""),
             ("incomplete", #"{"type":"authorized_user","client_id":"c"}"#, "client_secret"),
-        ] as [(String, String?, String)])
+        ] as [(String, String?, String)]
+    )
     func refused(_ name: String, _ text: String?, _ problem: String) throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = try text.map { try write(name, $0) } ?? directory + "/" + name

@@ -21,15 +21,24 @@ struct IAMSignerTests {
         /// Deadlines are generous (the whole suite runs beside every other on two cores) except where a test is
         /// about them.
         func signer(
-            credentials: GoogleCredentials? = nil, clock: any WallClock = .system, attempts: Int = 3,
+            credentials: GoogleCredentials? = nil,
+            clock: any WallClock = .system,
+            attempts: Int = 3,
             timeout: Duration = .seconds(30)
         ) -> IAMCredentialsSigner {
             IAMCredentialsSigner(
                 serviceAccountEmail: fake.key.clientEmail,
                 accessTokens: AccessTokenSource(
-                    credentials: credentials ?? .metadataServer(host: host), timeout: .seconds(30), clock: clock),
+                    credentials: credentials ?? .metadataServer(host: host),
+                    timeout: .seconds(30),
+                    clock: clock
+                ),
                 configuration: .init(
-                    baseURL: base, attemptTimeout: timeout, maximumAttempts: attempts, initialBackoff: .milliseconds(1))
+                    baseURL: base,
+                    attemptTimeout: timeout,
+                    maximumAttempts: attempts,
+                    initialBackoff: .milliseconds(1)
+                )
             )
         }
     }
@@ -120,17 +129,25 @@ struct IAMSignerTests {
     func userAndImpersonation() async throws {
         try await withGoogle { google in
             let user = GoogleCredentials.authorizedUser(
-                clientID: "c", clientSecret: "s", refreshToken: google.fake.refreshToken,
-                tokenURI: google.base + "/token")
+                clientID: "c",
+                clientSecret: "s",
+                refreshToken: google.fake.refreshToken,
+                tokenURI: google.base + "/token"
+            )
             _ = try await Self.mint(google.signer(credentials: user))
             let impersonated = GoogleCredentials.impersonated(
                 source: user,
                 url: "\(google.base)/v1/projects/-/serviceAccounts/\(google.fake.key.clientEmail):generateAccessToken",
-                delegates: [])
+                delegates: []
+            )
             _ = try await Self.mint(google.signer(credentials: impersonated))
             #expect(google.fake.tokenRequests == 3)
             let refused = GoogleCredentials.authorizedUser(
-                clientID: "c", clientSecret: "s", refreshToken: "revoked", tokenURI: google.base + "/token")
+                clientID: "c",
+                clientSecret: "s",
+                refreshToken: "revoked",
+                tokenURI: google.base + "/token"
+            )
             let error = await Self.refusal { _ = try await Self.mint(google.signer(credentials: refused)) }
             #expect(error?.code == .unauthenticated)
         }
@@ -226,7 +243,8 @@ struct IAMSignerTests {
         let signer = IAMCredentialsSigner(
             serviceAccountEmail: "sa@demo-project.iam.gserviceaccount.com",
             accessTokens: AccessTokenSource(credentials: .metadataServer(host: "127.0.0.1:1")),
-            configuration: .init(baseURL: "http://127.0.0.1:1", maximumAttempts: 2, initialBackoff: .milliseconds(1)))
+            configuration: .init(baseURL: "http://127.0.0.1:1", maximumAttempts: 2, initialBackoff: .milliseconds(1))
+        )
         let error = await Self.refusal { _ = try await Self.mint(signer) }
         #expect(error?.code == .unavailable)
     }

@@ -22,7 +22,8 @@ struct LocalIAMTests {
             IAMCredentialsSigner(
                 serviceAccountEmail: (key ?? driver).clientEmail,
                 accessTokens: AccessTokenSource(credentials: .metadataServer(host: host), timeout: .seconds(30)),
-                configuration: .init(baseURL: base, attemptTimeout: .seconds(30), maximumAttempts: 1))
+                configuration: .init(baseURL: base, attemptTimeout: .seconds(30), maximumAttempts: 1)
+            )
         }
 
         func accessToken() async throws -> String {
@@ -41,16 +42,24 @@ struct LocalIAMTests {
         let trust = TrustConfiguration(serviceAccounts: [
             .init(
                 account: TrustedServiceAccount(
-                    email: driver.clientEmail, project: "demo-project", roles: [.driverSdkUser]),
-                keySource: .keyFile(directory + "/driver.json"))
+                    email: driver.clientEmail,
+                    project: "demo-project",
+                    roles: [.driverSdkUser]
+                ),
+                keySource: .keyFile(directory + "/driver.json")
+            )
         ])
         let server = try await EmulatorServer(trust: trust, store: try SQLiteFleetStore(inMemory: ()))
         try await Application(router: server.router).test(.live) { client in
             let port = try #require(client.port)
             try await body(
                 Emulator(
-                    driver: driver, client: client, base: "http://127.0.0.1:\(port)",
-                    host: "127.0.0.1:\(port)"))
+                    driver: driver,
+                    client: client,
+                    base: "http://127.0.0.1:\(port)",
+                    host: "127.0.0.1:\(port)"
+                )
+            )
         }
     }
 
@@ -61,7 +70,9 @@ struct LocalIAMTests {
             #expect(token.keyID == emulator.driver.privateKeyID)
             let vehicle = "/v1/providers/demo-project/vehicles/v1"
             try await emulator.client.execute(
-                uri: vehicle, method: .get, headers: [.authorization: "Bearer \(token.jwt)"]
+                uri: vehicle,
+                method: .get,
+                headers: [.authorization: "Bearer \(token.jwt)"]
             ) { response in
                 #expect(response.status == .notFound)  // authenticated and authorized; the vehicle does not exist
             }
@@ -77,7 +88,9 @@ struct LocalIAMTests {
             let path = "/computeMetadata/v1/instance/service-accounts/default"
             try await emulator.client.execute(uri: path + "/token", method: .get) { #expect($0.status == .forbidden) }
             try await emulator.client.execute(
-                uri: path + "/email", method: .get, headers: [.init("Metadata-Flavor")!: "Google"]
+                uri: path + "/email",
+                method: .get,
+                headers: [.init("Metadata-Flavor")!: "Google"]
             ) {
                 #expect(String(buffer: $0.body).hasPrefix("fleetauth-runtime@demo-project"))
             }
@@ -93,21 +106,28 @@ struct LocalIAMTests {
                 #expect($0.status == .unauthorized)
             }
             try await emulator.client.execute(
-                uri: sign, method: .post, headers: [.authorization: "Bearer ya29.forged"], body: body
+                uri: sign,
+                method: .post,
+                headers: [.authorization: "Bearer ya29.forged"],
+                body: body
             ) { #expect($0.status == .unauthorized) }
             let token = try await emulator.accessToken()
             let auth: HTTPFields = [.authorization: "Bearer \(token)"]
             try await emulator.client.execute(
                 uri: "/v1/projects/-/serviceAccounts/nobody@demo-project.iam.gserviceaccount.com:signJwt",
                 method: .post,
-                headers: auth, body: body
+                headers: auth,
+                body: body
             ) { #expect($0.status == .notFound) }
             let far = Int64(Date().timeIntervalSince1970) + 13 * 3600
             for payload in [
                 #"{"payload":"not json"}"#, #"{"payload":"{\"exp\":\#(far)}"}"#, #"{"payload":"{\"exp\":1}"}"#,
             ] {
                 try await emulator.client.execute(
-                    uri: sign, method: .post, headers: auth, body: ByteBuffer(string: payload)
+                    uri: sign,
+                    method: .post,
+                    headers: auth,
+                    body: ByteBuffer(string: payload)
                 ) {
                     #expect($0.status == .badRequest, "\(payload)")
                 }
@@ -116,7 +136,10 @@ struct LocalIAMTests {
             let message = Array("bytes to sign".utf8)
             let payload = #"{"payload":"\#(Data(message).base64EncodedString())"}"#
             try await emulator.client.execute(
-                uri: blob, method: .post, headers: auth, body: ByteBuffer(string: payload)
+                uri: blob,
+                method: .post,
+                headers: auth,
+                body: ByteBuffer(string: payload)
             ) {
                 response in
                 let object = try StrictJSONParser().parseObject(Array(buffer: response.body))

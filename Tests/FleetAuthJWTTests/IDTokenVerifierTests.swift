@@ -42,7 +42,10 @@ struct IDTokenVerifierTests {
     enum Signer { case rsa, ec, none }
 
     static func token(
-        _ claims: JSONObject = claims(), header: JSONObject = [:], withoutKeyID: Bool = false, signer: Signer = .rsa
+        _ claims: JSONObject = claims(),
+        header: JSONObject = [:],
+        withoutKeyID: Bool = false,
+        signer: Signer = .rsa
     ) throws -> String {
         var protected: JSONObject
         switch signer {
@@ -86,8 +89,10 @@ struct IDTokenVerifierTests {
         #expect(Self.refusal(try Self.token(Self.claims(["aud": [.string(Self.client)]]))) == nil)
         #expect(
             Self.refusal(
-                try Self.token(Self.claims(["aud": [.string(Self.client), "other"], "azp": .string(Self.client)])))
-                == nil)
+                try Self.token(Self.claims(["aud": [.string(Self.client), "other"], "azp": .string(Self.client)]))
+            )
+                == nil
+        )
         // Up to 60 s of clock difference either way.
         #expect(Self.refusal(try Self.token(), now: Self.now + 600 + 59) == nil)
         #expect(Self.refusal(try Self.token(Self.claims(["iat": .integer(Self.now + 60)]))) == nil)
@@ -130,7 +135,9 @@ struct IDTokenVerifierTests {
         let hsHeader: JSONObject = ["alg": "HS256", "kid": "rsa-1"]
         let input = Base64URL.encode(hsHeader.jsonBytes) + "." + Base64URL.encode(Self.claims().jsonBytes)
         let mac = HMAC<SHA256>.authenticationCode(
-            for: Array(input.utf8), using: SymmetricKey(data: Array(Self.rsa.verificationKey.pemRepresentation.utf8)))
+            for: Array(input.utf8),
+            using: SymmetricKey(data: Array(Self.rsa.verificationKey.pemRepresentation.utf8))
+        )
         #expect(Self.refusal(input + "." + Base64URL.encode(Array(mac))) == .unsupportedAlgorithm)
         for alg in ["RS384", "PS256", "ES384", "EdDSA"] {
             #expect(Self.refusal(try Self.token(header: ["alg": .string(alg)])) == .unsupportedAlgorithm, "\(alg)")
@@ -141,16 +148,20 @@ struct IDTokenVerifierTests {
         let injected = JSONWebKey(keyID: "x", x: Base64URL.encode(raw[0..<32]), y: Base64URL.encode(raw[32..<64]))
         #expect(
             Self.refusal(try Self.token(header: ["jwk": .object(injected.jsonObject)], signer: .ec))
-                == .untrustedKeyReference)
+                == .untrustedKeyReference
+        )
         #expect(
-            Self.refusal(try Self.token(header: ["jku": "https://evil.example.com/jwks"])) == .untrustedKeyReference)
+            Self.refusal(try Self.token(header: ["jku": "https://evil.example.com/jwks"])) == .untrustedKeyReference
+        )
         #expect(
-            Self.refusal(try Self.token(header: ["x5u": "https://evil.example.com/cert"])) == .untrustedKeyReference)
+            Self.refusal(try Self.token(header: ["x5u": "https://evil.example.com/cert"])) == .untrustedKeyReference
+        )
         // Signed by another issuer's key under a kid this issuer has.
         let other = try ServiceAccountKey.generate(projectID: "other", name: "other")
         var forged = try Self.token()
         let otherSignature = try LocalKeySigner(key: other).signSynchronously(
-            Array(forged.split(separator: ".").prefix(2).joined(separator: ".").utf8))
+            Array(forged.split(separator: ".").prefix(2).joined(separator: ".").utf8)
+        )
         forged = forged.split(separator: ".").prefix(2).joined(separator: ".") + "." + Base64URL.encode(otherSignature)
         #expect(Self.refusal(forged) == .invalidSignature)
         // An ES256 token naming the RSA key, and an RS256 token naming the EC key.

@@ -87,7 +87,8 @@ struct MintingTests {
         let token = try await minter.mint(.server, now: now)
         #expect(
             String(decoding: Base64URL.decode(token.jwt.split(separator: ".")[0])!, as: UTF8.self)
-                == #"{"alg":"RS256","typ":"JWT"}"#)
+                == #"{"alg":"RS256","typ":"JWT"}"#
+        )
         var store = TrustStore(serviceAccountKeys: [Fixtures.driverKey])
         #expect(throws: TokenVerificationError.invalidSignature) {
             try FleetEngineTokenVerifier(trustStore: store).verify(token.jwt, now: now)

@@ -9,7 +9,9 @@ import Testing
 @Suite(
     "PKCS#11 signer (SoftHSM2)",
     .enabled(
-        if: SoftHSM.isAvailable || SoftHSM.isRequired, "SoftHSM2 is not installed (apt-get install softhsm2 opensc)")
+        if: SoftHSM.isAvailable || SoftHSM.isRequired,
+        "SoftHSM2 is not installed (apt-get install softhsm2 opensc)"
+    )
 )
 struct PKCS11SignerTests {
     static let email = "pkcs11-driver@demo-project.iam.gserviceaccount.com"
@@ -100,8 +102,10 @@ struct PKCS11SignerTests {
             try Data(certificate.pemRepresentation.utf8).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
             try SoftHSM.run(
-                openssl, ["verify", "-check_ss_sig", "-no_check_time", "-CAfile", file.path, file.path],
-                environment: [:])
+                openssl,
+                ["verify", "-check_ss_sig", "-no_check_time", "-CAfile", file.path, file.path],
+                environment: [:]
+            )
         }
     }
 
@@ -135,7 +139,8 @@ struct PKCS11SignerTests {
 
     @Test(
         "a key that is not RSA-2048 is refused",
-        .enabled(if: SoftHSM.pkcs11Tool != nil || SoftHSM.isRequired, "pkcs11-tool (opensc) is not installed"))
+        .enabled(if: SoftHSM.pkcs11Tool != nil || SoftHSM.isRequired, "pkcs11-tool (opensc) is not installed")
+    )
     func wrongKeyType() async throws {
         let token = try await token()
         for (label, problem) in [("ec-key", "not an RSA key"), ("rsa1024-key", "1024 bits")] {

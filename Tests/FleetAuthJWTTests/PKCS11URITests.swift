@@ -55,7 +55,8 @@ struct PKCS11URITests {
             ("pkcs11:object=%zz?module-path=/m.so", "percent-encoding"),
             ("pkcs11:object=k;object=j?module-path=/m.so", "repeats object"),
             ("pkcs11:object=k;slot-id=x?module-path=/m.so", "slot-id"),
-        ])
+        ]
+    )
     func malformed(_ text: String, _ problem: String) {
         let error = #expect(throws: SigningError.self) { try PKCS11URI(text) }
         #expect(error?.code == .configuration)

@@ -126,10 +126,13 @@ struct ServiceAccountKeyTests {
             try ServiceAccountKey.applicationDefault(environment: ["HOME": directory])
         }
         try FileManager.default.createDirectory(
-            atPath: directory + "/.config/gcloud", withIntermediateDirectories: true)
+            atPath: directory + "/.config/gcloud",
+            withIntermediateDirectories: true
+        )
         try Fixtures.driverKey.write(to: directory + "/.config/gcloud/application_default_credentials.json")
         #expect(
-            try ServiceAccountKey.applicationDefault(environment: ["HOME": directory]).clientEmail == Fixtures.issuer)
+            try ServiceAccountKey.applicationDefault(environment: ["HOME": directory]).clientEmail == Fixtures.issuer
+        )
     }
 }
 

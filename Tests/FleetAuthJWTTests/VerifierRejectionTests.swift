@@ -58,34 +58,46 @@ struct VerifierRejectionTests {
         Row(
             "F3 JSON serialization",
             #"{"payload":"\#(goodParts[1])","signatures":[{"protected":"\#(goodParts[0])","signature":"\#(goodParts[2])"}]}"#,
-            .malformedToken),
+            .malformedToken
+        ),
         Row("F3 space", good.replacingOccurrences(of: ".", with: ". "), .malformedToken),
         Row("F4 padding", "\(goodParts[0])==.\(goodParts[1]).\(goodParts[2])", .malformedToken),
         Row(
-            "F4 plus", good.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "+",
-            .malformedToken),
+            "F4 plus",
+            good.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/") + "+",
+            .malformedToken
+        ),
         Row("F4 newline", "\(goodParts[0]).\(goodParts[1])\n.\(goodParts[2])", .malformedToken),
         Row("F4 hash", "\(goodParts[0]).\(goodParts[1])#.\(goodParts[2])", .malformedToken),
         Row(
             "F5 length 1 mod 4",
             "\(goodParts[0]).\(goodParts[1]).\(goodParts[2] + String(repeating: "A", count: (5 - goodParts[2].count % 4) % 4))",
-            .invalidBase64URL),
+            .invalidBase64URL
+        ),
         Row(
-            "F5 unused bits set in signature", "\(goodParts[0]).\(goodParts[1]).\(withUnusedBitSet(goodParts[2]))",
-            .invalidBase64URL),
+            "F5 unused bits set in signature",
+            "\(goodParts[0]).\(goodParts[1]).\(withUnusedBitSet(goodParts[2]))",
+            .invalidBase64URL
+        ),
         Row(
             "F6 '?' inserted in header",
-            "\(goodParts[0].prefix(10))?\(goodParts[0].dropFirst(10)).\(goodParts[1]).\(goodParts[2])", .malformedToken),
+            "\(goodParts[0].prefix(10))?\(goodParts[0].dropFirst(10)).\(goodParts[1]).\(goodParts[2])",
+            .malformedToken
+        ),
         Row("F7 255-byte signature", F.withSignature(Array(signature.dropLast())), .invalidSignature),
         Row("F7 257-byte signature", F.withSignature(signature + [0]), .invalidSignature),
         Row("F7 258-byte signature", F.withSignature([0, 0] + signature), .invalidSignature),
         Row("F7 zero signature", F.withSignature([UInt8](repeating: 0, count: 256)), .invalidSignature),
         Row(
-            "F7 signature = n", F.withSignature(Base64URL.decode(F.driverKey.verificationKey.jwk.modulus)!),
-            .invalidSignature),
+            "F7 signature = n",
+            F.withSignature(Base64URL.decode(F.driverKey.verificationKey.jwk.modulus)!),
+            .invalidSignature
+        ),
         Row(
             "D1 oversized token",
-            F.forge(payload: F.claims(extra: #","pad":"\#(String(repeating: "x", count: 7000))""#)), .tokenTooLarge),
+            F.forge(payload: F.claims(extra: #","pad":"\#(String(repeating: "x", count: 7000))""#)),
+            .tokenTooLarge
+        ),
         Row("D1 1 MB token", String(repeating: "A", count: 1_000_000), .tokenTooLarge),
     ]
 
@@ -98,35 +110,47 @@ struct VerifierRejectionTests {
         Row("J1 payload null", json(F.header(), "null"), .invalidJSON),
         Row(
             "J1 payload random bytes",
-            F.forge(rawHeader: Array(F.header().utf8), rawPayload: [0x9F, 0x00, 0xFF, 0x13]), .invalidJSON),
+            F.forge(rawHeader: Array(F.header().utf8), rawPayload: [0x9F, 0x00, 0xFF, 0x13]),
+            .invalidJSON
+        ),
         Row("J2 duplicate iss", claims(F.claims(extra: #","iss":"\#(F.issuer)""#)), .duplicateJSONKey),
         Row("J2 duplicate alg", json(#"{"alg":"RS256","alg":"none","kid":"\#(F.kid)"}"#), .duplicateJSONKey),
         Row(
-            "J2 duplicate aud", claims(F.claims(extra: #","aud":"https://fleetengine.googleapis.com/""#)),
-            .duplicateJSONKey),
+            "J2 duplicate aud",
+            claims(F.claims(extra: #","aud":"https://fleetengine.googleapis.com/""#)),
+            .duplicateJSONKey
+        ),
         Row(
             "J2 duplicate inside authorization",
-            claims(F.claims(authorization: #"{"vehicleid":"v1","vehicleid":"v2"}"#)), .duplicateJSONKey),
+            claims(F.claims(authorization: #"{"vehicleid":"v1","vehicleid":"v2"}"#)),
+            .duplicateJSONKey
+        ),
         Row(
             "J3 invalid UTF-8",
             F.forge(
                 rawHeader: Array(F.header().utf8),
-                rawPayload: Array(F.claims(extra: #","x":""#).utf8) + [0xC2] + Array(#""}"#.utf8).dropFirst(0)),
-            .invalidJSON),
+                rawPayload: Array(F.claims(extra: #","x":""#).utf8) + [0xC2] + Array(#""}"#.utf8).dropFirst(0)
+            ),
+            .invalidJSON
+        ),
         Row(
             "J3 UTF-8 BOM on payload",
             F.forge(rawHeader: Array(F.header().utf8), rawPayload: [0xEF, 0xBB, 0xBF] + Array(F.claims().utf8)),
-            .invalidJSON),
+            .invalidJSON
+        ),
         Row(
             "J3 UTF-8 BOM on header",
             F.forge(rawHeader: [0xEF, 0xBB, 0xBF] + Array(F.header().utf8), rawPayload: Array(F.claims().utf8)),
-            .invalidJSON),
+            .invalidJSON
+        ),
         Row(
             "J3 UTF-16 payload",
             F.forge(
                 rawHeader: Array(F.header().utf8),
-                rawPayload: [0xFF, 0xFE] + F.claims().utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }),
-            .invalidJSON),
+                rawPayload: [0xFF, 0xFE] + F.claims().utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+            ),
+            .invalidJSON
+        ),
         Row("J4 lone surrogate value", claims(F.claims(extra: #","x":"\uD834""#)), .invalidJSON),
         Row("J4 lone surrogate names", claims(F.claims(extra: #","\uD800\uD800claim":1"#)), .invalidJSON),
         Row("J5 trailing comma", claims(F.claims(extra: ",")), .invalidJSON),
@@ -138,19 +162,26 @@ struct VerifierRejectionTests {
         Row(
             "J6 deep nesting",
             claims(
-                F.claims(extra: #","x":"# + String(repeating: "[", count: 1000) + String(repeating: "]", count: 1000))),
-            .invalidJSON),
+                F.claims(extra: #","x":"# + String(repeating: "[", count: 1000) + String(repeating: "]", count: 1000))
+            ),
+            .invalidJSON
+        ),
         Row(
             "J6 ten levels still work",
             claims(
                 F.claims(
                     extra: #","x":"# + String(repeating: #"{"a":"#, count: 10) + "1" + String(repeating: "}", count: 10)
-                )), nil),
+                )
+            ),
+            nil
+        ),
         Row("J7 NUL in iss", claims(F.claims(iss: F.issuer + #"\u0000"#, sub: F.issuer + #"\u0000"#)), .invalidIssuer),
         Row("J7 control char in kid", json(F.header(kid: #"\#(F.kid)\u0007"#)), .invalidKeyID),
         Row(
-            "J7 zero-width char in vehicleid", claims(F.claims(authorization: #"{"vehicleid":"v\u200B1"}"#)),
-            .invalidAuthorization),
+            "J7 zero-width char in vehicleid",
+            claims(F.claims(authorization: #"{"vehicleid":"v\u200B1"}"#)),
+            .invalidAuthorization
+        ),
     ]
 
     static let headerRows: [Row] = [
@@ -173,22 +204,27 @@ struct VerifierRejectionTests {
         Row(
             "H3 HS256 keyed with the public key PEM",
             hmac(F.header(alg: "HS256"), key: Array(F.driverKey.verificationKey.pemRepresentation.utf8)),
-            .unsupportedAlgorithm),
+            .unsupportedAlgorithm
+        ),
         Row(
             "H3 HS256 keyed with the JWK",
             hmac(F.header(alg: "HS256"), key: F.driverKey.verificationKey.jwk.jsonObject.jsonBytes),
-            .unsupportedAlgorithm),
+            .unsupportedAlgorithm
+        ),
         Row(
             "H3 HS256 keyed with the modulus",
             hmac(F.header(alg: "HS256"), key: Base64URL.decode(F.driverKey.verificationKey.jwk.modulus)!),
-            .unsupportedAlgorithm),
+            .unsupportedAlgorithm
+        ),
         Row(
             "H4 PS256 signature under an RS256 header",
             {
                 let input = F.b64(F.header()) + "." + F.b64(F.claims())
                 let pss = try! F.rsaKey(F.driverKey).signature(for: SHA256.hash(data: Array(input.utf8)), padding: .PSS)
                 return input + "." + Base64URL.encode(pss.rawRepresentation)
-            }(), .invalidSignature),
+            }(),
+            .invalidSignature
+        ),
         Row("H4 RS256 signature under a PS256 header", json(F.header(alg: "PS256")), .unsupportedAlgorithm),
         Row("H5 kid missing is tried against the issuer's keys", json(F.header(kid: nil)), nil),
         Row("H5 kid unknown", json(F.header(kid: "0123456789abcdef")), .unknownKeyID),
@@ -205,16 +241,26 @@ struct VerifierRejectionTests {
         Row(
             "H7 jwk embedded",
             json(#"{"alg":"RS256","kid":"\#(F.kid)","jwk":\#(F.strangerKey.verificationKey.jwk.jsonObject.jsonText)}"#),
-            .untrustedKeyReference),
+            .untrustedKeyReference
+        ),
         Row(
             "H7 jwk embedded, signed by that key",
             F.forge(
                 header: #"{"alg":"RS256","jwk":\#(F.strangerKey.verificationKey.jwk.jsonObject.jsonText)}"#,
-                key: F.strangerKey), .untrustedKeyReference),
+                key: F.strangerKey
+            ),
+            .untrustedKeyReference
+        ),
         Row(
-            "H7 jku", json(#"{"alg":"RS256","kid":"\#(F.kid)","jku":"http://127.0.0.1/keys"}"#), .untrustedKeyReference),
+            "H7 jku",
+            json(#"{"alg":"RS256","kid":"\#(F.kid)","jku":"http://127.0.0.1/keys"}"#),
+            .untrustedKeyReference
+        ),
         Row(
-            "H7 x5u", json(#"{"alg":"RS256","kid":"\#(F.kid)","x5u":"http://127.0.0.1/cert"}"#), .untrustedKeyReference),
+            "H7 x5u",
+            json(#"{"alg":"RS256","kid":"\#(F.kid)","x5u":"http://127.0.0.1/cert"}"#),
+            .untrustedKeyReference
+        ),
         Row("H7 x5c", json(#"{"alg":"RS256","kid":"\#(F.kid)","x5c":["MIIB"]}"#), .untrustedKeyReference),
         Row("H7 x5t", json(#"{"alg":"RS256","kid":"\#(F.kid)","x5t":"AAAA"}"#), .untrustedKeyReference),
         Row("H7 x5t#S256", json(#"{"alg":"RS256","kid":"\#(F.kid)","x5t#S256":"AAAA"}"#), .untrustedKeyReference),
@@ -235,7 +281,9 @@ struct VerifierRejectionTests {
         Row("H10 epk", json(#"{"alg":"RS256","kid":"\#(F.kid)","epk":{}}"#), .forbiddenHeader),
         Row(
             "unknown header parameters are ignored (RFC 7515 §4)",
-            json(#"{"alg":"RS256","kid":"\#(F.kid)","x-trace":"1"}"#), nil),
+            json(#"{"alg":"RS256","kid":"\#(F.kid)","x-trace":"1"}"#),
+            nil
+        ),
     ]
 
     static let signatureRows: [Row] = {
@@ -257,7 +305,9 @@ struct VerifierRejectionTests {
             "C1 exp missing",
             claims(
                 #"{"iss":"\#(F.issuer)","sub":"\#(F.issuer)","aud":"https://fleetengine.googleapis.com/","iat":\#(now),"authorization":{"vehicleid":"v1"}}"#
-            ), .invalidExpiration),
+            ),
+            .invalidExpiration
+        ),
         Row("C1 exp string", claims(F.claims(exp: #""\#(now + 3600)""#)), .invalidExpiration),
         Row("C1 exp bool", claims(F.claims(exp: "true")), .invalidExpiration),
         Row("C1 exp array", claims(F.claims(exp: "[\(now + 3600)]")), .invalidExpiration),
@@ -276,16 +326,22 @@ struct VerifierRejectionTests {
             "C5 iat missing",
             claims(
                 #"{"iss":"\#(F.issuer)","sub":"\#(F.issuer)","aud":"https://fleetengine.googleapis.com/","exp":\#(now + 3600),"authorization":{"vehicleid":"v1"}}"#
-            ), .invalidIssuedAt),
+            ),
+            .invalidIssuedAt
+        ),
         Row("C5 iat string", claims(F.claims(iat: #""now""#)), .invalidIssuedAt),
         Row("C5 iat 601 s in the future", claims(F.claims(iat: "\(now + 601)", exp: "\(now + 700)")), .issuedInFuture),
         Row("C5 iat 600 s in the future is skew", claims(F.claims(iat: "\(now + 600)", exp: "\(now + 700)")), nil),
         Row(
             "C5 iat 50 min old is fine (the token's whole hour)",
-            claims(F.claims(iat: "\(now - 3000)", exp: "\(now + 600)")), nil),
+            claims(F.claims(iat: "\(now - 3000)", exp: "\(now + 600)")),
+            nil
+        ),
         Row(
-            "C5 iat absurdly old with valid exp", claims(F.claims(iat: "\(now - 100_000)", exp: "\(now + 100)")),
-            .invalidLifetime),
+            "C5 iat absurdly old with valid exp",
+            claims(F.claims(iat: "\(now - 100_000)", exp: "\(now + 100)")),
+            .invalidLifetime
+        ),
         Row("C6 nbf in the future", claims(F.claims(extra: #","nbf":\#(now + 601)"#)), .notYetValid),
         Row("C6 nbf == now", claims(F.claims(extra: #","nbf":\#(now)"#)), nil),
         Row("C6 nbf string", claims(F.claims(extra: #","nbf":"soon""#)), .invalidNotBefore),
@@ -293,40 +349,57 @@ struct VerifierRejectionTests {
             "C7 aud missing",
             claims(
                 #"{"iss":"\#(F.issuer)","sub":"\#(F.issuer)","iat":\#(now),"exp":\#(now + 3600),"authorization":{"vehicleid":"v1"}}"#
-            ), .invalidAudience),
+            ),
+            .invalidAudience
+        ),
         Row("C7 aud wrong", claims(F.claims(aud: #""https://example.com/""#)), .invalidAudience),
         Row(
-            "C7 aud different case", claims(F.claims(aud: #""https://FleetEngine.googleapis.com/""#)), .invalidAudience),
+            "C7 aud different case",
+            claims(F.claims(aud: #""https://FleetEngine.googleapis.com/""#)),
+            .invalidAudience
+        ),
         Row(
-            "C7 aud without trailing slash", claims(F.claims(aud: #""https://fleetengine.googleapis.com""#)),
-            .invalidAudience),
+            "C7 aud without trailing slash",
+            claims(F.claims(aud: #""https://fleetengine.googleapis.com""#)),
+            .invalidAudience
+        ),
         Row("C7 aud empty array", claims(F.claims(aud: "[]")), .invalidAudience),
         Row("C7 aud mixed array", claims(F.claims(aud: #"["x",123]"#)), .invalidAudience),
         Row("C7 aud array without ours", claims(F.claims(aud: #"["https://example.com/"]"#)), .invalidAudience),
         Row(
             "C7 aud array with ours (policy: a single string only)",
-            claims(F.claims(aud: #"["https://fleetengine.googleapis.com/"]"#)), .invalidAudience),
+            claims(F.claims(aud: #"["https://fleetengine.googleapis.com/"]"#)),
+            .invalidAudience
+        ),
         Row(
             "C8 iss missing",
             claims(
                 #"{"sub":"\#(F.issuer)","aud":"https://fleetengine.googleapis.com/","iat":\#(now),"exp":\#(now + 3600),"authorization":{"vehicleid":"v1"}}"#
-            ), .invalidIssuer),
+            ),
+            .invalidIssuer
+        ),
         Row("C8 iss untrusted", claims(F.claims(iss: "someone@evil-project.iam.gserviceaccount.com")), .unknownIssuer),
         Row(
             "C8 iss number",
             claims(
                 #"{"iss":123,"sub":"\#(F.issuer)","aud":"https://fleetengine.googleapis.com/","iat":\#(now),"exp":\#(now + 3600),"authorization":{"vehicleid":"v1"}}"#
-            ), .invalidIssuer),
+            ),
+            .invalidIssuer
+        ),
         Row("C8 iss with trailing space", claims(F.claims(iss: F.issuer + " ")), .invalidIssuer),
         Row("C8 iss != sub", claims(F.claims(sub: F.consumerKey.clientEmail)), .subjectMismatch),
         Row(
             "C8 sub missing",
             claims(
                 #"{"iss":"\#(F.issuer)","aud":"https://fleetengine.googleapis.com/","iat":\#(now),"exp":\#(now + 3600),"authorization":{"vehicleid":"v1"}}"#
-            ), .subjectMismatch),
+            ),
+            .subjectMismatch
+        ),
         Row(
-            "C8 iss not the owner of kid's key", F.forge(payload: F.claims(iss: F.consumerKey.clientEmail)),
-            .unknownKeyID),
+            "C8 iss not the owner of kid's key",
+            F.forge(payload: F.claims(iss: F.consumerKey.clientEmail)),
+            .unknownKeyID
+        ),
         Row("C9 fractional exp", claims(F.claims(exp: "\(now + 3600).5")), .invalidExpiration),
         Row("C9 fractional iat", claims(F.claims(iat: "\(now).5")), .invalidIssuedAt),
         Row("C9 exponent form iat", claims(F.claims(iat: "1.8e9")), .invalidIssuedAt),
@@ -334,33 +407,50 @@ struct VerifierRejectionTests {
             "A4 authorization missing",
             claims(
                 #"{"iss":"\#(F.issuer)","sub":"\#(F.issuer)","aud":"https://fleetengine.googleapis.com/","iat":\#(now),"exp":\#(now + 3600)}"#
-            ), .missingAuthorization),
+            ),
+            .missingAuthorization
+        ),
         Row("A4 authorization empty", claims(F.claims(authorization: "{}")), .missingAuthorization),
         Row(
-            "A4 authorization not an object", claims(F.claims(authorization: #""vehicleid:v1""#)), .invalidAuthorization
+            "A4 authorization not an object",
+            claims(F.claims(authorization: #""vehicleid:v1""#)),
+            .invalidAuthorization
         ),
         Row(
-            "A4 value of the wrong type", claims(F.claims(authorization: #"{"vehicleid":["v1"]}"#)),
-            .invalidAuthorization),
+            "A4 value of the wrong type",
+            claims(F.claims(authorization: #"{"vehicleid":["v1"]}"#)),
+            .invalidAuthorization
+        ),
         Row("A4 key case variant", claims(F.claims(authorization: #"{"VehicleId":"v1"}"#)), .invalidAuthorization),
         Row(
-            "A4 unknown key", claims(F.claims(authorization: #"{"vehicleid":"v1","role":"admin"}"#)),
-            .invalidAuthorization),
+            "A4 unknown key",
+            claims(F.claims(authorization: #"{"vehicleid":"v1","role":"admin"}"#)),
+            .invalidAuthorization
+        ),
         Row(
-            "A6 path tricks in a claim", claims(F.claims(authorization: #"{"vehicleid":"v1/../v2"}"#)),
-            .invalidAuthorization),
+            "A6 path tricks in a claim",
+            claims(F.claims(authorization: #"{"vehicleid":"v1/../v2"}"#)),
+            .invalidAuthorization
+        ),
         Row(
             "every claim type together",
             claims(
                 F.claims(
                     authorization:
-                        #"{"vehicleid":"*","tripid":"t","deliveryvehicleid":"d","taskid":"k","trackingid":"x"}"#)), nil),
+                        #"{"vehicleid":"*","tripid":"t","deliveryvehicleid":"d","taskid":"k","trackingid":"x"}"#
+                )
+            ),
+            nil
+        ),
         Row(
             "missing authorization on a forged token is still a signature failure",
             F.forge(
                 payload:
                     #"{"iss":"\#(F.issuer)","sub":"\#(F.issuer)","aud":"https://fleetengine.googleapis.com/","iat":\#(now),"exp":\#(now + 3600)}"#,
-                key: F.strangerKey), .invalidSignature),
+                key: F.strangerKey
+            ),
+            .invalidSignature
+        ),
     ]
 
     @Test("format and encoding (F rows), size (D1)", arguments: formatRows)

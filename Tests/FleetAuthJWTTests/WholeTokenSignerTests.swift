@@ -43,7 +43,8 @@ struct WholeTokenSignerTests {
         #expect(token.claims.authorization == (try FleetEngineTokenType.driver(vehicleID: "v1")).authorization)
         let jws = try CompactJWS(token.jwt)
         #expect(
-            jws.withSigningInput { Fixtures.driverKey.verificationKey.isValidRS256Signature(jws.signature, for: $0) })
+            jws.withSigningInput { Fixtures.driverKey.verificationKey.isValidRS256Signature(jws.signature, for: $0) }
+        )
     }
 
     @Test("claims re-serialized in another order and spacing are the same claims")
@@ -59,7 +60,9 @@ struct WholeTokenSignerTests {
     }
 
     @Test(
-        "a token whose claims differ from those sent is refused", arguments: ["exp", "authorization", "iss", "extra"])
+        "a token whose claims differ from those sent is refused",
+        arguments: ["exp", "authorization", "iss", "extra"]
+    )
     func mismatch(_ claim: String) async {
         let signer = ScriptedTokenSigner(key: Fixtures.driverKey) { payload in
             var object = try! StrictJSONParser().parseObject(payload)
@@ -87,29 +90,44 @@ struct WholeTokenSignerTests {
     @Test("a header that is not RS256, or whose typ is not JWT, is refused")
     func wrongHeader() async {
         await expectRefusal(
-            ScriptedTokenSigner(key: Fixtures.driverKey, header: ["alg": "HS256", "typ": "JWT"]), .claimsMismatch)
+            ScriptedTokenSigner(key: Fixtures.driverKey, header: ["alg": "HS256", "typ": "JWT"]),
+            .claimsMismatch
+        )
         await expectRefusal(
-            ScriptedTokenSigner(key: Fixtures.driverKey, header: ["alg": "none", "typ": "JWT"]), .claimsMismatch)
+            ScriptedTokenSigner(key: Fixtures.driverKey, header: ["alg": "none", "typ": "JWT"]),
+            .claimsMismatch
+        )
         await expectRefusal(
-            ScriptedTokenSigner(key: Fixtures.driverKey, header: ["alg": "RS256", "typ": "JWE"]), .claimsMismatch)
+            ScriptedTokenSigner(key: Fixtures.driverKey, header: ["alg": "RS256", "typ": "JWE"]),
+            .claimsMismatch
+        )
     }
 
     @Test("an answer that is not a compact JWT, or has a short signature, is refused")
     func garbage() async {
         await expectRefusal(
-            ScriptedTokenSigner(key: Fixtures.driverKey, answer: { _ in "not a token" }), .invalidResponse)
+            ScriptedTokenSigner(key: Fixtures.driverKey, answer: { _ in "not a token" }),
+            .invalidResponse
+        )
         await expectRefusal(
             ScriptedTokenSigner(
-                key: Fixtures.driverKey, answer: { $0.split(separator: ".")[0..<2].joined(separator: ".") + ".AAAA" }),
-            .invalidResponse)
+                key: Fixtures.driverKey,
+                answer: { $0.split(separator: ".")[0..<2].joined(separator: ".") + ".AAAA" }
+            ),
+            .invalidResponse
+        )
         await expectRefusal(
-            ScriptedTokenSigner(key: Fixtures.driverKey, rewrite: { _ in Array("[1,2]".utf8) }), .invalidResponse)
+            ScriptedTokenSigner(key: Fixtures.driverKey, rewrite: { _ in Array("[1,2]".utf8) }),
+            .invalidResponse
+        )
     }
 
     @Test("an RS256 signer's token is built by the minter with its kid")
     func rs256Signer() async throws {
         let token = try await FleetEngineTokenMinter(signer: LocalKeySigner(key: Fixtures.driverKey)).mint(
-            .server, now: now)
+            .server,
+            now: now
+        )
         #expect(token.keyID == Fixtures.kid)
         let jws = try CompactJWS(token.jwt)
         #expect(jws.header.keys == ["alg", "typ", "kid"])

@@ -37,7 +37,8 @@ struct WycheproofTests {
                 let expected = (test["result"] as! String) == "valid"
                 #expect(
                     key.isValidRS256Signature(signature, for: message) == expected,
-                    "tcId \(id): \(test["comment"] ?? "")")
+                    "tcId \(id): \(test["comment"] ?? "")"
+                )
                 if expected { counts.valid += 1 } else { counts.invalid += 1 }
             }
         }
@@ -78,7 +79,8 @@ struct WycheproofTests {
                 if case .success = result { accepted.append(id) }
                 #expect(
                     (try? result.get()) != nil ? expected : !expected,
-                    "tcId \(id) \(test["comment"] ?? ""): expected \(expected ? "valid" : "invalid")")
+                    "tcId \(id) \(test["comment"] ?? ""): expected \(expected ? "valid" : "invalid")"
+                )
             }
         }
         #expect(total == file["numberOfTests"] as? Int)

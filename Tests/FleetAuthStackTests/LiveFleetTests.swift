@@ -22,7 +22,9 @@ struct StackFixture {
         stack =
             keyless
             ? try await LocalStack(
-                dataDirectory: directory, tokenServer: .init(dataDirectory: directory, bcryptCost: 4), keylessIAMPort: 0
+                dataDirectory: directory,
+                tokenServer: .init(dataDirectory: directory, bcryptCost: 4),
+                keylessIAMPort: 0
             )
             : try await Self.open(directory)
         let users: [(String, AppUserRole, Grant?)] = [
@@ -34,7 +36,9 @@ struct StackFixture {
             try await stack.tokenServer.users.addUser(AppUser(username: name, role: role), password: Self.password)
             if let grant { try await stack.tokenServer.users.grant(grant, to: name) }
             sessions[name] = try await stack.tokenServer.login.login(
-                username: name, password: Self.password, address: nil
+                username: name,
+                password: Self.password,
+                address: nil
             ).token
         }
         self.sessions = sessions
@@ -52,26 +56,41 @@ struct StackFixture {
     func fetcher(_ endpoints: LocalStack.Endpoints, user: String, path: String) throws -> TokenEndpointFetcher {
         let session = try #require(sessions[user])
         return TokenEndpointFetcher(
-            urlTemplate: endpoints.tokenServerURL + path, headers: { ["Authorization": "Bearer \(session)"] })
+            urlTemplate: endpoints.tokenServerURL + path,
+            headers: { ["Authorization": "Bearer \(session)"] }
+        )
     }
 
     /// A Fleet Engine client on the emulator whose tokens come from `fetcher` through a caching provider.
     func client(
-        _ endpoints: LocalStack.Endpoints, fetcher: any TokenFetcher, clock: ManualClock = ManualClock(),
+        _ endpoints: LocalStack.Endpoints,
+        fetcher: any TokenFetcher,
+        clock: ManualClock = ManualClock(),
         onExchange: (@Sendable (FleetEngineClient.Exchange) -> Void)? = nil
     ) throws -> FleetEngineClient {
         FleetEngineClient(
-            providerID: endpoints.project, tokens: CachingTokenProvider(fetcher: fetcher, clock: clock),
-            baseURL: try #require(URL(string: endpoints.emulatorURL)), timeout: 5, onExchange: onExchange)
+            providerID: endpoints.project,
+            tokens: CachingTokenProvider(fetcher: fetcher, clock: clock),
+            baseURL: try #require(URL(string: endpoints.emulatorURL)),
+            timeout: 5,
+            onExchange: onExchange
+        )
     }
 
     /// A Fleet Engine client for `user`, fetching tokens from `path`.
     func client(
-        _ endpoints: LocalStack.Endpoints, user: String, path: String, clock: ManualClock = ManualClock(),
+        _ endpoints: LocalStack.Endpoints,
+        user: String,
+        path: String,
+        clock: ManualClock = ManualClock(),
         onExchange: (@Sendable (FleetEngineClient.Exchange) -> Void)? = nil
     ) throws -> FleetEngineClient {
         try client(
-            endpoints, fetcher: try fetcher(endpoints, user: user, path: path), clock: clock, onExchange: onExchange)
+            endpoints,
+            fetcher: try fetcher(endpoints, user: user, path: path),
+            clock: clock,
+            onExchange: onExchange
+        )
     }
 
     /// Creates vehicle v1 and trip t1 on it with the operator's server token.
@@ -82,14 +101,16 @@ struct StackFixture {
             [
                 "vehicleState": "OFFLINE", "supportedTripTypes": ["EXCLUSIVE"], "maximumCapacity": 4,
                 "vehicleType": ["category": "AUTO"],
-            ])
+            ]
+        )
         try await backend.createTrip(
             "t1",
             [
                 "vehicleId": "v1", "tripType": "EXCLUSIVE",
                 "pickupPoint": ["point": ["latitude": 37.01, "longitude": -122.0]],
                 "dropoffPoint": ["point": ["latitude": 37.05, "longitude": -122.0]],
-            ])
+            ]
+        )
         return backend
     }
 }
@@ -210,7 +231,9 @@ struct LiveFleetTests {
             // The first token's signature is spoiled: 401, a fresh token, 200.
             let log = ExchangeLog()
             let spoiler = SpoilingFetcher(
-                try fixture.fetcher(endpoints, user: "dana", path: "/token/driver/{vehicleId}"), spoiled: 1)
+                try fixture.fetcher(endpoints, user: "dana", path: "/token/driver/{vehicleId}"),
+                spoiled: 1
+            )
             let driver = try fixture.client(endpoints, fetcher: spoiler, onExchange: log.record)
             let vehicle = try await driver.getVehicle("v1")
             #expect(vehicle["name"] == "providers/demo-project/vehicles/v1")
@@ -221,8 +244,11 @@ struct LiveFleetTests {
             let bad = try fixture.client(
                 endpoints,
                 fetcher: SpoilingFetcher(
-                    try fixture.fetcher(endpoints, user: "dana", path: "/token/driver/{vehicleId}"), spoiled: 100),
-                onExchange: badLog.record)
+                    try fixture.fetcher(endpoints, user: "dana", path: "/token/driver/{vehicleId}"),
+                    spoiled: 100
+                ),
+                onExchange: badLog.record
+            )
             let unauthenticated = await #expect(throws: FleetEngineClientError.self) {
                 try await bad.getVehicle("v1")
             }
@@ -232,7 +258,11 @@ struct LiveFleetTests {
             // A valid token for another vehicle: 403 from Fleet Engine, once.
             let deniedLog = ExchangeLog()
             let driverAgain = try fixture.client(
-                endpoints, user: "dana", path: "/token/driver/{vehicleId}", onExchange: deniedLog.record)
+                endpoints,
+                user: "dana",
+                path: "/token/driver/{vehicleId}",
+                onExchange: deniedLog.record
+            )
             let denied = await #expect(throws: FleetEngineClientError.self) {
                 try await driverAgain.getVehicle("v2", context: .vehicle("v1"))
             }
@@ -243,7 +273,11 @@ struct LiveFleetTests {
             // No grant for trip t9: the token server refuses, nothing reaches Fleet Engine.
             let consumerLog = ExchangeLog()
             let consumer = try fixture.client(
-                endpoints, user: "carl", path: "/token/consumer/{tripId}", onExchange: consumerLog.record)
+                endpoints,
+                user: "carl",
+                path: "/token/consumer/{tripId}",
+                onExchange: consumerLog.record
+            )
             let refused = await #expect(throws: FleetEngineClientError.self) { try await consumer.getTrip("t9") }
             #expect(refused?.code == .tokenUnavailable && refused?.tokenError?.httpStatus == 403)
             #expect(consumerLog.statuses.isEmpty)
@@ -284,7 +318,10 @@ struct LiveFleetTests {
             }
             #expect(wrong?.code == .endpointRejected && wrong?.httpStatus == 401)
             let session = try await TokenServerSession.logIn(
-                baseURL: base, username: "dana", password: StackFixture.password)
+                baseURL: base,
+                username: "dana",
+                password: StackFixture.password
+            )
             #expect(session.role == .driver && session.expiresAt > Date().addingTimeInterval(3600))
             let token = try await session.fetcher(.driver).fetchToken(for: .vehicle("v1"))
             let claims = try StrictJSONParser().parseObject(try CompactJWS(token.jwt).payload)
@@ -317,7 +354,8 @@ struct LiveFleetTests {
         let down = try #require(await reports.next())
         #expect(
             down.error?.code == .tokenUnavailable && down.error?.isTransient == true,
-            "\(String(describing: down.error))")
+            "\(String(describing: down.error))"
+        )
         reporter.report(Self.location(37.2))
         reporter.report(Self.location(37.3))
 

@@ -19,7 +19,8 @@ struct LiveTokenServerTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let server = try await TokenServer(
             configuration: .init(dataDirectory: directory, bcryptCost: 4),
-            store: try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName))
+            store: try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName)
+        )
         try await server.users.addUser(AppUser(username: "dana", role: .driver), password: "a long enough password")
         try await server.users.grant(Grant(kind: .vehicle, id: "v1"), to: "dana")
         let session = try await server.login.login(username: "dana", password: "a long enough password", address: nil)
@@ -35,7 +36,8 @@ struct LiveTokenServerTests {
             let token = session.token
             let fetcher = TokenEndpointFetcher(
                 urlTemplate: "http://127.0.0.1:\(port)/token/driver/{vehicleId}",
-                headers: { ["Authorization": "Bearer \(token)"] })
+                headers: { ["Authorization": "Bearer \(token)"] }
+            )
             let provider = CachingTokenProvider(fetcher: fetcher)
             do {
                 let jwt = try await provider.token(for: .vehicle("v1"))

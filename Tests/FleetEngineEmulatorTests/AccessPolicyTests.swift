@@ -43,13 +43,20 @@ struct AccessPolicyTests {
     }
 
     @Test(
-        "role × method: allowed only with the permission, the covering claim and the right provider", arguments: cells)
+        "role × method: allowed only with the permission, the covering claim and the right provider",
+        arguments: cells
+    )
     func matrix(_ cell: Cell) {
         let (scope, covering, other) = Self.scenario(cell.method)
         let account = Self.account(cell.role)
         func check(_ claims: AuthorizationClaims, provider: String = "demo-project") throws(FleetEngineError) {
             try AccessPolicy.check(
-                account: account, claims: claims, method: cell.method, scope: scope, provider: provider)
+                account: account,
+                claims: claims,
+                method: cell.method,
+                scope: scope,
+                provider: provider
+            )
         }
         if cell.role.grants(cell.method.permission) {
             #expect(throws: Never.self) { try check(covering) }
@@ -64,10 +71,18 @@ struct AccessPolicyTests {
     @Test("the expectations of Google's token validation scripts (java-fleetengine-auth), at the policy level")
     func googleExpectations() {
         func allowed(
-            _ role: FleetEngineRole, _ claims: AuthorizationClaims, _ method: FleetEngineMethod, _ scope: ResourceScope
+            _ role: FleetEngineRole,
+            _ claims: AuthorizationClaims,
+            _ method: FleetEngineMethod,
+            _ scope: ResourceScope
         ) -> Bool {
             (try? AccessPolicy.check(
-                account: Self.account(role), claims: claims, method: method, scope: scope, provider: "demo-project"))
+                account: Self.account(role),
+                claims: claims,
+                method: method,
+                scope: scope,
+                provider: "demo-project"
+            ))
                 != nil
         }
         let server = FleetEngineTokenType.server.authorization

@@ -19,13 +19,17 @@ struct AuthenticationTests {
     static let otherKey = try! ServiceAccountKey.generate(projectID: "demo-project", name: "untrusted")
     static let start: TimeInterval = 1_800_000_000
     static let driver = TrustedServiceAccount(
-        email: driverKey.clientEmail, project: "demo-project", roles: [.driverSdkUser])
+        email: driverKey.clientEmail,
+        project: "demo-project",
+        roles: [.driverSdkUser]
+    )
 
     static func mint(_ type: FleetEngineTokenType, key: ServiceAccountKey = driverKey, at seconds: TimeInterval = start)
         throws -> String
     {
         try FleetEngineTokenMinter(signer: LocalKeySigner(key: key)).mintSynchronously(
-            type, now: Date(timeIntervalSince1970: seconds)
+            type,
+            now: Date(timeIntervalSince1970: seconds)
         ).jwt
     }
 

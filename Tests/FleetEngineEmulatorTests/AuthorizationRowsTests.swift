@@ -37,7 +37,9 @@ struct AuthorizationRowsTests {
     ) async throws {
         let store = try SQLiteFleetStore(inMemory: ())
         let router = FleetEngineEmulator.makeRouter(
-            authenticator: TokenAuthenticator(accounts: F.accounts), store: store)
+            authenticator: TokenAuthenticator(accounts: F.accounts),
+            store: store
+        )
         let application =
             logger.map { Application(router: router, logger: $0) } ?? Application(router: router)
         try await application.test(.router) { client in
@@ -62,8 +64,12 @@ struct AuthorizationRowsTests {
             let before = try await store.vehicle(provider: "demo-project", id: "v2")
             #expect(
                 try await client.call(
-                    .put, "\(Self.vehicles)/v2?updateMask=last_location", token: F.driver("v1"), body: Self.move
-                ).0 == .forbidden)
+                    .put,
+                    "\(Self.vehicles)/v2?updateMask=last_location",
+                    token: F.driver("v1"),
+                    body: Self.move
+                ).0 == .forbidden
+            )
             #expect(try await store.vehicle(provider: "demo-project", id: "v2") == before)
             #expect(try await client.call(.get, "\(Self.trips)/t1", token: F.driver("v2")).0 == .forbidden)
             #expect(try await client.call(.get, "\(Self.trips)/t1", token: F.driver("v1")).0 == .ok)
@@ -77,8 +83,12 @@ struct AuthorizationRowsTests {
             #expect(try await client.call(.get, "\(Self.trips)/t1", token: F.consumer("t1")).0 == .ok)
             #expect(
                 try await client.call(
-                    .put, "\(Self.vehicles)/v1?updateMask=last_location", token: F.consumer("t1"), body: Self.move
-                ).0 == .forbidden)
+                    .put,
+                    "\(Self.vehicles)/v1?updateMask=last_location",
+                    token: F.consumer("t1"),
+                    body: Self.move
+                ).0 == .forbidden
+            )
         }
     }
 
@@ -90,7 +100,8 @@ struct AuthorizationRowsTests {
             #expect(status == .forbidden)
             #expect(body["error"]?.objectValue?["message"]?.stringValue?.contains("project") == true)
             #expect(
-                try await client.call(.get, "/v1/providers/other-project/vehicles/v1", token: F.server).0 == .forbidden)
+                try await client.call(.get, "/v1/providers/other-project/vehicles/v1", token: F.server).0 == .forbidden
+            )
         }
     }
 
@@ -108,7 +119,8 @@ struct AuthorizationRowsTests {
             (#"{"taskids":["*","t1"]}"#, 401),
             (#"{"taskids":"*"}"#, 401),
             (#"{"vehicleid":"v1"}"#, 200),
-        ] as [(String?, Int)])
+        ] as [(String?, Int)]
+    )
     func a4(_ authorization: String?, _ expected: Int) async throws {
         try await Self.withSeededEmulator { client, _ async throws in
             let token = Self.forge(authorization: authorization)
@@ -128,21 +140,27 @@ struct AuthorizationRowsTests {
             // The driver role has no vehicles.create or vehicles.list, wildcard or not.
             #expect(
                 try await client.call(.post, "\(Self.vehicles)?vehicleId=v9", token: wildcard, body: F.vehicleBody).0
-                    == .forbidden)
+                    == .forbidden
+            )
             #expect(try await client.call(.get, Self.vehicles, token: wildcard).0 == .forbidden)
         }
     }
 
     @Test(
         "A6: path IDs are compared byte for byte with the claim, never normalized",
-        arguments: ["v1%2F..", "v1%2F..%2Fv2", "v1%20", "%20v1", "v1%00", "V1", "v%E2%80%8B1", "%EF%BD%961", "v1%3A"])
+        arguments: ["v1%2F..", "v1%2F..%2Fv2", "v1%20", "%20v1", "v1%00", "V1", "v%E2%80%8B1", "%EF%BD%961", "v1%3A"]
+    )
     func a6(_ path: String) async throws {
         try await Self.withSeededEmulator { client, store async throws in
             let before = try await store.vehicle(provider: "demo-project", id: "v1")
             let (read, readBody) = try await client.call(.get, "\(Self.vehicles)/\(path)", token: F.driver("v1"))
             #expect([400, 403, 404].contains(read.code), "GET \(path): \(read) \(readBody.jsonText)")
             let (write, _) = try await client.call(
-                .put, "\(Self.vehicles)/\(path)?updateMask=last_location", token: F.driver("v1"), body: Self.move)
+                .put,
+                "\(Self.vehicles)/\(path)?updateMask=last_location",
+                token: F.driver("v1"),
+                body: Self.move
+            )
             #expect([400, 403, 404].contains(write.code), "PUT \(path): \(write)")
             #expect(try await store.vehicle(provider: "demo-project", id: "v1") == before)
         }
@@ -157,15 +175,23 @@ struct AuthorizationRowsTests {
         try await Self.withSeededEmulator { client, store async throws in
             let consumerAsDriver = Self.forge(authorization: #"{"vehicleid":"v1"}"#, key: F.consumerKey)
             let (status, body) = try await client.call(
-                .put, "\(Self.vehicles)/v1?updateMask=last_location", token: consumerAsDriver, body: Self.move)
+                .put,
+                "\(Self.vehicles)/v1?updateMask=last_location",
+                token: consumerAsDriver,
+                body: Self.move
+            )
             #expect(status == .forbidden)
             #expect(body["error"]?.objectValue?["message"]?.stringValue?.contains("vehicles.updateLocation") == true)
             let consumerAsServer = Self.forge(authorization: #"{"vehicleid":"*","tripid":"*"}"#, key: F.consumerKey)
             #expect(
                 try await client.call(
-                    .post, "\(Self.vehicles)?vehicleId=v9", token: consumerAsServer, body: F.vehicleBody
+                    .post,
+                    "\(Self.vehicles)?vehicleId=v9",
+                    token: consumerAsServer,
+                    body: F.vehicleBody
                 )
-                .0 == .forbidden)
+                .0 == .forbidden
+            )
             #expect(try await client.call(.get, Self.vehicles, token: consumerAsServer).0 == .forbidden)
             #expect(try await store.vehicle(provider: "demo-project", id: "v9") == nil)
         }
@@ -185,13 +211,18 @@ struct AuthorizationRowsTests {
             let unknownKid = Self.forge(authorization: #"{"vehicleid":"v1"}"#, key: stranger)
             let unknownIssuer = Self.forge(
                 authorization: #"{"vehicleid":"v1"}"#,
-                key: try ServiceAccountKey.generate(projectID: "demo-project", name: "nobody"))
+                key: try ServiceAccountKey.generate(projectID: "demo-project", name: "nobody")
+            )
             let expired = Self.forge(
-                authorization: #"{"vehicleid":"v1"}"#, iat: Int(Date().timeIntervalSince1970) - 7200)
+                authorization: #"{"vehicleid":"v1"}"#,
+                iat: Int(Date().timeIntervalSince1970) - 7200
+            )
             var bodies: Set<String> = []
             for token in [badSignature, unknownKid, unknownIssuer, expired, "not-a-jwt"] {
                 try await client.execute(
-                    uri: "\(Self.vehicles)/v1", method: .get, headers: [.authorization: "Bearer \(token)"]
+                    uri: "\(Self.vehicles)/v1",
+                    method: .get,
+                    headers: [.authorization: "Bearer \(token)"]
                 ) { response in
                     #expect(response.status == .unauthorized)
                     let text = String(buffer: response.body)
@@ -204,7 +235,9 @@ struct AuthorizationRowsTests {
             for line in records.lines {
                 for token in [good, badSignature, unknownKid, expired] {
                     #expect(
-                        !line.contains(String(token.split(separator: ".")[2])), "a log line echoes a token: \(line)")
+                        !line.contains(String(token.split(separator: ".")[2])),
+                        "a log line echoes a token: \(line)"
+                    )
                 }
             }
         }

@@ -15,20 +15,27 @@ struct CORSTests {
     static let vehicles = "/v1/providers/demo-project/vehicles"
 
     static func withEmulator(
-        origins: [String] = [page], _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+        origins: [String] = [page],
+        _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         let router = FleetEngineEmulator.makeRouter(
-            authenticator: TokenAuthenticator(accounts: F.accounts), store: try SQLiteFleetStore(inMemory: ()),
-            allowedOrigins: origins)
+            authenticator: TokenAuthenticator(accounts: F.accounts),
+            store: try SQLiteFleetStore(inMemory: ()),
+            allowedOrigins: origins
+        )
         try await Application(router: router).test(.router) { client in try await body(client) }
     }
 
     static func preflight(
-        _ client: any TestClientProtocol, _ path: String, origin: String, method: String = "GET",
+        _ client: any TestClientProtocol,
+        _ path: String,
+        origin: String,
+        method: String = "GET",
         headers: String = "authorization"
     ) async throws -> (HTTPResponse.Status, HTTPFields) {
         try await client.execute(
-            uri: path, method: .options,
+            uri: path,
+            method: .options,
             headers: [.origin: origin, .accessControlRequestMethod: method, .accessControlRequestHeaders: headers]
         ) { ($0.status, $0.headers) }
     }
@@ -45,7 +52,12 @@ struct CORSTests {
                 ("/v1/providers/demo-project/trips:search", "POST"), ("/metrics", "GET"),
             ] {
                 let (status, headers) = try await Self.preflight(
-                    client, path, origin: Self.page, method: method, headers: "authorization, content-type")
+                    client,
+                    path,
+                    origin: Self.page,
+                    method: method,
+                    headers: "authorization, content-type"
+                )
                 #expect(status == .noContent, "\(method) \(path)")
                 #expect(headers[.accessControlAllowOrigin] == Self.page)
                 #expect(headers[.accessControlAllowMethods]?.contains(method) == true)
@@ -60,7 +72,8 @@ struct CORSTests {
     func allowedOrigin() async throws {
         try await Self.withEmulator { client in
             let created = try await client.execute(
-                uri: Self.vehicles + "?vehicleId=v1", method: .post,
+                uri: Self.vehicles + "?vehicleId=v1",
+                method: .post,
                 headers: [.authorization: "Bearer \(F.server)", .contentType: "application/json", .origin: Self.page],
                 body: ByteBuffer(string: F.vehicleBody)
             ) { $0 }
@@ -97,7 +110,8 @@ struct CORSTests {
                 #expect(status == .forbidden, "\(origin)")
                 #expect(headers[.accessControlAllowOrigin] == nil)
                 let answer = try await client.execute(
-                    uri: Self.vehicles + "/v1", method: .get,
+                    uri: Self.vehicles + "/v1",
+                    method: .get,
                     headers: [.authorization: "Bearer \(F.server)", .origin: origin]
                 ) { $0 }
                 #expect(answer.headers[.accessControlAllowOrigin] == nil)
@@ -109,7 +123,10 @@ struct CORSTests {
         }
         try await Self.withEmulator(origins: ["*"]) { client in
             let (status, headers) = try await Self.preflight(
-                client, Self.vehicles + "/v1", origin: "http://any.example")
+                client,
+                Self.vehicles + "/v1",
+                origin: "http://any.example"
+            )
             #expect(status == .noContent && headers[.accessControlAllowOrigin] == "http://any.example")
             #expect(headers[.accessControlAllowCredentials] == nil)
         }

@@ -77,7 +77,8 @@ struct FleetStoreConformanceTests {
 
     @Test(
         "concurrent read-modify-write updates of one vehicle lose nothing and never interleave",
-        arguments: FleetStoreDriver.all)
+        arguments: FleetStoreDriver.all
+    )
     func concurrentUpdates(_ driver: FleetStoreDriver) async throws {
         let store = try await driver.open().store
         try await store.insertVehicle(Self.vehicle(capacity: 1), provider: "p", id: "v1")
@@ -105,7 +106,8 @@ struct FleetStoreConformanceTests {
 
     @Test(
         "two instances on the same data: each sees the other's writes at once, concurrent updates and trip assignments stay whole",
-        arguments: FleetStoreDriver.persistent)
+        arguments: FleetStoreDriver.persistent
+    )
     func twoInstances(_ driver: FleetStoreDriver) async throws {
         let (a, reopen) = try await driver.open()
         let b = try #require(try await reopen?())
@@ -158,7 +160,8 @@ struct FleetStoreConformanceTests {
 
     @Test(
         "duplicates, missing records and deleting a busy vehicle are the store's own errors",
-        arguments: FleetStoreDriver.all)
+        arguments: FleetStoreDriver.all
+    )
     func errors(_ driver: FleetStoreDriver) async throws {
         let store = try await driver.open().store
         try await store.insertVehicle(Self.vehicle(), provider: "p", id: "v1")
@@ -202,7 +205,9 @@ struct FleetStoreConformanceTests {
     }
 
     @Test(
-        "an error thrown by a transform is rethrown as it is and nothing is written", arguments: FleetStoreDriver.all)
+        "an error thrown by a transform is rethrown as it is and nothing is written",
+        arguments: FleetStoreDriver.all
+    )
     func failedTransform(_ driver: FleetStoreDriver) async throws {
         struct Refusal: Error, Equatable {}
         let store = try await driver.open().store
@@ -220,7 +225,8 @@ struct FleetStoreConformanceTests {
 
     @Test(
         "an update sees and answers the vehicle's active trips, read with it; trips are listed by vehicle and state",
-        arguments: FleetStoreDriver.all)
+        arguments: FleetStoreDriver.all
+    )
     func assignment(_ driver: FleetStoreDriver) async throws {
         let store = try await driver.open().store
         try await store.insertVehicle(Self.vehicle(.offline), provider: "p", id: "v1")
@@ -241,7 +247,12 @@ struct FleetStoreConformanceTests {
         let all = try await store.trips(provider: "p", vehicleID: "v1", activeOnly: false, afterID: nil, limit: 10)
         #expect(all.map(\.id) == ["t1", "t2", "t3"])
         let everything = try await store.trips(
-            provider: "p", vehicleID: nil, activeOnly: false, afterID: "t1", limit: 2)
+            provider: "p",
+            vehicleID: nil,
+            activeOnly: false,
+            afterID: "t1",
+            limit: 2
+        )
         #expect(everything.map(\.id) == ["t2", "t3"])
         // Reassigning a trip moves it between vehicles' lists.
         try await store.insertVehicle(Self.vehicle(), provider: "p", id: "v2")
@@ -290,15 +301,18 @@ struct SQLiteFleetStoreMigrationTests {
                             provider TEXT NOT NULL, id TEXT NOT NULL, vehicle_id TEXT, active INTEGER NOT NULL,
                             body TEXT NOT NULL, PRIMARY KEY (provider, id)) WITHOUT ROWID;
                         CREATE INDEX trips_by_vehicle ON trips (provider, vehicle_id, active);
-                        """)
+                        """
+                )
                 try db.execute(
                     sql: "INSERT INTO vehicles VALUES ('p', 'v1', ?)",
                     arguments: [
                         #"{"vehicleState":"ONLINE","maximumCapacity":4,"availableCapacity":4,"lastLocation":{"location":{"latitude":37.5,"longitude":-122.1},"serverTime":"2026-11-20T10:00:00.000Z"}}"#
-                    ])
+                    ]
+                )
                 try db.execute(
                     sql: "INSERT INTO trips VALUES ('p', 't1', 'v1', 1, ?)",
-                    arguments: [#"{"tripStatus":"NEW","vehicleId":"v1","tripType":"EXCLUSIVE"}"#])
+                    arguments: [#"{"tripStatus":"NEW","vehicleId":"v1","tripType":"EXCLUSIVE"}"#]
+                )
             }
         }
         let store = try SQLiteFleetStore(path: path)

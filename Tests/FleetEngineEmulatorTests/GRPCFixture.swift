@@ -43,13 +43,19 @@ struct GRPCEmulator: Sendable {
             do {
                 try await withGRPCClient(
                     transport: .http2NIOPosix(
-                        target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext)
+                        target: .ipv4(address: "127.0.0.1", port: port),
+                        transportSecurity: .plaintext
+                    )
                 ) { client in
                     try await Application(router: server.router).test(.router) { rest in
                         try await body(
                             GRPCEmulator(
-                                vehicles: .init(wrapping: client), trips: .init(wrapping: client), rest: rest,
-                                store: store))
+                                vehicles: .init(wrapping: client),
+                                trips: .init(wrapping: client),
+                                rest: rest,
+                                store: store
+                            )
+                        )
                     }
                 }
             } catch {
@@ -89,7 +95,8 @@ func bearer(_ token: String, resource: String? = nil) -> Metadata {
 /// The `RPCError` that `body` throws (a test issue if it succeeds or throws anything else).
 @available(FleetAuthGRPC, *)
 func rpcError(
-    _ body: () async throws -> Void, sourceLocation: SourceLocation = #_sourceLocation
+    _ body: () async throws -> Void,
+    sourceLocation: SourceLocation = #_sourceLocation
 ) async -> RPCError? {
     do {
         try await body()

@@ -23,28 +23,41 @@ struct GRPCTransportTests {
         try await GRPCEmulator.with { emulator in
             let server = bearer(F.server, resource: GRPCEmulator.provider)
             let created = try await emulator.vehicles.createVehicle(
-                Requests.createVehicle("v1", Requests.vehicle(state: .online)), metadata: server)
+                Requests.createVehicle("v1", Requests.vehicle(state: .online)),
+                metadata: server
+            )
             #expect(created.name == Self.v1)
             #expect(created.vehicleState == .online)
 
             // The driver reports a location with its own token; REST reads it back.
             let moved = try await emulator.vehicles.updateVehicle(
-                Requests.move("v1", to: 37.41, -122.11), metadata: bearer(F.driver("v1"), resource: Self.v1))
+                Requests.move("v1", to: 37.41, -122.11),
+                metadata: bearer(F.driver("v1"), resource: Self.v1)
+            )
             #expect(moved.lastLocation.location.latitude == 37.41)
             #expect(moved.lastLocation.hasServerTime)
             let (status, rest) = try await emulator.rest.call(
-                .get, "/v1/\(Self.v1)", token: F.driver("v1"))
+                .get,
+                "/v1/\(Self.v1)",
+                token: F.driver("v1")
+            )
             #expect(status == .ok)
             #expect(try FleetEngineV1.Vehicle(restJSON: rest) == moved)
 
             // A trip created over REST is assigned over gRPC and read by its consumer over gRPC.
             let (tripStatus, _) = try await emulator.rest.call(
-                .post, "/v1/\(GRPCEmulator.provider)/trips?tripId=t1", token: F.server, body: HTTPMatrixTests.tripBody)
+                .post,
+                "/v1/\(GRPCEmulator.provider)/trips?tripId=t1",
+                token: F.server,
+                body: HTTPMatrixTests.tripBody
+            )
             #expect(tripStatus == .ok)
             var assignment = FleetEngineV1.Trip()
             assignment.vehicleID = "v1"
             _ = try await emulator.trips.updateTrip(
-                Requests.updateTrip("t1", assignment, mask: ["vehicle_id"]), metadata: server)
+                Requests.updateTrip("t1", assignment, mask: ["vehicle_id"]),
+                metadata: server
+            )
             let seen = try await emulator.trips.getTrip(Requests.getTrip("t1"), metadata: bearer(F.consumer("t1")))
             #expect(seen.vehicleID == "v1")
             #expect(seen.tripStatus == .new)
@@ -70,7 +83,9 @@ struct GRPCTransportTests {
             var done = FleetEngineV1.Trip()
             done.tripStatus = .complete
             _ = try await emulator.trips.updateTrip(
-                Requests.updateTrip("t1", done, mask: ["trip_status"]), metadata: server)
+                Requests.updateTrip("t1", done, mask: ["trip_status"]),
+                metadata: server
+            )
             var report = FleetEngineV1.ReportBillableTripRequest()
             report.name = "\(GRPCEmulator.provider)/billableTrips/t1"
             report.countryCode = "US"
@@ -97,25 +112,40 @@ struct GRPCTransportTests {
     static let failures: [Failure] = [
         Failure(name: "no token", code: "unauthenticated", rest: (.get, "/v1/\(v1)", nil, nil)),
         Failure(
-            name: "a token that does not verify", code: "unauthenticated", rest: (.get, "/v1/\(v1)", "not-a-jwt", nil)),
+            name: "a token that does not verify",
+            code: "unauthenticated",
+            rest: (.get, "/v1/\(v1)", "not-a-jwt", nil)
+        ),
         Failure(
-            name: "a driver token for another vehicle", code: "permissionDenied",
-            rest: (.get, "/v1/\(v1)", F.driver("v2"), nil)),
+            name: "a driver token for another vehicle",
+            code: "permissionDenied",
+            rest: (.get, "/v1/\(v1)", F.driver("v2"), nil)
+        ),
         Failure(
-            name: "a malformed resource name", code: "invalidArgument",
-            rest: (.get, "/v1/providers/demo-project/vehicles/%20v1", F.server, nil)),
+            name: "a malformed resource name",
+            code: "invalidArgument",
+            rest: (.get, "/v1/providers/demo-project/vehicles/%20v1", F.server, nil)
+        ),
         Failure(
-            name: "a missing vehicle", code: "notFound",
-            rest: (.get, "/v1/\(GRPCEmulator.provider)/vehicles/v9", F.server, nil)),
+            name: "a missing vehicle",
+            code: "notFound",
+            rest: (.get, "/v1/\(GRPCEmulator.provider)/vehicles/v9", F.server, nil)
+        ),
         Failure(
-            name: "a vehicle that exists", code: "alreadyExists",
-            rest: (.post, "/v1/\(GRPCEmulator.provider)/vehicles?vehicleId=v1", F.server, F.vehicleBody)),
+            name: "a vehicle that exists",
+            code: "alreadyExists",
+            rest: (.post, "/v1/\(GRPCEmulator.provider)/vehicles?vehicleId=v1", F.server, F.vehicleBody)
+        ),
         Failure(
-            name: "deleting a trip still assigned", code: "failedPrecondition",
-            rest: (.delete, "/v1/\(GRPCEmulator.provider)/trips/t1", F.server, nil)),
+            name: "deleting a trip still assigned",
+            code: "failedPrecondition",
+            rest: (.delete, "/v1/\(GRPCEmulator.provider)/trips/t1", F.server, nil)
+        ),
         Failure(
-            name: "an update without a mask", code: "invalidArgument",
-            rest: (.put, "/v1/\(v1)", F.server, #"{"maximumCapacity":6}"#)),
+            name: "an update without a mask",
+            code: "invalidArgument",
+            rest: (.put, "/v1/\(v1)", F.server, #"{"maximumCapacity":6}"#)
+        ),
     ]
 
     /// The gRPC twin of each failure, by name.
@@ -146,14 +176,17 @@ struct GRPCTransportTests {
             var vehicle = FleetEngineV1.Vehicle()
             vehicle.maximumCapacity = 6
             _ = try await $0.vehicles.updateVehicle(
-                Requests.updateVehicle("v1", vehicle, mask: []), metadata: bearer(F.server))
+                Requests.updateVehicle("v1", vehicle, mask: []),
+                metadata: bearer(F.server)
+            )
         },
     ]
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test(
         "each failure is the canonical gRPC status of the REST answer, with the same message; nothing changes",
-        arguments: failures)
+        arguments: failures
+    )
     func failure(_ failure: Failure) async throws {
         try await GRPCEmulator.with { emulator in
             try await emulator.seed()
@@ -183,12 +216,17 @@ struct GRPCTransportTests {
             let error = try #require(
                 await rpcError {
                     _ = try await emulator.vehicles.createVehicle(
-                        Requests.createVehicle("big", vehicle), metadata: bearer(F.server))
-                })
+                        Requests.createVehicle("big", vehicle),
+                        metadata: bearer(F.server)
+                    )
+                }
+            )
             #expect(error.code == .resourceExhausted, "\(error)")
             #expect(try await emulator.store.vehicle(provider: "demo-project", id: "big") == nil)
             let small = try await emulator.vehicles.createVehicle(
-                Requests.createVehicle("small"), metadata: bearer(F.server))
+                Requests.createVehicle("small"),
+                metadata: bearer(F.server)
+            )
             #expect(small.name.hasSuffix("/small"))
         }
     }
@@ -201,7 +239,9 @@ struct GRPCTransportTests {
             try await emulator.seed()
             let server = bearer(F.server)
             _ = try await emulator.vehicles.updateVehicle(
-                Requests.move("v1", to: 37.401, -122.101), metadata: bearer(F.driver("v1")))
+                Requests.move("v1", to: 37.401, -122.101),
+                metadata: bearer(F.driver("v1"))
+            )
             var attribute = FleetEngineV1.VehicleAttribute()
             attribute.key = "accessible"
             attribute.boolValue = true
@@ -212,7 +252,10 @@ struct GRPCTransportTests {
             clock.advance(by: .seconds(30))
 
             func same<M: SwiftProtobuf.Message & Equatable>(
-                _ grpc: M, _ path: String, method: HTTPRequest.Method = .get, body: String? = nil
+                _ grpc: M,
+                _ path: String,
+                method: HTTPRequest.Method = .get,
+                body: String? = nil
             ) async throws {
                 let (status, rest) = try await emulator.rest.call(method, path, token: F.server, body: body)
                 #expect(status == .ok, "\(path): \(rest.jsonText)")
@@ -223,32 +266,46 @@ struct GRPCTransportTests {
             }
             let p = GRPCEmulator.provider
             try await same(
-                try await emulator.vehicles.getVehicle(Requests.getVehicle("v1"), metadata: server), "/v1/\(Self.v1)")
+                try await emulator.vehicles.getVehicle(Requests.getVehicle("v1"), metadata: server),
+                "/v1/\(Self.v1)"
+            )
             try await same(
                 try await emulator.vehicles.getVehicle(Requests.getVehicle("v2"), metadata: server),
-                "/v1/\(p)/vehicles/v2")
+                "/v1/\(p)/vehicles/v2"
+            )
             try await same(
-                try await emulator.trips.getTrip(Requests.getTrip("t1"), metadata: server), "/v1/\(p)/trips/t1")
+                try await emulator.trips.getTrip(Requests.getTrip("t1"), metadata: server),
+                "/v1/\(p)/trips/t1"
+            )
             var list = FleetEngineV1.ListVehiclesRequest()
             list.parent = p
             list.pageSize = 1
             try await same(
-                try await emulator.vehicles.listVehicles(list, metadata: server), "/v1/\(p)/vehicles?pageSize=1")
+                try await emulator.vehicles.listVehicles(list, metadata: server),
+                "/v1/\(p)/vehicles?pageSize=1"
+            )
             let search = Requests.search(tripID: "t2")
             try await same(
-                try await emulator.vehicles.searchVehicles(search, metadata: server), "/v1/\(p)/vehicles:search",
-                method: .post, body: try search.jsonString())
+                try await emulator.vehicles.searchVehicles(search, metadata: server),
+                "/v1/\(p)/vehicles:search",
+                method: .post,
+                body: try search.jsonString()
+            )
             var trips = FleetEngineV1.SearchTripsRequest()
             trips.parent = p
             try await same(
-                try await emulator.trips.searchTrips(trips, metadata: server), "/v1/\(p)/trips:search", method: .post,
-                body: "{}")
+                try await emulator.trips.searchTrips(trips, metadata: server),
+                "/v1/\(p)/trips:search",
+                method: .post,
+                body: "{}"
+            )
         }
     }
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test(
-        "the role × method matrix over gRPC: one allowed and one denied call per cell", arguments: HTTPMatrixTests.cells
+        "the role × method matrix over gRPC: one allowed and one denied call per cell",
+        arguments: HTTPMatrixTests.cells
     )
     func matrix(_ cell: HTTPMatrixTests.Cell) async throws {
         let invoke = try #require(Self.invocations[cell.call.method], "no gRPC call for \(cell.call.method)")
@@ -290,7 +347,9 @@ struct GRPCTransportTests {
             var vehicle = FleetEngineV1.Vehicle()
             vehicle.maximumCapacity = 6
             _ = try await $0.vehicles.updateVehicle(
-                Requests.updateVehicle("v1", vehicle, mask: ["maximum_capacity"]), metadata: $1)
+                Requests.updateVehicle("v1", vehicle, mask: ["maximum_capacity"]),
+                metadata: $1
+            )
         },
         .updateVehicleAttributes: {
             var request = FleetEngineV1.UpdateVehicleAttributesRequest()
@@ -374,30 +433,41 @@ struct GRPCAuthorizationRowsTests {
             #expect(
                 await Self.code {
                     _ = try await v.getVehicle(Requests.getVehicle("v2"), metadata: bearer(F.driver("v1")))
-                } == .permissionDenied)
+                } == .permissionDenied
+            )
             #expect(
                 await Self.code {
                     _ = try await v.updateVehicle(
-                        Requests.move("v2", to: 37.41, -122.11), metadata: bearer(F.driver("v1")))
-                } == .permissionDenied)
+                        Requests.move("v2", to: 37.41, -122.11),
+                        metadata: bearer(F.driver("v1"))
+                    )
+                } == .permissionDenied
+            )
             #expect(try await emulator.store.vehicle(provider: "demo-project", id: "v2") == before)
             #expect(
                 await Self.code { _ = try await t.getTrip(Requests.getTrip("t1"), metadata: bearer(F.driver("v2"))) }
-                    == .permissionDenied)
+                    == .permissionDenied
+            )
             #expect(
                 await Self.code { _ = try await t.getTrip(Requests.getTrip("t1"), metadata: bearer(F.driver("v1"))) }
-                    == nil)
+                    == nil
+            )
             #expect(
                 await Self.code { _ = try await t.getTrip(Requests.getTrip("t2"), metadata: bearer(F.consumer("t1"))) }
-                    == .permissionDenied)
+                    == .permissionDenied
+            )
             #expect(
                 await Self.code { _ = try await t.getTrip(Requests.getTrip("t1"), metadata: bearer(F.consumer("t1"))) }
-                    == nil)
+                    == nil
+            )
             #expect(
                 await Self.code {
                     _ = try await v.updateVehicle(
-                        Requests.move("v1", to: 37.41, -122.11), metadata: bearer(F.consumer("t1")))
-                } == .permissionDenied)
+                        Requests.move("v1", to: 37.41, -122.11),
+                        metadata: bearer(F.consumer("t1"))
+                    )
+                } == .permissionDenied
+            )
         }
     }
 
@@ -416,7 +486,8 @@ struct GRPCAuthorizationRowsTests {
             request.name = "providers/other-project/vehicles/v1"
             #expect(
                 await Self.code { _ = try await emulator.vehicles.getVehicle(request, metadata: bearer(F.server)) }
-                    == .permissionDenied)
+                    == .permissionDenied
+            )
         }
     }
 
@@ -431,7 +502,8 @@ struct GRPCAuthorizationRowsTests {
             (#"{"vehicleid":"v1","role":"admin"}"#, "unauthenticated"),
             (#"{"vehicleid":""}"#, "unauthenticated"),
             (#"{"vehicleid":"v1"}"#, nil),
-        ] as [(String?, String?)])
+        ] as [(String?, String?)]
+    )
     func a4(_ authorization: String?, _ expected: String?) async throws {
         try await GRPCEmulator.with { emulator in
             try await emulator.seed()
@@ -455,18 +527,21 @@ struct GRPCAuthorizationRowsTests {
             #expect(
                 await Self.code {
                     _ = try await emulator.vehicles.getVehicle(Requests.getVehicle("v2"), metadata: wildcard)
-                } == nil)
+                } == nil
+            )
             #expect(
                 await Self.code {
                     _ = try await emulator.vehicles.createVehicle(Requests.createVehicle("v9"), metadata: wildcard)
-                } == .permissionDenied)
+                } == .permissionDenied
+            )
         }
     }
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test(
         "A6: resource IDs are compared byte for byte with the claim, never normalized",
-        arguments: ["v1/../v2", "v1/", "v1 ", " v1", "v1\u{0}", "V1", "v\u{200B}1", "\u{FF56}1", "v1:"])
+        arguments: ["v1/../v2", "v1/", "v1 ", " v1", "v1\u{0}", "V1", "v\u{200B}1", "\u{FF56}1", "v1:"]
+    )
     func a6(_ id: String) async throws {
         try await GRPCEmulator.with { emulator in
             try await emulator.seed()
@@ -477,7 +552,9 @@ struct GRPCAuthorizationRowsTests {
             #expect([.invalidArgument, .permissionDenied, .notFound].contains(read), "\(String(describing: read))")
             let write = await Self.code {
                 _ = try await emulator.vehicles.updateVehicle(
-                    Requests.move(id, to: 37.41, -122.11), metadata: bearer(F.driver("v1")))
+                    Requests.move(id, to: 37.41, -122.11),
+                    metadata: bearer(F.driver("v1"))
+                )
             }
             #expect([.invalidArgument, .permissionDenied, .notFound].contains(write), "\(String(describing: write))")
             #expect(try await emulator.store.vehicle(provider: "demo-project", id: "v1") == before)
@@ -490,20 +567,29 @@ struct GRPCAuthorizationRowsTests {
         try await GRPCEmulator.with { emulator in
             try await emulator.seed()
             let consumerAsDriver = AuthorizationRowsTests.forge(
-                authorization: #"{"vehicleid":"v1"}"#, key: F.consumerKey)
+                authorization: #"{"vehicleid":"v1"}"#,
+                key: F.consumerKey
+            )
             let error = await rpcError {
                 _ = try await emulator.vehicles.updateVehicle(
-                    Requests.move("v1", to: 37.41, -122.11), metadata: bearer(consumerAsDriver))
+                    Requests.move("v1", to: 37.41, -122.11),
+                    metadata: bearer(consumerAsDriver)
+                )
             }
             #expect(error?.code == .permissionDenied)
             #expect(error?.message.contains("vehicles.updateLocation") == true)
             let consumerAsServer = AuthorizationRowsTests.forge(
-                authorization: #"{"vehicleid":"*","tripid":"*"}"#, key: F.consumerKey)
+                authorization: #"{"vehicleid":"*","tripid":"*"}"#,
+                key: F.consumerKey
+            )
             #expect(
                 await Self.code {
                     _ = try await emulator.vehicles.createVehicle(
-                        Requests.createVehicle("v9"), metadata: bearer(consumerAsServer))
-                } == .permissionDenied)
+                        Requests.createVehicle("v9"),
+                        metadata: bearer(consumerAsServer)
+                    )
+                } == .permissionDenied
+            )
             #expect(try await emulator.store.vehicle(provider: "demo-project", id: "v9") == nil)
         }
     }
@@ -522,9 +608,12 @@ struct GRPCAuthorizationRowsTests {
                 AuthorizationRowsTests.forge(authorization: #"{"vehicleid":"v1"}"#, key: stranger),
                 AuthorizationRowsTests.forge(
                     authorization: #"{"vehicleid":"v1"}"#,
-                    key: try ServiceAccountKey.generate(projectID: "demo-project", name: "nobody")),
+                    key: try ServiceAccountKey.generate(projectID: "demo-project", name: "nobody")
+                ),
                 AuthorizationRowsTests.forge(
-                    authorization: #"{"vehicleid":"v1"}"#, iat: Int(Date().timeIntervalSince1970) - 7200),
+                    authorization: #"{"vehicleid":"v1"}"#,
+                    iat: Int(Date().timeIntervalSince1970) - 7200
+                ),
                 "not-a-jwt",
             ]
             var answers: Set<String> = []

@@ -20,7 +20,8 @@ struct HTTPMatrixTests {
                 role.id,
                 try! ServiceAccountKey.generate(projectID: project, name: DefaultProvisioning.accountName(for: role))
             )
-        })
+        }
+    )
 
     static var accounts: [(TrustedServiceAccount, [RSAVerificationKey])] {
         [
@@ -58,55 +59,125 @@ struct HTTPMatrixTests {
     /// Seeded state: vehicles v1 (ONLINE, trip t1 assigned) and v2; trips t1 (on v1) and t2 (unassigned).
     static let calls: [Call] = [
         Call(
-            method: .createVehicle, httpMethod: .post, path: "\(vehicles)?vehicleId=v3",
+            method: .createVehicle,
+            httpMethod: .post,
+            path: "\(vehicles)?vehicleId=v3",
             body: EmulatorFixture.vehicleBody,
-            covering: .init(vehicleID: "v3"), other: .init(vehicleID: "v2")),
+            covering: .init(vehicleID: "v3"),
+            other: .init(vehicleID: "v2")
+        ),
         Call(
-            method: .getVehicle, httpMethod: .get, path: "\(vehicles)/v1", body: nil,
-            covering: .init(vehicleID: "v1"), other: .init(vehicleID: "v2")),
+            method: .getVehicle,
+            httpMethod: .get,
+            path: "\(vehicles)/v1",
+            body: nil,
+            covering: .init(vehicleID: "v1"),
+            other: .init(vehicleID: "v2")
+        ),
         Call(
-            method: .updateVehicleLocation, httpMethod: .put, path: "\(vehicles)/v1?updateMask=last_location",
+            method: .updateVehicleLocation,
+            httpMethod: .put,
+            path: "\(vehicles)/v1?updateMask=last_location",
             body: #"{"lastLocation":{"location":{"latitude":37.41,"longitude":-122.11}}}"#,
-            covering: .init(vehicleID: "v1"), other: .init(vehicleID: "v2")),
+            covering: .init(vehicleID: "v1"),
+            other: .init(vehicleID: "v2")
+        ),
         Call(
-            method: .updateVehicle, httpMethod: .put, path: "\(vehicles)/v1?updateMask=maximum_capacity",
-            body: #"{"maximumCapacity":6}"#, covering: .init(vehicleID: "v1"), other: .init(vehicleID: "v2")),
+            method: .updateVehicle,
+            httpMethod: .put,
+            path: "\(vehicles)/v1?updateMask=maximum_capacity",
+            body: #"{"maximumCapacity":6}"#,
+            covering: .init(vehicleID: "v1"),
+            other: .init(vehicleID: "v2")
+        ),
         Call(
-            method: .updateVehicleAttributes, httpMethod: .post, path: "\(vehicles)/v1:updateAttributes",
+            method: .updateVehicleAttributes,
+            httpMethod: .post,
+            path: "\(vehicles)/v1:updateAttributes",
             body: #"{"attributes":[{"key":"color","value":"red"}]}"#,
-            covering: .init(vehicleID: "v1"), other: .init(vehicleID: "v2")),
+            covering: .init(vehicleID: "v1"),
+            other: .init(vehicleID: "v2")
+        ),
         Call(
-            method: .listVehicles, httpMethod: .get, path: "\(vehicles)?pageSize=10", body: nil,
-            covering: .init(vehicleID: "*"), other: .init(vehicleID: "v1")),
+            method: .listVehicles,
+            httpMethod: .get,
+            path: "\(vehicles)?pageSize=10",
+            body: nil,
+            covering: .init(vehicleID: "*"),
+            other: .init(vehicleID: "v1")
+        ),
         Call(
-            method: .deleteVehicle, httpMethod: .delete, path: "\(vehicles)/v2", body: nil,
-            covering: .init(vehicleID: "v2"), other: .init(vehicleID: "v1")),
+            method: .deleteVehicle,
+            httpMethod: .delete,
+            path: "\(vehicles)/v2",
+            body: nil,
+            covering: .init(vehicleID: "v2"),
+            other: .init(vehicleID: "v1")
+        ),
         Call(
-            method: .searchVehicles, httpMethod: .post, path: "\(vehicles):search", body: search,
-            covering: .init(tripID: "t1"), other: .init(tripID: "t2")),
+            method: .searchVehicles,
+            httpMethod: .post,
+            path: "\(vehicles):search",
+            body: search,
+            covering: .init(tripID: "t1"),
+            other: .init(tripID: "t2")
+        ),
         Call(
-            method: .createTrip, httpMethod: .post, path: "\(trips)?tripId=t3", body: tripBody,
-            covering: .init(tripID: "t3"), other: .init(tripID: "t2")),
+            method: .createTrip,
+            httpMethod: .post,
+            path: "\(trips)?tripId=t3",
+            body: tripBody,
+            covering: .init(tripID: "t3"),
+            other: .init(tripID: "t2")
+        ),
         Call(
-            method: .getTrip, httpMethod: .get, path: "\(trips)/t1", body: nil,
-            covering: .init(tripID: "t1"), other: .init(tripID: "t2")),
+            method: .getTrip,
+            httpMethod: .get,
+            path: "\(trips)/t1",
+            body: nil,
+            covering: .init(tripID: "t1"),
+            other: .init(tripID: "t2")
+        ),
         Call(
-            method: .updateTrip, httpMethod: .put, path: "\(trips)/t1?updateMask=dropoff_point",
+            method: .updateTrip,
+            httpMethod: .put,
+            path: "\(trips)/t1?updateMask=dropoff_point",
             body: #"{"dropoffPoint":{"point":{"latitude":37.6,"longitude":-122.3}}}"#,
-            covering: .init(tripID: "t1"), other: .init(tripID: "t2")),
+            covering: .init(tripID: "t1"),
+            other: .init(tripID: "t2")
+        ),
         Call(
-            method: .updateTripState, httpMethod: .put, path: "\(trips)/t1?updateMask=trip_status",
-            body: #"{"tripStatus":"ENROUTE_TO_PICKUP"}"#, covering: .init(tripID: "t1"), other: .init(tripID: "t2")),
+            method: .updateTripState,
+            httpMethod: .put,
+            path: "\(trips)/t1?updateMask=trip_status",
+            body: #"{"tripStatus":"ENROUTE_TO_PICKUP"}"#,
+            covering: .init(tripID: "t1"),
+            other: .init(tripID: "t2")
+        ),
         Call(
-            method: .deleteTrip, httpMethod: .delete, path: "\(trips)/t2", body: nil,
-            covering: .init(tripID: "t2"), other: .init(tripID: "t1")),
+            method: .deleteTrip,
+            httpMethod: .delete,
+            path: "\(trips)/t2",
+            body: nil,
+            covering: .init(tripID: "t2"),
+            other: .init(tripID: "t1")
+        ),
         Call(
-            method: .searchTrips, httpMethod: .post, path: "\(trips):search", body: #"{"vehicleId":"v1"}"#,
-            covering: .init(vehicleID: "v1"), other: .init(vehicleID: "v2")),
+            method: .searchTrips,
+            httpMethod: .post,
+            path: "\(trips):search",
+            body: #"{"vehicleId":"v1"}"#,
+            covering: .init(vehicleID: "v1"),
+            other: .init(vehicleID: "v2")
+        ),
         Call(
-            method: .reportBillableTrip, httpMethod: .post,
-            path: "/v1/providers/demo-project/billableTrips/t1:report", body: #"{"countryCode":"US"}"#,
-            covering: .init(tripID: "*"), other: .init(tripID: "t1")),
+            method: .reportBillableTrip,
+            httpMethod: .post,
+            path: "/v1/providers/demo-project/billableTrips/t1:report",
+            body: #"{"countryCode":"US"}"#,
+            covering: .init(tripID: "*"),
+            other: .init(tripID: "t1")
+        ),
     ]
 
     struct Cell: Sendable, CustomTestStringConvertible {
@@ -129,7 +200,12 @@ struct HTTPMatrixTests {
     static func snapshot(_ store: SQLiteFleetStore) async throws -> String {
         let vehicles = try await store.vehicles(provider: project, afterID: nil, limit: 100)
         let trips = try await store.trips(
-            provider: project, vehicleID: nil, activeOnly: false, afterID: nil, limit: 100)
+            provider: project,
+            vehicleID: nil,
+            activeOnly: false,
+            afterID: nil,
+            limit: 100
+        )
         return vehicles.map { "\($0.id) \($0.vehicle)" }.joined(separator: "\n") + "\n"
             + trips.map { "\($0.id) \($0.updatedAt) \($0.trip)" }.joined(separator: "\n")
     }
@@ -138,7 +214,9 @@ struct HTTPMatrixTests {
     func cell(_ cell: Cell) async throws {
         let store = try SQLiteFleetStore(inMemory: ())
         let router = FleetEngineEmulator.makeRouter(
-            authenticator: TokenAuthenticator(accounts: Self.accounts), store: store)
+            authenticator: TokenAuthenticator(accounts: Self.accounts),
+            store: store
+        )
         try await Application(router: router).test(.router) { client in
             let seed = try FleetEngineTokenMinter(signer: LocalKeySigner(key: Self.seedKey)).mintSynchronously(.server)
                 .jwt
@@ -157,7 +235,11 @@ struct HTTPMatrixTests {
             let before = try await Self.snapshot(store)
             func denied(_ claims: AuthorizationClaims) async throws -> String {
                 let (status, body) = try await client.call(
-                    call.httpMethod, call.path, token: Self.token(cell.role, claims), body: call.body)
+                    call.httpMethod,
+                    call.path,
+                    token: Self.token(cell.role, claims),
+                    body: call.body
+                )
                 #expect(status == .forbidden, "\(body.jsonText)")
                 #expect(body["error"]?.objectValue?["status"] == "PERMISSION_DENIED")
                 #expect(try await Self.snapshot(store) == before, "a denied call changed the store")
@@ -166,7 +248,11 @@ struct HTTPMatrixTests {
             if cell.role.grants(call.method.permission) {
                 _ = try await denied(call.other)
                 let (status, body) = try await client.call(
-                    call.httpMethod, call.path, token: Self.token(cell.role, call.covering), body: call.body)
+                    call.httpMethod,
+                    call.path,
+                    token: Self.token(cell.role, call.covering),
+                    body: call.body
+                )
                 #expect(status == .ok, "\(body.jsonText)")
             } else {
                 let message = try await denied(call.covering)

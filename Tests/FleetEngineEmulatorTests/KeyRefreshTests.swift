@@ -32,9 +32,14 @@ struct KeyRefreshTests {
             object["private_key"] = try! ServiceAccountKey.generate(projectID: "demo-project", name: "token-server")
                 .jsonObject["private_key"]
             return JSONValue.object(object).jsonBytes
-        }(), source: "rotated")
+        }(),
+        source: "rotated"
+    )
     static let account = TrustedServiceAccount(
-        email: oldKey.clientEmail, project: "demo-project", roles: [.driverSdkUser])
+        email: oldKey.clientEmail,
+        project: "demo-project",
+        roles: [.driverSdkUser]
+    )
 
     static func token(_ key: ServiceAccountKey) throws -> String {
         "Bearer "
@@ -56,7 +61,9 @@ struct KeyRefreshTests {
         // The token server rotates: publishes old + new, signs with new.
         published.publish([Self.oldKey.verificationKey, Self.newKey.verificationKey])
         let principal = try await authenticator.authenticate(
-            authorization: try Self.token(Self.newKey), refresher: refresher)
+            authorization: try Self.token(Self.newKey),
+            refresher: refresher
+        )
         #expect(principal.token.keyID == Self.newKey.privateKeyID)
         #expect(published.fetchCount == 1)
         // Old tokens still verify while the old key is published.
@@ -68,7 +75,9 @@ struct KeyRefreshTests {
                 var object = Self.oldKey.jsonObject
                 object["private_key_id"] = .string(String(repeating: "ef", count: 20))
                 return JSONValue.object(object).jsonBytes
-            }(), source: "stranger")
+            }(),
+            source: "stranger"
+        )
         await #expect(throws: FleetEngineError.unauthenticated("")) {
             try await authenticator.authenticate(authorization: try Self.token(stranger), refresher: refresher)
         }
@@ -81,8 +90,10 @@ struct KeyRefreshTests {
         let set = JSONValue.object(JSONWebKeySet([Self.oldKey.verificationKey]).jsonObject).jsonText
         router.get("jwk") { _, _ in
             Response(
-                status: .ok, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(string: set)))
+                status: .ok,
+                headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: set))
+            )
         }
         let application = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await application.test(.live) { client in

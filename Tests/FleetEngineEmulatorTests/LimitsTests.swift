@@ -57,7 +57,8 @@ struct LimitsTests {
                 let connection = try RawConnection(port: port)
                 let head = "GET \(Self.vehicle) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
                 connection.send(
-                    Array(head.utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20) + Array("\r\n\r\n".utf8))
+                    Array(head.utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 1 << 20) + Array("\r\n\r\n".utf8)
+                )
                 return (connection.responseStatus(), try RawConnection.get(port: port, path: Self.vehicle))
             }
             #expect(status == 400 || status == 431, "status \(String(describing: status))")
@@ -95,7 +96,8 @@ struct LimitsTests {
                         head += "Transfer-Encoding: chunked\r\n\r\n"
                         connection.send(
                             Array(head.utf8) + Array((String(body.count, radix: 16) + "\r\n").utf8) + body
-                                + Array("\r\n0\r\n\r\n".utf8))
+                                + Array("\r\n0\r\n\r\n".utf8)
+                        )
                     } else {
                         connection.send(Array((head + "Content-Length: \(body.count)\r\n\r\n").utf8) + body)
                     }

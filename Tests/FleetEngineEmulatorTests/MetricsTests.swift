@@ -19,7 +19,10 @@ struct MetricsTests {
             onAuthentication: { metrics.tokenAuthenticated(in: $0, cached: $1) }
         )
         let router = FleetEngineEmulator.makeRouter(
-            authenticator: authenticator, store: try SQLiteFleetStore(inMemory: ()), metrics: metrics)
+            authenticator: authenticator,
+            store: try SQLiteFleetStore(inMemory: ()),
+            metrics: metrics
+        )
         let application = Application(router: router)
         try await application.test(.router) { client in
             let vehicles = "/v1/providers/demo-project/vehicles"
@@ -37,15 +40,18 @@ struct MetricsTests {
             )
             #expect(
                 text.contains(
-                    #"fleet_engine_requests_total{route="/v1/providers/{provider}/vehicles/{vehicle}",status="200"} 1"#)
+                    #"fleet_engine_requests_total{route="/v1/providers/{provider}/vehicles/{vehicle}",status="200"} 1"#
+                )
             )
             #expect(
                 text.contains(
-                    #"fleet_engine_requests_total{route="/v1/providers/{provider}/vehicles/{vehicle}",status="401"} 1"#)
+                    #"fleet_engine_requests_total{route="/v1/providers/{provider}/vehicles/{vehicle}",status="401"} 1"#
+                )
             )
             #expect(
                 text.contains(
-                    #"fleet_engine_requests_total{route="/v1/providers/{provider}/vehicles/{vehicle}",status="403"} 1"#)
+                    #"fleet_engine_requests_total{route="/v1/providers/{provider}/vehicles/{vehicle}",status="403"} 1"#
+                )
             )
             #expect(text.contains(#"fleet_engine_token_rejections_total{reason="invalid_signature"} 1"#))
             #expect(text.contains(#"fleet_engine_token_rejections_total{reason="expired"} 0"#))

@@ -32,20 +32,26 @@ struct OpenAPITests {
     @Test("every /v1 route is documented and every documented operation is routed")
     func matchesRoutes() throws {
         let router = FleetEngineEmulator.makeRouter(
-            authenticator: TokenAuthenticator(accounts: []), store: try SQLiteFleetStore(inMemory: ()))
+            authenticator: TokenAuthenticator(accounts: []),
+            store: try SQLiteFleetStore(inMemory: ())
+        )
         let routed = Set(
-            router.routes.filter { $0.path.description.hasPrefix("/v1") }.map { "\($0.method) \($0.path)" })
+            router.routes.filter { $0.path.description.hasPrefix("/v1") }.map { "\($0.method) \($0.path)" }
+        )
         let documented = Self.documentedOperations(FleetEngineEmulator.openAPIDocument)
         #expect(!documented.isEmpty)
         #expect(
             routed == documented,
-            "routed only: \(routed.subtracting(documented)); documented only: \(documented.subtracting(routed))")
+            "routed only: \(routed.subtracting(documented)); documented only: \(documented.subtracting(routed))"
+        )
     }
 
     @Test("GET /openapi.yaml serves the document with the bearer security scheme, without authentication")
     func served() async throws {
         let router = FleetEngineEmulator.makeRouter(
-            authenticator: TokenAuthenticator(accounts: []), store: try SQLiteFleetStore(inMemory: ()))
+            authenticator: TokenAuthenticator(accounts: []),
+            store: try SQLiteFleetStore(inMemory: ())
+        )
         try await Application(router: router).test(.router) { client in
             try await client.execute(uri: "/openapi.yaml", method: .get) { response in
                 #expect(response.status == .ok)

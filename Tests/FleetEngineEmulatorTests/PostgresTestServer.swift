@@ -9,10 +9,14 @@ struct PostgresAvailabilityTests {
         "a PostgreSQL server is configured (FLEETAUTH_TEST_POSTGRES_URL); without one the PostgreSQL cases are skipped",
         .enabled(
             if: PostgresTestServer.url != nil || PostgresTestServer.required,
-            "no PostgreSQL server: set FLEETAUTH_TEST_POSTGRES_URL to run the PostgreSQL store cases"))
+            "no PostgreSQL server: set FLEETAUTH_TEST_POSTGRES_URL to run the PostgreSQL store cases"
+        )
+    )
     func configured() async throws {
         let url = try #require(
-            PostgresTestServer.url, "FLEETAUTH_REQUIRE_POSTGRES=1 but no FLEETAUTH_TEST_POSTGRES_URL")
+            PostgresTestServer.url,
+            "FLEETAUTH_REQUIRE_POSTGRES=1 but no FLEETAUTH_TEST_POSTGRES_URL"
+        )
         let database = try await PostgreSQLDatabase.connect(url, migrations: nil, maximumConnections: 1)
         let rows = try await database.query("SELECT 1")
         #expect(rows.count == 1)

@@ -22,7 +22,8 @@ struct ProtoContractTests {
     }
 
     static func withEmulator(
-        clock: any WallClock = .system, _ body: @Sendable (any TestClientProtocol) async throws -> Void
+        clock: any WallClock = .system,
+        _ body: @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         let server = EmulatorServer(accounts: F.accounts, store: try SQLiteFleetStore(inMemory: ()), clock: clock)
         try await Application(router: server.router).test(.router) { client in try await body(client) }
@@ -49,7 +50,11 @@ struct ProtoContractTests {
     func percentDecoding() async throws {
         try await Self.withEmulator { client in
             let (created, body) = try await client.call(
-                .post, "\(Self.vehicles)?vehicleId=v%C3%A9h", token: F.server, body: Self.vehicle())
+                .post,
+                "\(Self.vehicles)?vehicleId=v%C3%A9h",
+                token: F.server,
+                body: Self.vehicle()
+            )
             #expect(created == .ok, "\(body.jsonText)")
             #expect(body["name"]?.stringValue == "providers/demo-project/vehicles/véh")
             let driver = F.driver("véh")
@@ -57,13 +62,19 @@ struct ProtoContractTests {
             let move = #"{"lastLocation":{"location":{"latitude":37.41,"longitude":-122.11}}}"#
             #expect(
                 try await client.call(
-                    .put, "\(Self.vehicles)/v%C3%A9h?updateMask=last_location", token: driver, body: move
-                ).0 == .ok)
+                    .put,
+                    "\(Self.vehicles)/v%C3%A9h?updateMask=last_location",
+                    token: driver,
+                    body: move
+                ).0 == .ok
+            )
             // A decoded slash is an invalid ID, never a path step; a second decoding never happens.
             #expect(try await client.call(.get, "\(Self.vehicles)/v%2F..", token: F.server).0 == .badRequest)
             #expect(
                 [.badRequest, .notFound].contains(
-                    try await client.call(.get, "\(Self.vehicles)/v%25C3%25A9h", token: F.server).0))
+                    try await client.call(.get, "\(Self.vehicles)/v%25C3%25A9h", token: F.server).0
+                )
+            )
         }
     }
 
@@ -73,7 +84,11 @@ struct ProtoContractTests {
             let snake =
                 #"{"vehicle_state":2,"supported_trip_types":[2],"maximum_capacity":"4","vehicle_type":{"category":1}}"#
             let (status, body) = try await client.call(
-                .post, "\(Self.vehicles)?vehicleId=v1", token: F.server, body: snake)
+                .post,
+                "\(Self.vehicles)?vehicleId=v1",
+                token: F.server,
+                body: snake
+            )
             #expect(status == .ok, "\(body.jsonText)")
             #expect(body["vehicleState"]?.stringValue == "ONLINE")
             #expect(body["maximumCapacity"]?.integerValue == 4)
@@ -89,7 +104,11 @@ struct ProtoContractTests {
                 (#"{"lastLocation":{"location":{"latitude":"north"}}}"#, "latitude"),
             ] {
                 let (status, body) = try await client.call(
-                    .post, "\(Self.vehicles)?vehicleId=v2", token: F.server, body: bad)
+                    .post,
+                    "\(Self.vehicles)?vehicleId=v2",
+                    token: F.server,
+                    body: bad
+                )
                 #expect(status == .badRequest, "\(bad)")
                 let message = body["error"]?.objectValue?["message"]?.stringValue ?? ""
                 #expect(message.contains(mentions), "\(bad): \(message)")
@@ -102,8 +121,11 @@ struct ProtoContractTests {
     func attributes() async throws {
         try await Self.withEmulator { client in
             let (status, body) = try await client.call(
-                .post, "\(Self.vehicles)?vehicleId=v1", token: F.server,
-                body: Self.vehicle(#""attributes":[{"key":"color","value":"red"},{"key":"ramp","boolValue":true}]"#))
+                .post,
+                "\(Self.vehicles)?vehicleId=v1",
+                token: F.server,
+                body: Self.vehicle(#""attributes":[{"key":"color","value":"red"},{"key":"ramp","boolValue":true}]"#)
+            )
             #expect(status == .ok, "\(body.jsonText)")
             let attributes = body["attributes"]?.arrayValue?.compactMap(\.objectValue) ?? []
             #expect(attributes.first?["stringValue"]?.stringValue == "red")
@@ -117,13 +139,18 @@ struct ProtoContractTests {
                 #""attributes":[{"value":"x"}]"#,
             ] {
                 let (status, body) = try await client.call(
-                    .post, "\(Self.vehicles)?vehicleId=v2", token: F.server, body: Self.vehicle(bad))
+                    .post,
+                    "\(Self.vehicles)?vehicleId=v2",
+                    token: F.server,
+                    body: Self.vehicle(bad)
+                )
                 #expect(status == .badRequest, "\(bad): \(body.jsonText)")
             }
             // Trip attributes have no `value`: the mapping refuses it as an unknown field.
             let trip = String(HTTPMatrixTests.tripBody.dropLast()) + #","attributes":[{"key":"a","value":"x"}]}"#
             #expect(
-                try await client.call(.post, "\(Self.trips)?tripId=t1", token: F.server, body: trip).0 == .badRequest)
+                try await client.call(.post, "\(Self.trips)?tripId=t1", token: F.server, body: trip).0 == .badRequest
+            )
             let good = String(HTTPMatrixTests.tripBody.dropLast()) + #","attributes":[{"key":"a","stringValue":"x"}]}"#
             #expect(try await client.call(.post, "\(Self.trips)?tripId=t1", token: F.server, body: good).0 == .ok)
         }
@@ -139,7 +166,11 @@ struct ProtoContractTests {
                 #""route":[{"latitude":0,"longitude":200}]"#,
             ] {
                 let (status, body) = try await client.call(
-                    .post, "\(Self.vehicles)?vehicleId=v1", token: F.server, body: Self.vehicle(bad))
+                    .post,
+                    "\(Self.vehicles)?vehicleId=v1",
+                    token: F.server,
+                    body: Self.vehicle(bad)
+                )
                 #expect(status == .badRequest, "\(bad): \(body.jsonText)")
             }
         }
@@ -158,7 +189,11 @@ struct ProtoContractTests {
             ]
             for (id, body) in bodies.sorted(by: { $0.key < $1.key }) {
                 let (status, answer) = try await client.call(
-                    .post, "\(Self.vehicles)?vehicleId=\(id)", token: F.server, body: body)
+                    .post,
+                    "\(Self.vehicles)?vehicleId=\(id)",
+                    token: F.server,
+                    body: body
+                )
                 try #require(status == .ok, "\(answer.jsonText)")
             }
             for (query, expected) in [
@@ -189,14 +224,19 @@ struct ProtoContractTests {
             #expect(first["totalSize"]?.stringValue == "3")
             let next = try #require(first["nextPageToken"]?.stringValue)
             let (_, second) = try await client.call(
-                .get, "\(Self.vehicles)?pageSize=2&pageToken=\(next)", token: F.server)
+                .get,
+                "\(Self.vehicles)?pageSize=2&pageToken=\(next)",
+                token: F.server
+            )
             #expect(Self.names(second, "vehicles") == ["c"])
             #expect(second["nextPageToken"] == nil)
             #expect(
                 try await client.call(.get, "\(Self.vehicles)?filter=attributes.color%3D", token: F.server).0
-                    == .badRequest)
+                    == .badRequest
+            )
             #expect(
-                try await client.call(.get, "\(Self.vehicles)?vehicleState=FLYING", token: F.server).0 == .badRequest)
+                try await client.call(.get, "\(Self.vehicles)?vehicleState=FLYING", token: F.server).0 == .badRequest
+            )
         }
     }
 
@@ -210,7 +250,8 @@ struct ProtoContractTests {
                 let body = Self.vehicle(#""attributes":[{"key":"color","value":"\#(color)"}]"#)
                 try #require(
                     try await client.call(.post, "\(Self.vehicles)?vehicleId=\(id)", token: F.server, body: body).0
-                        == .ok)
+                        == .ok
+                )
             }
             for (extra, expected) in [
                 ("", ["a", "b"]),
@@ -228,7 +269,11 @@ struct ProtoContractTests {
             ] {
                 let body = Self.searchBody + (extra.isEmpty ? "" : "," + extra) + "}"
                 let (status, answer) = try await client.call(
-                    .post, "\(Self.vehicles):search", token: F.server, body: body)
+                    .post,
+                    "\(Self.vehicles):search",
+                    token: F.server,
+                    body: body
+                )
                 #expect(status == .ok, "\(extra): \(answer.jsonText)")
                 #expect(Set(Self.names(answer, "matches")) == Set(expected), "\(extra)")
                 for match in answer["matches"]?.arrayValue?.compactMap(\.objectValue) ?? [] {
@@ -248,19 +293,31 @@ struct ProtoContractTests {
         try await Self.withEmulator { client in
             try #require(
                 try await client.call(
-                    .post, "\(Self.vehicles)?vehicleId=v1", token: F.server,
+                    .post,
+                    "\(Self.vehicles)?vehicleId=v1",
+                    token: F.server,
                     body: Self.vehicle(#""backToBackEnabled":true"#)
-                ).0 == .ok)
+                ).0 == .ok
+            )
             try #require(
                 try await client.call(.post, "\(Self.trips)?tripId=t1", token: F.server, body: HTTPMatrixTests.tripBody)
-                    .0 == .ok)
+                    .0 == .ok
+            )
             try #require(
                 try await client.call(
-                    .put, "\(Self.trips)/t1?updateMask=vehicle_id", token: F.server, body: #"{"vehicleId":"v1"}"#
-                ).0 == .ok)
+                    .put,
+                    "\(Self.trips)/t1?updateMask=vehicle_id",
+                    token: F.server,
+                    body: #"{"vehicleId":"v1"}"#
+                ).0 == .ok
+            )
             func search(_ extra: String) async throws -> JSONObject {
                 let (status, body) = try await client.call(
-                    .post, "\(Self.vehicles):search", token: F.server, body: Self.searchBody + extra + "}")
+                    .post,
+                    "\(Self.vehicles):search",
+                    token: F.server,
+                    body: Self.searchBody + extra + "}"
+                )
                 #expect(status == .ok, "\(body.jsonText)")
                 return body
             }
@@ -269,9 +326,12 @@ struct ProtoContractTests {
             for status in ["ENROUTE_TO_PICKUP", "ARRIVED_AT_PICKUP", "ENROUTE_TO_DROPOFF"] {
                 try #require(
                     try await client.call(
-                        .put, "\(Self.trips)/t1?updateMask=trip_status", token: F.server,
+                        .put,
+                        "\(Self.trips)/t1?updateMask=trip_status",
+                        token: F.server,
                         body: #"{"tripStatus":"\#(status)"}"#
-                    ).0 == .ok)
+                    ).0 == .ok
+                )
             }
             #expect(Self.names(try await search(""), "matches").isEmpty)
             let found = try await search(#","includeBackToBack":true"#)
@@ -292,21 +352,32 @@ struct ProtoContractTests {
             for id in ["t1", "t2"] {
                 try #require(
                     try await client.call(
-                        .post, "\(Self.trips)?tripId=\(id)", token: F.server, body: HTTPMatrixTests.tripBody
+                        .post,
+                        "\(Self.trips)?tripId=\(id)",
+                        token: F.server,
+                        body: HTTPMatrixTests.tripBody
                     )
-                    .0 == .ok)
+                    .0 == .ok
+                )
             }
             clock.advance(by: .seconds(600))
             try #require(
                 try await client.call(
-                    .put, "\(Self.trips)/t2?updateMask=dropoff_point", token: F.server,
+                    .put,
+                    "\(Self.trips)/t2?updateMask=dropoff_point",
+                    token: F.server,
                     body: #"{"dropoffPoint":{"point":{"latitude":37.6,"longitude":-122.3}}}"#
-                ).0 == .ok)
+                ).0 == .ok
+            )
             let (status, all) = try await client.call(.post, "\(Self.trips):search", token: F.server, body: "{}")
             #expect(status == .ok)
             #expect(Self.names(all, "trips") == ["t1", "t2"])
             let (_, quiet) = try await client.call(
-                .post, "\(Self.trips):search", token: F.server, body: #"{"minimumStaleness":"300s"}"#)
+                .post,
+                "\(Self.trips):search",
+                token: F.server,
+                body: #"{"minimumStaleness":"300s"}"#
+            )
             #expect(Self.names(quiet, "trips") == ["t1"])
         }
     }
@@ -316,7 +387,11 @@ struct ProtoContractTests {
         try await Self.withEmulator { client in
             let path = "/v1/providers/demo-project/billableTrips/t1:report"
             let (status, body) = try await client.call(
-                .post, path, token: F.server, body: #"{"countryCode":"US","platform":"IOS","relatedIds":["t0"]}"#)
+                .post,
+                path,
+                token: F.server,
+                body: #"{"countryCode":"US","platform":"IOS","relatedIds":["t0"]}"#
+            )
             #expect(status == .ok, "\(body.jsonText)")
             #expect(body.isEmpty)
             let (missing, error) = try await client.call(.post, path, token: F.server, body: "{}")
@@ -331,27 +406,39 @@ struct ProtoContractTests {
         try await Self.withEmulator(clock: clock) { client in
             try #require(
                 try await client.call(.post, "\(Self.vehicles)?vehicleId=v1", token: F.server, body: Self.vehicle()).0
-                    == .ok)
+                    == .ok
+            )
             let created = try await client.call(
-                .post, "\(Self.trips)?tripId=t1", token: F.server,
+                .post,
+                "\(Self.trips)?tripId=t1",
+                token: F.server,
                 body: String(HTTPMatrixTests.tripBody.dropLast())
-                    + #","intermediateDestinations":[{"point":{"latitude":37.42,"longitude":-122.12}}]}"#)
+                    + #","intermediateDestinations":[{"point":{"latitude":37.42,"longitude":-122.12}}]}"#
+            )
             #expect(created.0 == .ok, "\(created.1.jsonText)")
             #expect(created.1["intermediateDestinationsVersion"] != nil)
             let assign = try await client.call(
-                .put, "\(Self.trips)/t1?updateMask=vehicle_id", token: F.server, body: #"{"vehicleId":"v1"}"#)
+                .put,
+                "\(Self.trips)/t1?updateMask=vehicle_id",
+                token: F.server,
+                body: #"{"vehicleId":"v1"}"#
+            )
             #expect(assign.0 == .ok)
             // The vehicle's waypoints come from its trip.
             let (_, vehicle) = try await client.call(.get, "\(Self.vehicles)/v1", token: F.server)
             let types = vehicle["waypoints"]?.arrayValue?.compactMap { $0.objectValue?["waypointType"]?.stringValue }
             #expect(
-                types == ["PICKUP_WAYPOINT_TYPE", "INTERMEDIATE_DESTINATION_WAYPOINT_TYPE", "DROP_OFF_WAYPOINT_TYPE"])
+                types == ["PICKUP_WAYPOINT_TYPE", "INTERMEDIATE_DESTINATION_WAYPOINT_TYPE", "DROP_OFF_WAYPOINT_TYPE"]
+            )
             #expect(vehicle["waypointsVersion"] != nil)
 
             // The driver reports its remaining time; it is kept and sets the ETA.
             let report = try await client.call(
-                .put, "\(Self.vehicles)/v1?updateMask=remaining_time_seconds,remaining_distance_meters",
-                token: F.driver("v1"), body: #"{"remainingTimeSeconds":120,"remainingDistanceMeters":900}"#)
+                .put,
+                "\(Self.vehicles)/v1?updateMask=remaining_time_seconds,remaining_distance_meters",
+                token: F.driver("v1"),
+                body: #"{"remainingTimeSeconds":120,"remainingDistanceMeters":900}"#
+            )
             #expect(report.0 == .ok, "\(report.1.jsonText)")
             // Input only: not echoed, but it sets the ETA to the first waypoint.
             #expect(report.1["remainingTimeSeconds"] == nil)
@@ -360,15 +447,20 @@ struct ProtoContractTests {
 
             // Input-only actual points are stored, not echoed; the version check refuses a stale version.
             let arrived = try await client.call(
-                .put, "\(Self.trips)/t1?updateMask=trip_status,actual_pickup_point", token: F.server,
+                .put,
+                "\(Self.trips)/t1?updateMask=trip_status,actual_pickup_point",
+                token: F.server,
                 body:
                     #"{"tripStatus":"ARRIVED_AT_PICKUP","actualPickupPoint":{"point":{"latitude":37.4,"longitude":-122.1}}}"#
             )
             #expect(arrived.0 == .ok, "\(arrived.1.jsonText)")
             #expect(arrived.1["actualPickupPoint"] == nil)
             let stale = try await client.call(
-                .put, "\(Self.trips)/t1?updateMask=intermediate_destinations_version", token: F.server,
-                body: #"{"intermediateDestinationsVersion":"2001-01-01T00:00:00Z"}"#)
+                .put,
+                "\(Self.trips)/t1?updateMask=intermediate_destinations_version",
+                token: F.server,
+                body: #"{"intermediateDestinationsVersion":"2001-01-01T00:00:00Z"}"#
+            )
             #expect(stale.0 == .badRequest)
             #expect(stale.1["error"]?.objectValue?["status"]?.stringValue == "FAILED_PRECONDITION")
 
@@ -377,8 +469,11 @@ struct ProtoContractTests {
                 "ENROUTE_TO_INTERMEDIATE_DESTINATION", "ARRIVED_AT_INTERMEDIATE_DESTINATION", "ENROUTE_TO_DROPOFF",
             ] {
                 let (answer, body) = try await client.call(
-                    .put, "\(Self.trips)/t1?updateMask=trip_status,intermediate_destination_index", token: F.server,
-                    body: #"{"tripStatus":"\#(status)","intermediateDestinationIndex":0}"#)
+                    .put,
+                    "\(Self.trips)/t1?updateMask=trip_status,intermediate_destination_index",
+                    token: F.server,
+                    body: #"{"tripStatus":"\#(status)","intermediateDestinationIndex":0}"#
+                )
                 #expect(answer == .ok, "\(status): \(body.jsonText)")
             }
             let (_, onboard) = try await client.call(.get, "\(Self.trips)/t1", token: F.consumer("t1"))
@@ -391,7 +486,11 @@ struct ProtoContractTests {
             #expect(onboard["actualPickupPoint"] == nil)
             clock.advance(by: .seconds(60))
             let (_, complete) = try await client.call(
-                .put, "\(Self.trips)/t1?updateMask=trip_status", token: F.server, body: #"{"tripStatus":"COMPLETE"}"#)
+                .put,
+                "\(Self.trips)/t1?updateMask=trip_status",
+                token: F.server,
+                body: #"{"tripStatus":"COMPLETE"}"#
+            )
             #expect(complete["dropoffTime"]?.stringValue == Self.timestamp(clock.currentDate))
             #expect(complete["pickupTime"] == onboard["pickupTime"])
         }

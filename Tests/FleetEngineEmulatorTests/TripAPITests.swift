@@ -14,7 +14,8 @@ struct TripAPITests {
         #"{"tripType":"EXCLUSIVE","pickupPoint":{"point":{"latitude":37.4,"longitude":-122.1}},"dropoffPoint":{"point":{"latitude":37.5,"longitude":-122.2}},"numberOfPassengers":2}"#
 
     @Test(
-        "assignment keeps Vehicle.currentTrips and Trip.vehicleId consistent; the vehicle's location shows on the trip")
+        "assignment keeps Vehicle.currentTrips and Trip.vehicleId consistent; the vehicle's location shows on the trip"
+    )
     func assignment() async throws {
         let fixture = try F()
         try await fixture.application.test(.router) { client in
@@ -25,24 +26,38 @@ struct TripAPITests {
             #expect(trip["vehicleId"] == nil)
 
             let (assigned, withVehicle) = try await client.call(
-                .put, "\(trips)/t1?updateMask=vehicle_id", token: F.server, body: #"{"vehicleId":"v1"}"#)
+                .put,
+                "\(trips)/t1?updateMask=vehicle_id",
+                token: F.server,
+                body: #"{"vehicleId":"v1"}"#
+            )
             #expect(assigned == .ok && withVehicle["vehicleId"] == "v1")
             #expect(try await client.call(.get, "\(vehicles)/v1", token: F.server).1["currentTrips"] == ["t1"])
 
             _ = try await client.call(
-                .put, "\(vehicles)/v1?updateMask=lastLocation", token: F.driver("v1"),
-                body: #"{"lastLocation":{"location":{"latitude":37.41,"longitude":-122.11}}}"#)
+                .put,
+                "\(vehicles)/v1?updateMask=lastLocation",
+                token: F.driver("v1"),
+                body: #"{"lastLocation":{"location":{"latitude":37.41,"longitude":-122.11}}}"#
+            )
             let (_, seen) = try await client.call(.get, "\(trips)/t1", token: F.consumer("t1"))
             #expect(seen["lastLocation"]?.objectValue?["location"] == ["latitude": 37.41, "longitude": -122.11])
 
             // Completing the trip takes it off the vehicle.
             let (completed, done) = try await client.call(
-                .put, "\(trips)/t1?updateMask=trip_status", token: F.server, body: #"{"tripStatus":"COMPLETE"}"#)
+                .put,
+                "\(trips)/t1?updateMask=trip_status",
+                token: F.server,
+                body: #"{"tripStatus":"COMPLETE"}"#
+            )
             #expect(completed == .ok && done["tripStatus"] == "COMPLETE")
             #expect(try await client.call(.get, "\(vehicles)/v1", token: F.server).1["currentTrips"] == nil)
             let (again, error) = try await client.call(
-                .put, "\(trips)/t1?updateMask=trip_status", token: F.server,
-                body: #"{"tripStatus":"ENROUTE_TO_PICKUP"}"#)
+                .put,
+                "\(trips)/t1?updateMask=trip_status",
+                token: F.server,
+                body: #"{"tripStatus":"ENROUTE_TO_PICKUP"}"#
+            )
             #expect(again == .badRequest && error["error"]?.objectValue?["status"] == "FAILED_PRECONDITION")
         }
     }
@@ -60,7 +75,11 @@ struct TripAPITests {
             _ = try await client.call(.post, "\(trips)?tripId=t1", token: F.server, body: withStop)
             #expect(try await client.call(.get, "\(trips)/t1", token: F.server).1["remainingWaypoints"] == nil)
             _ = try await client.call(
-                .put, "\(trips)/t1?updateMask=vehicle_id", token: F.server, body: #"{"vehicleId":"v1"}"#)
+                .put,
+                "\(trips)/t1?updateMask=vehicle_id",
+                token: F.server,
+                body: #"{"vehicleId":"v1"}"#
+            )
             // availableCapacity is not a field of the current protos: never answered.
             #expect(try await client.call(.get, "\(vehicles)/v1", token: F.server).1["availableCapacity"] == nil)
 
@@ -73,12 +92,16 @@ struct TripAPITests {
             #expect(
                 try await waypoints() == [
                     "PICKUP_WAYPOINT_TYPE", "INTERMEDIATE_DESTINATION_WAYPOINT_TYPE", "DROP_OFF_WAYPOINT_TYPE",
-                ])
+                ]
+            )
             // Once the vehicle has a location, each leg has its distance (from the previous stop; the first from the
             // vehicle) and duration, and the ETAs grow along the path.
             _ = try await client.call(
-                .put, "\(vehicles)/v1?updateMask=last_location", token: F.driver("v1"),
-                body: #"{"lastLocation":{"location":{"latitude":37.39,"longitude":-122.09}}}"#)
+                .put,
+                "\(vehicles)/v1?updateMask=last_location",
+                token: F.driver("v1"),
+                body: #"{"lastLocation":{"location":{"latitude":37.39,"longitude":-122.09}}}"#
+            )
             let (_, located) = try await client.call(.get, "\(trips)/t1", token: F.consumer("t1"))
             let legs = (located["remainingWaypoints"]?.arrayValue ?? []).compactMap(\.objectValue)
             let distances = legs.compactMap { $0["distanceMeters"]?.integerValue }
@@ -96,12 +119,20 @@ struct TripAPITests {
                 ("ENROUTE_TO_DROPOFF", 1),
             ] {
                 let (updated, _) = try await client.call(
-                    .put, "\(trips)/t1?updateMask=trip_status", token: F.server, body: #"{"tripStatus":"\#(status)"}"#)
+                    .put,
+                    "\(trips)/t1?updateMask=trip_status",
+                    token: F.server,
+                    body: #"{"tripStatus":"\#(status)"}"#
+                )
                 #expect(updated == .ok)
                 #expect(try await waypoints().count == expected, "\(status)")
             }
             _ = try await client.call(
-                .put, "\(trips)/t1?updateMask=trip_status", token: F.server, body: #"{"tripStatus":"COMPLETE"}"#)
+                .put,
+                "\(trips)/t1?updateMask=trip_status",
+                token: F.server,
+                body: #"{"tripStatus":"COMPLETE"}"#
+            )
             #expect(try await waypoints().isEmpty)
         }
     }
@@ -114,9 +145,14 @@ struct TripAPITests {
                 _ = try await client.call(.post, "\(vehicles)?vehicleId=\(id)", token: F.server, body: F.vehicleBody)
             }
             _ = try await client.call(
-                .post, "\(trips)?tripId=t1", token: F.server,
+                .post,
+                "\(trips)?tripId=t1",
+                token: F.server,
                 body: tripBody.replacingOccurrences(
-                    of: "\"numberOfPassengers\":2", with: "\"numberOfPassengers\":2,\"vehicleId\":\"v1\""))
+                    of: "\"numberOfPassengers\":2",
+                    with: "\"numberOfPassengers\":2,\"vehicleId\":\"v1\""
+                )
+            )
             #expect(try await client.call(.get, "\(trips)/t1", token: F.driver("v1")).0 == .ok)
             #expect(try await client.call(.get, "\(trips)/t1", token: F.driver("v2")).0 == .forbidden)
             #expect(try await client.call(.get, "\(trips)/t1", token: F.consumer("t1")).0 == .ok)
@@ -127,30 +163,46 @@ struct TripAPITests {
             // Consumers cannot create trips; drivers cannot change trip status (no trips.updateState).
             #expect(
                 try await client.call(.post, "\(trips)?tripId=t9", token: F.consumer("t9"), body: tripBody).0
-                    == .forbidden)
+                    == .forbidden
+            )
             #expect(
                 try await client.call(
-                    .put, "\(trips)/t1?updateMask=tripStatus", token: F.driver("v1"),
+                    .put,
+                    "\(trips)/t1?updateMask=tripStatus",
+                    token: F.driver("v1"),
                     body: #"{"tripStatus":"ENROUTE_TO_PICKUP"}"#
-                ).0 == .forbidden)
+                ).0 == .forbidden
+            )
             // A driver may not hand its trip to another vehicle.
             #expect(
                 try await client.call(
-                    .put, "\(trips)/t1?updateMask=vehicleId", token: F.driver("v1"), body: #"{"vehicleId":"v2"}"#
-                ).0 == .forbidden)
+                    .put,
+                    "\(trips)/t1?updateMask=vehicleId",
+                    token: F.driver("v1"),
+                    body: #"{"vehicleId":"v2"}"#
+                ).0 == .forbidden
+            )
             // A driver may update other fields of its own trip.
             #expect(
                 try await client.call(
-                    .put, "\(trips)/t1?updateMask=intermediate_destination_index", token: F.driver("v1"),
+                    .put,
+                    "\(trips)/t1?updateMask=intermediate_destination_index",
+                    token: F.driver("v1"),
                     body: #"{"intermediateDestinationIndex":0}"#
-                ).0 == .ok)
+                ).0 == .ok
+            )
             // Search: a driver finds its own vehicle's trips, not another's.
             let (found, result) = try await client.call(
-                .post, "\(trips):search", token: F.driver("v1"), body: #"{"vehicleId":"v1","activeTripsOnly":true}"#)
+                .post,
+                "\(trips):search",
+                token: F.driver("v1"),
+                body: #"{"vehicleId":"v1","activeTripsOnly":true}"#
+            )
             #expect(found == .ok && result["trips"]?.arrayValue?.count == 1)
             #expect(
                 try await client.call(.post, "\(trips):search", token: F.driver("v1"), body: #"{"vehicleId":"v2"}"#).0
-                    == .forbidden)
+                    == .forbidden
+            )
         }
     }
 
@@ -159,12 +211,19 @@ struct TripAPITests {
         let fixture = try F()
         try await fixture.application.test(.router) { client in
             let (missing, error) = try await client.call(
-                .post, "\(trips)?tripId=t1", token: F.server, body: #"{"tripType":"EXCLUSIVE"}"#)
+                .post,
+                "\(trips)?tripId=t1",
+                token: F.server,
+                body: #"{"tripType":"EXCLUSIVE"}"#
+            )
             #expect(missing == .badRequest)
             #expect(
-                error["error"]?.objectValue?["message"]?.stringValue?.contains("trip.pickupPoint is required") == true)
+                error["error"]?.objectValue?["message"]?.stringValue?.contains("trip.pickupPoint is required") == true
+            )
             let (noVehicle, _) = try await client.call(
-                .post, "\(trips)?tripId=t1", token: F.server,
+                .post,
+                "\(trips)?tripId=t1",
+                token: F.server,
                 body:
                     #"{"tripType":"EXCLUSIVE","pickupPoint":{"point":{"latitude":1,"longitude":1}},"vehicleId":"ghost"}"#
             )
@@ -172,23 +231,31 @@ struct TripAPITests {
             _ = try await client.call(.post, "\(vehicles)?vehicleId=v1", token: F.server, body: F.vehicleBody)
             #expect(
                 try await client.call(
-                    .post, "\(trips)?tripId=t1", token: F.server,
+                    .post,
+                    "\(trips)?tripId=t1",
+                    token: F.server,
                     body:
                         #"{"tripType":"EXCLUSIVE","pickupPoint":{"point":{"latitude":1,"longitude":1}},"vehicleId":"v1"}"#
-                ).0 == .ok)
+                ).0 == .ok
+            )
             #expect(try await client.call(.post, "\(trips)?tripId=t1", token: F.server, body: tripBody).0 == .conflict)
             // Active and assigned: neither the trip nor its vehicle can be deleted.
             let (busyTrip, tripError) = try await client.call(.delete, "\(trips)/t1", token: F.server)
             #expect(busyTrip == .badRequest && tripError["error"]?.objectValue?["status"] == "FAILED_PRECONDITION")
             #expect(try await client.call(.delete, "\(vehicles)/v1", token: F.server).0 == .badRequest)
             _ = try await client.call(
-                .put, "\(trips)/t1?updateMask=trip_status", token: F.server, body: #"{"tripStatus":"CANCELED"}"#)
+                .put,
+                "\(trips)/t1?updateMask=trip_status",
+                token: F.server,
+                body: #"{"tripStatus":"CANCELED"}"#
+            )
             #expect(try await client.call(.delete, "\(trips)/t1", token: F.server).0 == .ok)
             #expect(try await client.call(.delete, "\(vehicles)/v1", token: F.server).0 == .ok)
             // Output-only and immutable mask paths.
             #expect(
                 try await client.call(.put, "\(trips)/t1?updateMask=number_of_passengers", token: F.server, body: "{}")
-                    .0 == .badRequest)
+                    .0 == .badRequest
+            )
         }
     }
 }

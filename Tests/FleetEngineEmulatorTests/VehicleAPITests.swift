@@ -31,7 +31,10 @@ struct EmulatorFixture {
         ),
         (
             TrustedServiceAccount(
-                email: otherProjectKey.clientEmail, project: "other-project", roles: [.serviceSuperUser]),
+                email: otherProjectKey.clientEmail,
+                project: "other-project",
+                roles: [.serviceSuperUser]
+            ),
             [otherProjectKey.verificationKey]
         ),
     ]
@@ -42,7 +45,9 @@ struct EmulatorFixture {
     init() throws {
         store = try SQLiteFleetStore(inMemory: ())
         let router = FleetEngineEmulator.makeRouter(
-            authenticator: TokenAuthenticator(accounts: Self.accounts), store: store)
+            authenticator: TokenAuthenticator(accounts: Self.accounts),
+            store: store
+        )
         application = Application(router: router)
     }
 
@@ -85,7 +90,11 @@ struct VehicleAPITests {
         let fixture = try F()
         try await fixture.application.test(.router) { client in
             let (created, vehicle) = try await client.call(
-                .post, "\(base)?vehicleId=v1", token: F.server, body: F.vehicleBody)
+                .post,
+                "\(base)?vehicleId=v1",
+                token: F.server,
+                body: F.vehicleBody
+            )
             #expect(created == .ok)
             #expect(vehicle["name"] == "providers/demo-project/vehicles/v1")
             #expect(vehicle["vehicleState"] == "OFFLINE")
@@ -97,7 +106,11 @@ struct VehicleAPITests {
             let location =
                 #"{"lastLocation":{"location":{"latitude":37.42,"longitude":-122.08},"heading":90},"vehicleState":"ONLINE"}"#
             let (updated, moved) = try await client.call(
-                .put, "\(base)/v1?updateMask=last_location,vehicleState", token: F.driver("v1"), body: location)
+                .put,
+                "\(base)/v1?updateMask=last_location,vehicleState",
+                token: F.driver("v1"),
+                body: location
+            )
             #expect(updated == .ok)
             #expect(moved["vehicleState"] == "ONLINE")
             #expect(moved["lastLocation"]?.objectValue?["location"] == ["latitude": 37.42, "longitude": -122.08])
@@ -131,17 +144,29 @@ struct VehicleAPITests {
             #expect(body["error"]?.objectValue?["status"] == "UNAUTHENTICATED")
             #expect(body["error"]?.objectValue?["code"] == 401)
             let (forged, _) = try await client.call(
-                .post, "\(base)?vehicleId=v1", token: F.server + "x", body: F.vehicleBody)
+                .post,
+                "\(base)?vehicleId=v1",
+                token: F.server + "x",
+                body: F.vehicleBody
+            )
             #expect(forged == .unauthorized)
             // Role: a driver cannot create vehicles, even its own.
             let (driverCreate, denied) = try await client.call(
-                .post, "\(base)?vehicleId=v1", token: F.driver("v1"), body: F.vehicleBody)
+                .post,
+                "\(base)?vehicleId=v1",
+                token: F.driver("v1"),
+                body: F.vehicleBody
+            )
             #expect(driverCreate == .forbidden)
             #expect(denied["error"]?.objectValue?["status"] == "PERMISSION_DENIED")
             // Provider: a server token of another project.
             let otherServer = F.token(F.otherProjectKey, .server)
             let (otherProject, _) = try await client.call(
-                .post, "\(base)?vehicleId=v1", token: otherServer, body: F.vehicleBody)
+                .post,
+                "\(base)?vehicleId=v1",
+                token: otherServer,
+                body: F.vehicleBody
+            )
             #expect(otherProject == .forbidden)
             #expect(try await fixture.store.vehicle(provider: "demo-project", id: "v1") == nil)
 
@@ -150,16 +175,26 @@ struct VehicleAPITests {
             let (wrongVehicle, _) = try await client.call(.get, "\(base)/v1", token: F.driver("v2"))
             #expect(wrongVehicle == .forbidden)
             let (wrongMove, _) = try await client.call(
-                .put, "\(base)/v1?updateMask=lastLocation", token: F.driver("v2"),
-                body: #"{"lastLocation":{"location":{"latitude":1,"longitude":1}}}"#)
+                .put,
+                "\(base)/v1?updateMask=lastLocation",
+                token: F.driver("v2"),
+                body: #"{"lastLocation":{"location":{"latitude":1,"longitude":1}}}"#
+            )
             #expect(wrongMove == .forbidden)
             // Driver masks outside the driver-reportable set are refused, and nothing changes.
             let (capacity, _) = try await client.call(
-                .put, "\(base)/v1?updateMask=maximum_capacity", token: F.driver("v1"), body: #"{"maximumCapacity":9}"#)
+                .put,
+                "\(base)/v1?updateMask=maximum_capacity",
+                token: F.driver("v1"),
+                body: #"{"maximumCapacity":9}"#
+            )
             #expect(capacity == .forbidden)
             let (attributes, _) = try await client.call(
-                .put, "\(base)/v1?updateMask=attributes", token: F.driver("v1"),
-                body: #"{"attributes":[{"key":"a","value":"b"}]}"#)
+                .put,
+                "\(base)/v1?updateMask=attributes",
+                token: F.driver("v1"),
+                body: #"{"attributes":[{"key":"a","value":"b"}]}"#
+            )
             #expect(attributes == .forbidden)
             #expect(try await fixture.store.vehicle(provider: "demo-project", id: "v1")?.maximumCapacity == 4)
             // A consumer token cannot list vehicles or move them.
@@ -223,7 +258,11 @@ struct VehicleAPITests {
         try await fixture.application.test(.router) { client in
             _ = try await client.call(.post, "\(base)?vehicleId=v1", token: F.server, body: F.vehicleBody)
             let (duplicate, body) = try await client.call(
-                .post, "\(base)?vehicleId=v1", token: F.server, body: F.vehicleBody)
+                .post,
+                "\(base)?vehicleId=v1",
+                token: F.server,
+                body: F.vehicleBody
+            )
             #expect(duplicate == .conflict && body["error"]?.objectValue?["status"] == "ALREADY_EXISTS")
             for (query, phrase) in [
                 ("", "updateMask is required"), ("?updateMask=", "at least one"),
@@ -231,19 +270,31 @@ struct VehicleAPITests {
                 ("?updateMask=colour", "not a Vehicle field"),
             ] {
                 let (status, error) = try await client.call(
-                    .put, "\(base)/v1\(query)", token: F.server, body: #"{"vehicleState":"ONLINE"}"#)
+                    .put,
+                    "\(base)/v1\(query)",
+                    token: F.server,
+                    body: #"{"vehicleState":"ONLINE"}"#
+                )
                 #expect(status == .badRequest, "\(query)")
                 #expect(
                     error["error"]?.objectValue?["message"]?.stringValue?.contains(phrase) == true,
-                    "\(query): \(error.jsonText)")
+                    "\(query): \(error.jsonText)"
+                )
             }
             let (missing, _) = try await client.call(
-                .put, "\(base)/nope?updateMask=vehicle_state", token: F.server, body: #"{"vehicleState":"ONLINE"}"#)
+                .put,
+                "\(base)/nope?updateMask=vehicle_state",
+                token: F.server,
+                body: #"{"vehicleState":"ONLINE"}"#
+            )
             #expect(missing == .notFound)
             // A server token may update any field, in either spelling.
             let (ok, vehicle) = try await client.call(
-                .put, "\(base)/v1?updateMask=maximumCapacity,attributes", token: F.server,
-                body: #"{"maximumCapacity":6,"attributes":[{"key":"colour","value":"red"}]}"#)
+                .put,
+                "\(base)/v1?updateMask=maximumCapacity,attributes",
+                token: F.server,
+                body: #"{"maximumCapacity":6,"attributes":[{"key":"colour","value":"red"}]}"#
+            )
             #expect(ok == .ok && vehicle["maximumCapacity"] == 6)
         }
     }
@@ -253,13 +304,16 @@ struct VehicleAPITests {
 struct ServerTimeTests {
     @Test(
         "lastLocation.serverTime is the server's time to the millisecond, in the proto3 JSON form of a Timestamp",
-        arguments: [1_800_000_000.1234, 0, -1.5, 951_782_400.999, 4_102_444_799.0005])
+        arguments: [1_800_000_000.1234, 0, -1.5, 951_782_400.999, 4_102_444_799.0005]
+    )
     func serverTime(_ seconds: Double) async throws {
         let date = Date(timeIntervalSince1970: seconds)
         let store = try SQLiteFleetStore(inMemory: ())
         let router = FleetEngineEmulator.makeRouter(
-            authenticator: TokenAuthenticator(accounts: EmulatorFixture.accounts), store: store,
-            clock: ManualClock(date: date))
+            authenticator: TokenAuthenticator(accounts: EmulatorFixture.accounts),
+            store: store,
+            clock: ManualClock(date: date)
+        )
         let reference = ISO8601DateFormatter()
         reference.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let milliseconds = (seconds * 1000).rounded(.down) / 1000
@@ -269,9 +323,14 @@ struct ServerTimeTests {
         try await Application(router: router).test(.router) { client in
             let body = EmulatorFixture.vehicleBody.replacingOccurrences(
                 of: #""maximumCapacity":4"#,
-                with: #""maximumCapacity":4,"lastLocation":{"location":{"latitude":1,"longitude":2}}"#)
+                with: #""maximumCapacity":4,"lastLocation":{"location":{"latitude":1,"longitude":2}}"#
+            )
             let (status, vehicle) = try await client.call(
-                .post, "/v1/providers/demo-project/vehicles?vehicleId=v1", token: EmulatorFixture.server, body: body)
+                .post,
+                "/v1/providers/demo-project/vehicles?vehicleId=v1",
+                token: EmulatorFixture.server,
+                body: body
+            )
             #expect(status == .ok)
             #expect(vehicle["lastLocation"]?.objectValue?["serverTime"]?.stringValue == expected)
         }

@@ -24,21 +24,43 @@ struct VehicleSearchTests {
         try await fixture.application.test(.router) { client in
             _ = try await client.call(
                 // ~3.3 km
-                .post, "\(vehicles)?vehicleId=far", token: F.server, body: vehicle("AUTO", latitude: 37.03))
+                .post,
+                "\(vehicles)?vehicleId=far",
+                token: F.server,
+                body: vehicle("AUTO", latitude: 37.03)
+            )
             _ = try await client.call(
                 // ~1.1 km
-                .post, "\(vehicles)?vehicleId=near", token: F.server, body: vehicle("AUTO", latitude: 37.01))
+                .post,
+                "\(vehicles)?vehicleId=near",
+                token: F.server,
+                body: vehicle("AUTO", latitude: 37.01)
+            )
             _ = try await client.call(
                 // ~11 km
-                .post, "\(vehicles)?vehicleId=outside", token: F.server, body: vehicle("AUTO", latitude: 37.1))
+                .post,
+                "\(vehicles)?vehicleId=outside",
+                token: F.server,
+                body: vehicle("AUTO", latitude: 37.1)
+            )
             _ = try await client.call(
-                .post, "\(vehicles)?vehicleId=taxi", token: F.server, body: vehicle("TAXI", latitude: 37.0))
+                .post,
+                "\(vehicles)?vehicleId=taxi",
+                token: F.server,
+                body: vehicle("TAXI", latitude: 37.0)
+            )
             _ = try await client.call(
-                .post, "\(vehicles)?vehicleId=offline", token: F.server,
-                body: vehicle("AUTO", latitude: 37.0, state: "OFFLINE"))
+                .post,
+                "\(vehicles)?vehicleId=offline",
+                token: F.server,
+                body: vehicle("AUTO", latitude: 37.0, state: "OFFLINE")
+            )
             _ = try await client.call(
-                .post, "\(vehicles)?vehicleId=small", token: F.server,
-                body: vehicle("AUTO", latitude: 37.0, capacity: 1))
+                .post,
+                "\(vehicles)?vehicleId=small",
+                token: F.server,
+                body: vehicle("AUTO", latitude: 37.0, capacity: 1)
+            )
             let (status, result) = try await client.call(.post, "\(vehicles):search", token: F.server, body: search())
             #expect(status == .ok)
             let names = result["matches"]?.arrayValue?.compactMap {
@@ -52,15 +74,24 @@ struct VehicleSearchTests {
             // A consumer searches for its own trip.
             #expect(
                 try await client.call(
-                    .post, "\(vehicles):search", token: F.consumer("t1"), body: search(#","tripId":"t1""#)
-                ).0 == .ok)
+                    .post,
+                    "\(vehicles):search",
+                    token: F.consumer("t1"),
+                    body: search(#","tripId":"t1""#)
+                ).0 == .ok
+            )
             #expect(
                 try await client.call(
-                    .post, "\(vehicles):search", token: F.consumer("t1"), body: search(#","tripId":"t2""#)
-                ).0 == .forbidden)
+                    .post,
+                    "\(vehicles):search",
+                    token: F.consumer("t1"),
+                    body: search(#","tripId":"t2""#)
+                ).0 == .forbidden
+            )
             #expect(
                 try await client.call(.post, "\(vehicles):search", token: F.driver("near"), body: search()).0
-                    == .forbidden)
+                    == .forbidden
+            )
         }
     }
 
@@ -91,34 +122,50 @@ struct VehicleSearchTests {
         let fixture = try F()
         try await fixture.application.test(.router) { client in
             _ = try await client.call(
-                .post, "\(vehicles)?vehicleId=v1", token: F.server,
+                .post,
+                "\(vehicles)?vehicleId=v1",
+                token: F.server,
                 body:
                     #"{"vehicleState":"ONLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4,"vehicleType":{"category":"AUTO"},"attributes":[{"key":"colour","value":"red"},{"key":"seats","value":"4"}]}"#
             )
             let (status, result) = try await client.call(
-                .post, "\(vehicles)/v1:updateAttributes", token: F.server,
-                body: #"{"attributes":[{"key":"colour","value":"blue"},{"key":"pets","boolValue":true}]}"#)
+                .post,
+                "\(vehicles)/v1:updateAttributes",
+                token: F.server,
+                body: #"{"attributes":[{"key":"colour","value":"blue"},{"key":"pets","boolValue":true}]}"#
+            )
             #expect(status == .ok)
             #expect(
                 result["attributes"] == [
                     ["key": "colour", "value": "blue", "stringValue": "blue"],
                     ["key": "seats", "value": "4", "stringValue": "4"],
                     ["key": "pets", "value": "true", "boolValue": true],
-                ])
+                ]
+            )
             #expect(
                 try await client.call(
-                    .post, "\(vehicles)/v1:updateAttributes", token: F.driver("v1"),
+                    .post,
+                    "\(vehicles)/v1:updateAttributes",
+                    token: F.driver("v1"),
                     body: #"{"attributes":[{"key":"a","value":"b"}]}"#
-                ).0 == .forbidden)
+                ).0 == .forbidden
+            )
             #expect(
                 try await client.call(
-                    .post, "\(vehicles)/v1:updateAttributes", token: F.server,
+                    .post,
+                    "\(vehicles)/v1:updateAttributes",
+                    token: F.server,
                     body: #"{"attributes":[{"key":"a:b","value":"c"}]}"#
-                ).0 == .badRequest)
+                ).0 == .badRequest
+            )
             #expect(
                 try await client.call(
-                    .post, "\(vehicles)/v1:updateAttributes", token: F.server, body: #"{"attributes":[]}"#
-                ).0 == .badRequest)
+                    .post,
+                    "\(vehicles)/v1:updateAttributes",
+                    token: F.server,
+                    body: #"{"attributes":[]}"#
+                ).0 == .badRequest
+            )
         }
     }
 }

@@ -21,7 +21,10 @@ struct KeyPrunerTests {
         let rounds = AsyncStream.makeStream(of: Int.self)
         let counter = LogRecorder()
         let task = PeriodicTask(
-            name: "test work", interval: .seconds(60), clock: clock, logger: .recording(to: records)
+            name: "test work",
+            interval: .seconds(60),
+            clock: clock,
+            logger: .recording(to: records)
         ) {
             counter.append("round")
             rounds.continuation.yield(counter.lines.count)

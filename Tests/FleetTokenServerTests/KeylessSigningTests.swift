@@ -31,11 +31,17 @@ struct KeylessSigningTests {
 
         func server(_ keyless: [TokenFamily: KeylessSigner]) async throws -> TokenServer {
             let server = try await TokenServer(
-                configuration: .init(dataDirectory: directory, bcryptCost: 4), store: store, keylessSigners: keyless,
-                clock: clock, logger: .recording(to: log))
+                configuration: .init(dataDirectory: directory, bcryptCost: 4),
+                store: store,
+                keylessSigners: keyless,
+                clock: clock,
+                logger: .recording(to: log)
+            )
             if try await server.users.users().isEmpty {
                 try await server.users.addUser(
-                    AppUser(username: "dana", role: .driver), password: TokenServerFixture.password)
+                    AppUser(username: "dana", role: .driver),
+                    password: TokenServerFixture.password
+                )
                 try await server.users.grant(Grant(kind: .vehicle, id: "v1"), to: "dana")
             }
             return server
@@ -53,14 +59,18 @@ struct KeylessSigningTests {
             let signer = IAMCredentialsSigner(
                 serviceAccountEmail: fake.key.clientEmail,
                 accessTokens: AccessTokenSource(
-                    credentials: .metadataServer(host: String(base.dropFirst(7))), timeout: .seconds(30)),
-                configuration: .init(baseURL: base, attemptTimeout: .seconds(30), initialBackoff: .milliseconds(1)))
+                    credentials: .metadataServer(host: String(base.dropFirst(7))),
+                    timeout: .seconds(30)
+                ),
+                configuration: .init(baseURL: base, attemptTimeout: .seconds(30), initialBackoff: .milliseconds(1))
+            )
             try await body(fake, .iam(signer, googleKeysURL: base))
         }
     }
 
     @Test(
-        "an IAM family: its tokens come from signJwt, no key of it is kept, and the trust file names Google's key set")
+        "an IAM family: its tokens come from signJwt, no key of it is kept, and the trust file names Google's key set"
+    )
     func iamFamily() async throws {
         let fixture = try Fixture()
         defer { fixture.remove() }
@@ -78,7 +88,8 @@ struct KeylessSigningTests {
                 // The token server does not publish IAM's keys: Google does.
                 #expect(
                     try await client.json(.get, "/service_accounts/v1/metadata/jwk/\(fake.key.clientEmail)").0
-                        == .notFound)
+                        == .notFound
+                )
             }
             let record = try await fixture.store.signingKeys().last { $0.family == .driver && $0.retiredAt == nil }
             #expect(record?.material == .external(kind: "iam", email: fake.key.clientEmail))
@@ -89,7 +100,8 @@ struct KeylessSigningTests {
             let entry = try #require(trust.serviceAccounts.first { $0.account.email == fake.key.clientEmail })
             #expect(
                 entry.keySource
-                    == .jwksURL("\(signer.publicationBase)/service_accounts/v1/metadata/jwk/\(fake.key.clientEmail)"))
+                    == .jwksURL("\(signer.publicationBase)/service_accounts/v1/metadata/jwk/\(fake.key.clientEmail)")
+            )
             #expect(entry.account.roles == [.driverSdkUser])
             #expect(entry.account.project == "demo-project")
         }
@@ -173,8 +185,10 @@ struct KeylessSigningTests {
     @Test(
         "a PKCS#11 family: tokens signed in the token, its public key published with its kid",
         .enabled(
-            if: SoftHSM.isAvailable || SoftHSM.isRequired, "SoftHSM2 is not installed (apt-get install softhsm2 opensc)"
-        ))
+            if: SoftHSM.isAvailable || SoftHSM.isRequired,
+            "SoftHSM2 is not installed (apt-get install softhsm2 opensc)"
+        )
+    )
     func pkcs11Family() async throws {
         let fixture = try Fixture()
         defer { fixture.remove() }
@@ -201,7 +215,8 @@ struct KeylessSigningTests {
         let trust = server.keyring.trustConfiguration(baseURL: "http://token-server")
         #expect(
             trust.serviceAccounts.first { $0.account.email == email }?.keySource
-                == .jwksURL("http://token-server/service_accounts/v1/metadata/jwk/\(email)"))
+                == .jwksURL("http://token-server/service_accounts/v1/metadata/jwk/\(email)")
+        )
     }
 }
 

@@ -62,7 +62,8 @@ struct KeysTests {
         let reopened = try await TokenServerFixture.open(
             fixture.directory,
             store: try SQLiteTokenServerStore(path: fixture.directory + "/" + TokenServer.databaseFileName),
-            clock: fixture.clock)
+            clock: fixture.clock
+        )
         #expect(try reopened.keyring.signingKey(for: .consumer).record.kid == before)
         let rotated = try await reopened.keyring.rotate(.consumer)
         // The first server notices within its refresh interval.
@@ -113,7 +114,9 @@ struct KeysTests {
             try await Application(router: emulatorRouter.value).test(.router) { fleet in
                 let vehicles = "/v1/providers/demo-project/vehicles"
                 let create = try await fleet.json(
-                    .post, "\(vehicles)?vehicleId=v1", bearer: server,
+                    .post,
+                    "\(vehicles)?vehicleId=v1",
+                    bearer: server,
                     body:
                         #"{"vehicleState":"ONLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4,"vehicleType":{"category":"AUTO"}}"#
                 )
@@ -121,7 +124,8 @@ struct KeysTests {
                 let move = #"{"lastLocation":{"location":{"latitude":37.4,"longitude":-122.1}}}"#
                 #expect(
                     try await fleet.json(.put, "\(vehicles)/v1?updateMask=last_location", bearer: before, body: move).0
-                        == .ok)
+                        == .ok
+                )
                 // A driver token cannot touch another vehicle, as Fleet Engine would refuse it.
                 #expect(try await fleet.json(.get, "\(vehicles)/v2", bearer: before).0 == .forbidden)
 
@@ -130,7 +134,8 @@ struct KeysTests {
                 let after = try await token("/token/driver/v1", driver)
                 #expect(
                     try await fleet.json(.put, "\(vehicles)/v1?updateMask=last_location", bearer: after, body: move).0
-                        == .ok)
+                        == .ok
+                )
                 #expect(try await fleet.json(.get, "\(vehicles)/v1", bearer: before).0 == .ok)
             }
         }
@@ -145,14 +150,20 @@ struct AdminTests {
         try await fixture.application.test(.router) { client in
             let ops = try await client.login("ops")
             let created = try await client.json(
-                .post, "/v1/admin/users", bearer: ops,
-                body: #"{"username":"eve","password":"long enough pw","role":"driver"}"#)
+                .post,
+                "/v1/admin/users",
+                bearer: ops,
+                body: #"{"username":"eve","password":"long enough pw","role":"driver"}"#
+            )
             #expect(created.0 == .created)
             #expect(
                 try await client.json(
-                    .post, "/v1/admin/users", bearer: ops,
+                    .post,
+                    "/v1/admin/users",
+                    bearer: ops,
                     body: #"{"username":"eve","password":"long enough pw","role":"driver"}"#
-                ).0 == .conflict)
+                ).0 == .conflict
+            )
             for body in [
                 #"{"username":"Eve!","password":"long enough pw","role":"driver"}"#,
                 #"{"username":"frank","password":"short","role":"driver"}"#,
@@ -162,16 +173,28 @@ struct AdminTests {
             }
             #expect(
                 try await client.json(
-                    .post, "/v1/admin/users/eve/grants", bearer: ops, body: #"{"kind":"vehicle","id":"v9"}"#
-                ).0 == .created)
+                    .post,
+                    "/v1/admin/users/eve/grants",
+                    bearer: ops,
+                    body: #"{"kind":"vehicle","id":"v9"}"#
+                ).0 == .created
+            )
             #expect(
                 try await client.json(
-                    .post, "/v1/admin/users/eve/grants", bearer: ops, body: #"{"kind":"trip","id":"t9"}"#
-                ).0 == .badRequest)
+                    .post,
+                    "/v1/admin/users/eve/grants",
+                    bearer: ops,
+                    body: #"{"kind":"trip","id":"t9"}"#
+                ).0 == .badRequest
+            )
             #expect(
                 try await client.json(
-                    .post, "/v1/admin/users/nobody/grants", bearer: ops, body: #"{"kind":"vehicle","id":"v9"}"#
-                ).0 == .notFound)
+                    .post,
+                    "/v1/admin/users/nobody/grants",
+                    bearer: ops,
+                    body: #"{"kind":"vehicle","id":"v9"}"#
+                ).0 == .notFound
+            )
             let eve = try await client.login("eve", "long enough pw")
             #expect(try await client.json(.get, "/token/driver/v9", bearer: eve).0 == .ok)
             let (_, list, _) = try await client.json(.get, "/v1/admin/users", bearer: ops)
@@ -179,7 +202,8 @@ struct AdminTests {
             #expect(names == ["carol", "cody", "dana", "dave", "eve", "ops"])
 
             #expect(
-                try await client.json(.delete, "/v1/admin/users/eve/grants/vehicle/v9", bearer: ops).0 == .noContent)
+                try await client.json(.delete, "/v1/admin/users/eve/grants/vehicle/v9", bearer: ops).0 == .noContent
+            )
             #expect(try await client.json(.get, "/token/driver/v9", bearer: eve).0 == .forbidden)
             #expect(try await client.json(.delete, "/v1/admin/users/eve/grants/vehicle/v9", bearer: ops).0 == .notFound)
             #expect(try await client.json(.delete, "/v1/admin/users/eve", bearer: ops).0 == .noContent)
@@ -218,11 +242,13 @@ struct ServiceAccountTests {
         try await fixture.application.test(.router) { client in
             let grant = #"{"kind":"trip","id":"t9"}"#
             #expect(
-                try await client.json(.post, "/v1/admin/users/carol/grants", bearer: key, body: grant).0 == .created)
+                try await client.json(.post, "/v1/admin/users/carol/grants", bearer: key, body: grant).0 == .created
+            )
             let carol = try await client.login("carol")
             #expect(try await client.json(.get, "/token/consumer/t9", bearer: carol).0 == .ok)
             #expect(
-                try await client.json(.delete, "/v1/admin/users/carol/grants/trip/t9", bearer: key).0 == .noContent)
+                try await client.json(.delete, "/v1/admin/users/carol/grants/trip/t9", bearer: key).0 == .noContent
+            )
             #expect(try await client.json(.get, "/token/consumer/t9", bearer: carol).0 == .forbidden)
             // Nothing but grants: no other admin call, no token.
             let others: [(HTTPRequest.Method, String, String?)] = [
@@ -246,7 +272,8 @@ struct ServiceAccountTests {
             #expect(try await client.json(.delete, "/v1/admin/users/dispatch", bearer: ops).0 == .noContent)
             #expect(
                 try await client.json(.post, "/v1/admin/users/carol/grants", bearer: key, body: grant).0
-                    == .unauthorized)
+                    == .unauthorized
+            )
         }
     }
 }

@@ -29,17 +29,27 @@ struct TwoTokenServers: @unchecked Sendable {
         @Sendable func open(_ store: any TokenServerStorage, _ directory: String) async throws -> TokenServer {
             try await TokenServer(
                 configuration: .init(dataDirectory: directory, keyEncryptionKey: keyEncryptionKey, bcryptCost: 4),
-                store: store, clock: clock)
+                store: store,
+                clock: clock
+            )
         }
         // Both start at once: they must agree on one first key per family.
         async let a = open(storeA, directories[0])
         async let b = open(storeB, directories[1])
         let servers = try await (a, b)
         try await servers.0.users.addUser(
-            AppUser(username: "dana", role: .driver), password: TokenServerFixture.password)
+            AppUser(username: "dana", role: .driver),
+            password: TokenServerFixture.password
+        )
         try await servers.0.users.grant(Grant(kind: .vehicle, id: "v1"), to: "dana")
         return TwoTokenServers(
-            a: servers.0, b: servers.1, storeA: storeA, directories: directories, clock: clock, reopen: reopen)
+            a: servers.0,
+            b: servers.1,
+            storeA: storeA,
+            directories: directories,
+            clock: clock,
+            reopen: reopen
+        )
     }
 
     /// Runs `body` with a test client for each instance.
@@ -63,7 +73,8 @@ struct MultiInstanceTests {
 
     @Test(
         "keys: agreed at a joint start, sealed in the store, never on disk; a rotation through one instance signs and is published on the other within a second",
-        arguments: TokenServerStoreDriver.persistent)
+        arguments: TokenServerStoreDriver.persistent
+    )
     func keys(_ driver: TokenServerStoreDriver) async throws {
         let servers = try await TwoTokenServers.start(driver, keyEncryptionKey: Self.kek)
         let records = try await servers.storeA.signingKeys()
@@ -111,7 +122,8 @@ struct MultiInstanceTests {
 
     @Test(
         "sessions, logouts and lockouts are shared: a lockout made through one instance holds on the other and after a restart",
-        arguments: TokenServerStoreDriver.persistent)
+        arguments: TokenServerStoreDriver.persistent
+    )
     func sessionsAndLockouts(_ driver: TokenServerStoreDriver) async throws {
         let servers = try await TwoTokenServers.start(driver, keyEncryptionKey: Self.kek)
         try await servers.test { a, b in
@@ -131,7 +143,9 @@ struct MultiInstanceTests {
         // A restarted instance (a new store and server on the same database) still refuses.
         let restarted = try await TokenServer(
             configuration: .init(dataDirectory: servers.directories[0], keyEncryptionKey: Self.kek, bcryptCost: 4),
-            store: try await servers.reopen(), clock: servers.clock)
+            store: try await servers.reopen(),
+            clock: servers.clock
+        )
         await #expect(throws: TokenServerError.self) {
             _ = try await restarted.login.login(username: "dana", password: TokenServerFixture.password, address: nil)
         }
@@ -141,14 +155,16 @@ struct MultiInstanceTests {
 
     @Test(
         "a wrong key-encryption key, or none, is a clear error at start, not at the first token",
-        arguments: TokenServerStoreDriver.persistent)
+        arguments: TokenServerStoreDriver.persistent
+    )
     func wrongKeyEncryptionKey(_ driver: TokenServerStoreDriver) async throws {
         let servers = try await TwoTokenServers.start(driver, keyEncryptionKey: Self.kek)
         let directory = NSTemporaryDirectory() + "ts-wrong-" + UUID().uuidString
         do {
             _ = try await TokenServer(
                 configuration: .init(dataDirectory: directory, keyEncryptionKey: .generate()),
-                store: try await servers.reopen())
+                store: try await servers.reopen()
+            )
             Issue.record("a wrong key-encryption key was accepted")
         } catch let error as KeyEncryptionKeyError {
             #expect(error.message.contains("does not open signing key"))

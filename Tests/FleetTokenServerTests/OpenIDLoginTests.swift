@@ -26,7 +26,8 @@ struct OpenIDFixture: @unchecked Sendable {
 
     /// Runs `body` with the provider listening and the token server listening (both on loopback ports).
     static func run(
-        keys: [TestOpenIDProvider.SigningKey]? = nil, autoCreate: AppUserRole? = nil,
+        keys: [TestOpenIDProvider.SigningKey]? = nil,
+        autoCreate: AppUserRole? = nil,
         refetchInterval: Duration = .seconds(10),
         _ body: @escaping @Sendable (OpenIDFixture, any TestClientProtocol) async throws -> Void
     ) async throws {
@@ -39,28 +40,46 @@ struct OpenIDFixture: @unchecked Sendable {
             let log = LogRecorder()
             let server = try await TokenServer(
                 configuration: .init(
-                    dataDirectory: directory, bcryptCost: 4,
+                    dataDirectory: directory,
+                    bcryptCost: 4,
                     openIDProviders: [OpenIDProviderConfiguration(issuer: provider.issuer, audience: client)],
-                    openIDAutoCreateRole: autoCreate, openIDMinimumRefetchInterval: refetchInterval),
-                store: store, clock: clock, logger: .recording(to: log))
+                    openIDAutoCreateRole: autoCreate,
+                    openIDMinimumRefetchInterval: refetchInterval
+                ),
+                store: store,
+                clock: clock,
+                logger: .recording(to: log)
+            )
             try await server.users.addUser(
                 AppUser(username: "dana", role: .driver),
-                identity: ExternalIdentity(issuer: provider.issuer, subject: "sub-dana"))
+                identity: ExternalIdentity(issuer: provider.issuer, subject: "sub-dana")
+            )
             try await server.users.grant(Grant(kind: .vehicle, id: "v1"), to: "dana")
             try await server.users.addUser(
-                AppUser(username: "ops", role: .operator), password: TokenServerFixture.password)
+                AppUser(username: "ops", role: .operator),
+                password: TokenServerFixture.password
+            )
             let fixture = OpenIDFixture(provider: provider, server: server, store: store, clock: clock, log: log)
             try await Application(router: server.router).test(.live) { client in try await body(fixture, client) }
         }
     }
 
     func idToken(
-        _ subject: String = "sub-dana", claims: JSONObject = [:], removing: [String] = [], header: JSONObject = [:],
+        _ subject: String = "sub-dana",
+        claims: JSONObject = [:],
+        removing: [String] = [],
+        header: JSONObject = [:],
         key: TestOpenIDProvider.SigningKey? = nil
     ) throws -> String {
         try provider.idToken(
-            subject: subject, audience: Self.client, now: now, claims: claims, removing: removing, header: header,
-            key: key)
+            subject: subject,
+            audience: Self.client,
+            now: now,
+            claims: claims,
+            removing: removing,
+            header: header,
+            key: key
+        )
     }
 }
 
@@ -68,7 +87,10 @@ extension TestClientProtocol {
     /// `POST /v1/sessions {"idToken": token}`.
     func idTokenLogin(_ token: String) async throws -> (HTTPResponse.Status, JSONObject) {
         let (status, body, _) = try await json(
-            .post, "/v1/sessions", body: JSONObject(["idToken": .string(token)]).jsonText)
+            .post,
+            "/v1/sessions",
+            body: JSONObject(["idToken": .string(token)]).jsonText
+        )
         return (status, body)
     }
 }
@@ -97,7 +119,10 @@ struct OpenIDLoginTests {
     func hostileRows() async throws {
         try await OpenIDFixture.run { fixture, client in
             let (_, wrongPassword, _) = try await client.json(
-                .post, "/v1/sessions", body: #"{"username":"dana","password":"wrong password"}"#)
+                .post,
+                "/v1/sessions",
+                body: #"{"username":"dana","password":"wrong password"}"#
+            )
             let now = fixture.now
             let stranger = try TestOpenIDProvider.SigningKey.newRSA()
             let strangerWithKnownKid: TestOpenIDProvider.SigningKey = {
@@ -119,7 +144,9 @@ struct OpenIDLoginTests {
             let hmac = Array(
                 HMAC<SHA256>.authenticationCode(
                     for: Array(input.utf8),
-                    using: SymmetricKey(data: Array(rsaKey.verificationKey.pemRepresentation.utf8))))
+                    using: SymmetricKey(data: Array(rsaKey.verificationKey.pemRepresentation.utf8))
+                )
+            )
             let noneHeader: JSONObject = ["alg": "none", "typ": "JWT"]
             let rows: [(String, String)] = [
                 ("unlinked identity", try fixture.idToken("sub-nobody")),
@@ -177,7 +204,10 @@ struct OpenIDLoginTests {
             // dana locked out by password guesses: her valid ID token is 429 too.
             for _ in 0..<5 {
                 _ = try await client.json(
-                    .post, "/v1/sessions", body: #"{"username":"dana","password":"wrong password"}"#)
+                    .post,
+                    "/v1/sessions",
+                    body: #"{"username":"dana","password":"wrong password"}"#
+                )
             }
             #expect(try await client.idTokenLogin(try fixture.idToken()).0 == .tooManyRequests)
             fixture.clock.advance(by: .seconds(31))
@@ -206,7 +236,8 @@ struct OpenIDLoginTests {
             for index in 0..<5 {
                 let header: JSONObject = ["kid": .string("made-up-\(index)")]
                 #expect(
-                    try await client.idTokenLogin(try fixture.idToken(header: header, key: rotated)).0 == .unauthorized)
+                    try await client.idTokenLogin(try fixture.idToken(header: header, key: rotated)).0 == .unauthorized
+                )
             }
             #expect(fixture.provider.keySetFetches == fetchesBefore + 1)
             // 10 s after the last refetch, the next unknown kid may cause one again: a second rotation is read.
@@ -274,9 +305,13 @@ struct OpenIDLoginTests {
             let clock = ManualClock()
             let federation = try OpenIDFederation(
                 providers: [OpenIDProviderConfiguration(issuer: provider.issuer, audience: OpenIDFixture.client)],
-                clock: clock)
+                clock: clock
+            )
             let token = try provider.idToken(
-                subject: "s", audience: OpenIDFixture.client, now: clock.currentEpochSeconds)
+                subject: "s",
+                audience: OpenIDFixture.client,
+                now: clock.currentEpochSeconds
+            )
             await #expect(throws: TokenVerificationError.unknownKeyID) {
                 try await federation.verify(token, nowSeconds: clock.currentEpochSeconds)
             }
@@ -295,19 +330,22 @@ struct OpenIDLoginTests {
             #expect(username.hasPrefix("oidc-") && body["role"] == "consumer")
             #expect(
                 try await client.idTokenLogin(try fixture.idToken("sub-new-rider")).1["username"]?.stringValue
-                    == username)
+                    == username
+            )
             let session = try #require(body["sessionToken"]?.stringValue)
             #expect(try await client.json(.get, "/token/consumer/t1", bearer: session).0 == .forbidden)
             let identities = try await fixture.server.users.identities()
             #expect(
-                identities[username] == [ExternalIdentity(issuer: fixture.provider.issuer, subject: "sub-new-rider")])
+                identities[username] == [ExternalIdentity(issuer: fixture.provider.issuer, subject: "sub-new-rider")]
+            )
             // A linked identity still logs in as its user.
             #expect(try await client.idTokenLogin(try fixture.idToken()).1["username"] == "dana")
         }
         #expect(throws: GoogleAPIError.self) {
             try OpenIDFederation(
                 providers: [OpenIDProviderConfiguration(issuer: "https://op.example.com", audience: "a")],
-                autoCreateRole: .operator)
+                autoCreateRole: .operator
+            )
         }
     }
 
@@ -317,14 +355,20 @@ struct OpenIDLoginTests {
             let ops = try await client.login("ops")
             // Without an issuer: the server's only issuer.
             let (added, addedBody, _) = try await client.json(
-                .post, "/v1/admin/users", bearer: ops,
-                body: #"{"username":"rita","role":"consumer","subject":"sub-rita"}"#)
+                .post,
+                "/v1/admin/users",
+                bearer: ops,
+                body: #"{"username":"rita","role":"consumer","subject":"sub-rita"}"#
+            )
             #expect(added == .created, "\(addedBody.jsonText)")
             #expect(try await client.idTokenLogin(try fixture.idToken("sub-rita")).1["username"] == "rita")
             // A link to an existing password user.
             let (linked, _, _) = try await client.json(
-                .post, "/v1/admin/users/ops/identities", bearer: ops,
-                body: JSONObject(["subject": "sub-ops", "issuer": .string(fixture.provider.issuer)]).jsonText)
+                .post,
+                "/v1/admin/users/ops/identities",
+                bearer: ops,
+                body: JSONObject(["subject": "sub-ops", "issuer": .string(fixture.provider.issuer)]).jsonText
+            )
             #expect(linked == .created)
             #expect(try await client.idTokenLogin(try fixture.idToken("sub-ops")).1["role"] == "operator")
             // Refusals: an identity linked twice, a password and a subject, a bad issuer, a control character.

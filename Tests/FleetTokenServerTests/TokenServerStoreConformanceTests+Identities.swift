@@ -9,13 +9,15 @@ extension TokenServerStoreConformanceTests {
 
     @Test(
         "identities: a user added with its identity in one transaction, links unique, matched exactly, removed with the user",
-        arguments: TokenServerStoreDriver.all)
+        arguments: TokenServerStoreDriver.all
+    )
     func identities(_ driver: TokenServerStoreDriver) async throws {
         let store = try await driver.open().store
         let danaID = ExternalIdentity(issuer: Self.issuer, subject: "sub-1")
         try await store.addUser(Self.dana, passwordHash: "h", createdAt: Self.t0, identity: danaID)
         #expect(
-            try await store.linkedUser(issuer: Self.issuer, subject: "sub-1", matchingUnqualified: false) == Self.dana)
+            try await store.linkedUser(issuer: Self.issuer, subject: "sub-1", matchingUnqualified: false) == Self.dana
+        )
         // Exact matches only: another issuer, a trailing slash, another case, a NUL.
         for (issuer, subject) in [
             ("https://other.example.com", "sub-1"), (Self.issuer + "/", "sub-1"), (Self.issuer, "SUB-1"),
@@ -26,8 +28,11 @@ extension TokenServerStoreConformanceTests {
         // A taken name or a linked identity writes nothing.
         await #expect(throws: StoreError.alreadyExists("")) {
             try await store.addUser(
-                Self.dana, passwordHash: "h", createdAt: Self.t0,
-                identity: ExternalIdentity(issuer: Self.issuer, subject: "sub-2"))
+                Self.dana,
+                passwordHash: "h",
+                createdAt: Self.t0,
+                identity: ExternalIdentity(issuer: Self.issuer, subject: "sub-2")
+            )
         }
         #expect(try await store.linkedUser(issuer: Self.issuer, subject: "sub-2", matchingUnqualified: false) == nil)
         let dave = AppUser(username: "dave", role: .driver)
@@ -41,7 +46,8 @@ extension TokenServerStoreConformanceTests {
         try await store.linkIdentity(ExternalIdentity(issuer: "", subject: "sub-1"), to: "dave")
         try await store.linkIdentity(ExternalIdentity(issuer: "", subject: "sub-3"), to: "dave")
         #expect(
-            try await store.linkedUser(issuer: Self.issuer, subject: "sub-1", matchingUnqualified: true) == Self.dana)
+            try await store.linkedUser(issuer: Self.issuer, subject: "sub-1", matchingUnqualified: true) == Self.dana
+        )
         #expect(try await store.linkedUser(issuer: Self.issuer, subject: "sub-3", matchingUnqualified: true) == dave)
         #expect(try await store.linkedUser(issuer: Self.issuer, subject: "sub-3", matchingUnqualified: false) == nil)
         await #expect(throws: StoreError.alreadyExists("")) {
@@ -56,7 +62,8 @@ extension TokenServerStoreConformanceTests {
                 "dave": [
                     ExternalIdentity(issuer: "", subject: "sub-1"), ExternalIdentity(issuer: "", subject: "sub-3"),
                 ],
-            ])
+            ]
+        )
         try await store.removeUser("dana")
         #expect(try await store.linkedUser(issuer: Self.issuer, subject: "sub-1", matchingUnqualified: false) == nil)
         // The identity is free again.

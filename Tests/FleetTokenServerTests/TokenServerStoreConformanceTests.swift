@@ -45,7 +45,8 @@ struct TokenServerStoreConformanceTests {
 
     @Test(
         "users: added once, read back with their hash, removed with their grants and sessions",
-        arguments: TokenServerStoreDriver.all)
+        arguments: TokenServerStoreDriver.all
+    )
     func users(_ driver: TokenServerStoreDriver) async throws {
         let store = try await driver.open().store
         try await store.addUser(Self.dana, passwordHash: "hash-1", createdAt: Self.t0)
@@ -61,9 +62,12 @@ struct TokenServerStoreConformanceTests {
         #expect(
             try await store.users() == [
                 UserRecord(
-                    user: Self.dana, grants: [Grant(kind: .vehicle, id: "v1"), Grant(kind: .vehicle, id: "v2")]),
+                    user: Self.dana,
+                    grants: [Grant(kind: .vehicle, id: "v1"), Grant(kind: .vehicle, id: "v2")]
+                ),
                 UserRecord(user: AppUser(username: "ops", role: .operator), grants: []),
-            ])
+            ]
+        )
         await #expect(throws: StoreError.notFound("")) {
             try await store.addGrant(Grant(kind: .vehicle, id: "v1"), to: "nobody")
         }
@@ -72,7 +76,8 @@ struct TokenServerStoreConformanceTests {
             try await store.removeGrant(Grant(kind: .vehicle, id: "v2"), from: "dana")
         }
         try await store.addSession(
-            SessionRecord(tokenHash: "s1", username: "dana", createdAt: Self.t0, expiresAt: Self.t0 + 60))
+            SessionRecord(tokenHash: "s1", username: "dana", createdAt: Self.t0, expiresAt: Self.t0 + 60)
+        )
         try await store.removeUser("dana")
         await #expect(throws: StoreError.notFound("")) { try await store.removeUser("dana") }
         #expect(try await store.credentials(for: "dana") == nil)
@@ -84,13 +89,15 @@ struct TokenServerStoreConformanceTests {
 
     @Test(
         "sessions: found by hash until they expire, with the grant answered in the same read",
-        arguments: TokenServerStoreDriver.all)
+        arguments: TokenServerStoreDriver.all
+    )
     func sessions(_ driver: TokenServerStoreDriver) async throws {
         let store = try await driver.open().store
         try await store.addUser(Self.dana, passwordHash: "h", createdAt: Self.t0)
         try await store.addGrant(Grant(kind: .vehicle, id: "v1"), to: "dana")
         try await store.addSession(
-            SessionRecord(tokenHash: "s1", username: "dana", createdAt: Self.t0, expiresAt: Self.t0 + 3600))
+            SessionRecord(tokenHash: "s1", username: "dana", createdAt: Self.t0, expiresAt: Self.t0 + 3600)
+        )
         let held = try await store.sessionUser(tokenHash: "s1", at: Self.t0, holding: Grant(kind: .vehicle, id: "v1"))
         #expect(held?.user == Self.dana && held?.granted == true)
         let other = try await store.sessionUser(tokenHash: "s1", at: Self.t0, holding: Grant(kind: .vehicle, id: "v2"))
@@ -104,21 +111,31 @@ struct TokenServerStoreConformanceTests {
         #expect(try await store.credentials(for: "dana")?.passwordHash == "h2")
         await #expect(throws: StoreError.notFound("")) { try await store.setPasswordHash("h", for: "nobody") }
         try await store.addSession(
-            SessionRecord(tokenHash: "s3", username: "dana", createdAt: Self.t0, expiresAt: Self.t0 + 60))
+            SessionRecord(tokenHash: "s3", username: "dana", createdAt: Self.t0, expiresAt: Self.t0 + 60)
+        )
         try await store.removeSession(tokenHash: "s3")
         #expect(try await store.sessionUser(tokenHash: "s3", at: Self.t0, holding: nil) == nil)
     }
 
     @Test(
         "signing keys: a new key retires its family's current one; pruning removes exactly the old ones",
-        arguments: TokenServerStoreDriver.all)
+        arguments: TokenServerStoreDriver.all
+    )
     func signingKeys(_ driver: TokenServerStoreDriver) async throws {
         let store = try await driver.open().store
         let first = SigningKeyRecord(kid: "k1", family: .driver, material: .file(path: "/k1"), createdAt: Self.t0)
         let other = SigningKeyRecord(
-            kid: "c1", family: .consumer, material: .sealed([1, 2, 3, 0, 255]), createdAt: Self.t0)
+            kid: "c1",
+            family: .consumer,
+            material: .sealed([1, 2, 3, 0, 255]),
+            createdAt: Self.t0
+        )
         let second = SigningKeyRecord(
-            kid: "k2", family: .driver, material: .file(path: "/k2"), createdAt: Self.t0 + 100)
+            kid: "k2",
+            family: .driver,
+            material: .file(path: "/k2"),
+            createdAt: Self.t0 + 100
+        )
         for record in [first, other, second] { try await store.addSigningKey(record) }
         var retiredFirst = first
         retiredFirst.retiredAt = Self.t0 + 100
@@ -133,9 +150,13 @@ struct TokenServerStoreConformanceTests {
         let store = try await driver.open().store
         let entries = (0..<5).map { index in
             AuditEntry(
-                issuedAt: Self.t0 + TimeInterval(index), username: "dana",
+                issuedAt: Self.t0 + TimeInterval(index),
+                username: "dana",
                 endpoint: index.isMultiple(of: 2) ? .driver : .fleetReader,
-                scope: #"{"vehicleid":"v\#(index)"}"#, kid: "k1", expiresAt: Self.t0 + 3600)
+                scope: #"{"vehicleid":"v\#(index)"}"#,
+                kid: "k1",
+                expiresAt: Self.t0 + 3600
+            )
         }
         for entry in entries { try await store.append(entry) }
         #expect(try await store.recentEntries(limit: 3) == entries.reversed().prefix(3).map { $0 })
@@ -143,14 +164,19 @@ struct TokenServerStoreConformanceTests {
     }
     @Test(
         "first keys: one per family however many instances start at once; pruning hands each key to one instance",
-        arguments: TokenServerStoreDriver.persistent)
+        arguments: TokenServerStoreDriver.persistent
+    )
     func firstKeysAndPruningAcrossInstances(_ driver: TokenServerStoreDriver) async throws {
         let (store, another) = try await driver.open()
         let reopen = try #require(another)
         let second = try await reopen()
         let candidates = (0..<8).map { index in
             SigningKeyRecord(
-                kid: "k\(index)", family: .driver, material: .sealed([UInt8(index)]), createdAt: Self.t0)
+                kid: "k\(index)",
+                family: .driver,
+                material: .sealed([UInt8(index)]),
+                createdAt: Self.t0
+            )
         }
         let added = try await withThrowingTaskGroup(of: Bool.self) { group in
             for (index, record) in candidates.enumerated() {
@@ -167,8 +193,12 @@ struct TokenServerStoreConformanceTests {
             let target = index.isMultiple(of: 2) ? store : second
             try await target.addSigningKey(
                 SigningKeyRecord(
-                    kid: "r\(index)", family: .driver, material: .file(path: "/r\(index)"),
-                    createdAt: Self.t0 + TimeInterval(index)))
+                    kid: "r\(index)",
+                    family: .driver,
+                    material: .file(path: "/r\(index)"),
+                    createdAt: Self.t0 + TimeInterval(index)
+                )
+            )
         }
         #expect(try await store.signingKeys().filter { $0.retiredAt == nil }.map(\.kid) == ["r6"])
         let pruned = try await withThrowingTaskGroup(of: [String].self) { group in
@@ -183,27 +213,41 @@ struct TokenServerStoreConformanceTests {
 
     @Test(
         "login throttle: counts kept per key, updated atomically, forgotten only when they cannot lock",
-        arguments: TokenServerStoreDriver.all)
+        arguments: TokenServerStoreDriver.all
+    )
     func throttleEntries(_ driver: TokenServerStoreDriver) async throws {
         let store = try await driver.open().store
         let now = Self.t0
         #expect(try await store.throttleEntries(keys: ["user:dana"], at: now) == [:])
         let locked = ThrottleEntry(
-            failures: 5, firstFailure: now, lockedUntil: now + 30, forgetAfter: now + 900)
+            failures: 5,
+            firstFailure: now,
+            lockedUntil: now + 30,
+            forgetAfter: now + 900
+        )
         try await store.updateThrottleEntries(keys: ["user:dana", "address:10.0.0.1"], at: now) { current in
             #expect(current.isEmpty)
             return [
                 "user:dana": locked,
                 "address:10.0.0.1": ThrottleEntry(
-                    failures: 1, firstFailure: now, lockedUntil: nil, forgetAfter: now + 0.5),
+                    failures: 1,
+                    firstFailure: now,
+                    lockedUntil: nil,
+                    forgetAfter: now + 0.5
+                ),
             ]
         }
         #expect(
             try await store.throttleEntries(keys: ["user:dana", "address:10.0.0.1", "user:x"], at: now) == [
                 "user:dana": locked,
                 "address:10.0.0.1": ThrottleEntry(
-                    failures: 1, firstFailure: now, lockedUntil: nil, forgetAfter: now + 0.5),
-            ])
+                    failures: 1,
+                    firstFailure: now,
+                    lockedUntil: nil,
+                    forgetAfter: now + 0.5
+                ),
+            ]
+        )
         // Milliseconds are kept; an entry past its time is gone.
         #expect(try await store.throttleEntries(keys: ["address:10.0.0.1"], at: now + 0.5) == [:])
         // Byte-exact keys: a key with a NUL is its own key (or, where the database cannot hold it, none at all).
@@ -215,7 +259,8 @@ struct TokenServerStoreConformanceTests {
 
     @Test(
         "login throttle: concurrent failures from two instances are all counted, and survive a restart",
-        arguments: TokenServerStoreDriver.persistent)
+        arguments: TokenServerStoreDriver.persistent
+    )
     func throttleAcrossInstances(_ driver: TokenServerStoreDriver) async throws {
         let (store, another) = try await driver.open()
         let reopen = try #require(another)
@@ -249,8 +294,13 @@ struct TokenServerStoreConformanceTests {
         let store = try await driver.open().store
         let entries = (0..<300).map { index in
             AuditEntry(
-                issuedAt: Self.t0 + TimeInterval(index), username: "u\(index % 7)", endpoint: .driver,
-                scope: #"{"vehicleid":"v\#(index)"}"#, kid: "k", expiresAt: Self.t0 + 3600)
+                issuedAt: Self.t0 + TimeInterval(index),
+                username: "u\(index % 7)",
+                endpoint: .driver,
+                scope: #"{"vehicleid":"v\#(index)"}"#,
+                kid: "k",
+                expiresAt: Self.t0 + 3600
+            )
         }
         try await store.append(contentsOf: Array(entries[..<150]))
         try await GroupCommitAuditLog(store).append(contentsOf: Array(entries[150...]))
@@ -259,7 +309,8 @@ struct TokenServerStoreConformanceTests {
 
     @Test(
         "names no user can have find nothing: NUL, case, and the store's answers for them",
-        arguments: TokenServerStoreDriver.all)
+        arguments: TokenServerStoreDriver.all
+    )
     func unusualNames(_ driver: TokenServerStoreDriver) async throws {
         let store = try await driver.open().store
         try await store.addUser(Self.dana, passwordHash: "h", createdAt: Self.t0)

@@ -40,12 +40,17 @@ struct TokenServerFixture: @unchecked Sendable {
 
     /// A token server on `directory`'s data (as a second process would open it).
     static func open(
-        _ directory: String, store: SQLiteTokenServerStore, clock: ManualClock,
+        _ directory: String,
+        store: SQLiteTokenServerStore,
+        clock: ManualClock,
         auditLogger: Logger = Logger(label: "audit")
     ) async throws -> TokenServer {
         try await TokenServer(
-            configuration: .init(dataDirectory: directory, bcryptCost: 4), store: store, clock: clock,
-            auditLogger: auditLogger)
+            configuration: .init(dataDirectory: directory, bcryptCost: 4),
+            store: store,
+            clock: clock,
+            auditLogger: auditLogger
+        )
     }
 
     var application: some ApplicationProtocol { Application(router: server.router) }
@@ -70,7 +75,10 @@ extension TestClientProtocol {
     /// Logs in; returns the session token.
     func login(_ username: String, _ password: String = TokenServerFixture.password) async throws -> String {
         let (status, body, _) = try await json(
-            .post, "/v1/sessions", body: #"{"username":"\#(username)","password":"\#(password)"}"#)
+            .post,
+            "/v1/sessions",
+            body: #"{"username":"\#(username)","password":"\#(password)"}"#
+        )
         try #require(status == .created, "login \(username): \(body.jsonText)")
         return try #require(body["sessionToken"]?.stringValue)
     }
@@ -83,7 +91,10 @@ struct LoginTests {
         let fixture = try await TokenServerFixture()
         try await fixture.application.test(.router) { client in
             let (status, body, headers) = try await client.json(
-                .post, "/v1/sessions", body: #"{"username":"dana","password":"correct horse battery"}"#)
+                .post,
+                "/v1/sessions",
+                body: #"{"username":"dana","password":"correct horse battery"}"#
+            )
             #expect(status == .created)
             #expect(headers[.cacheControl] == "no-store")
             let session = try #require(body["sessionToken"]?.stringValue)
@@ -95,8 +106,12 @@ struct LoginTests {
             #expect(try await fixture.store.sessionUser(tokenHash: session, at: past, holding: nil) == nil)
             #expect(
                 try await fixture.store.sessionUser(
-                    tokenHash: LoginService.hash(sessionToken: session), at: past, holding: nil)?.user
-                    == AppUser(username: "dana", role: .driver))
+                    tokenHash: LoginService.hash(sessionToken: session),
+                    at: past,
+                    holding: nil
+                )?.user
+                    == AppUser(username: "dana", role: .driver)
+            )
 
             #expect(try await client.json(.get, "/token/driver/v1", bearer: session).0 == .ok)
             #expect(try await client.json(.delete, "/v1/sessions/current", bearer: session).0 == .noContent)
@@ -109,9 +124,15 @@ struct LoginTests {
         let fixture = try await TokenServerFixture()
         try await fixture.application.test(.router) { client in
             let (wrong, wrongBody, _) = try await client.json(
-                .post, "/v1/sessions", body: #"{"username":"dana","password":"wrong password"}"#)
+                .post,
+                "/v1/sessions",
+                body: #"{"username":"dana","password":"wrong password"}"#
+            )
             let (unknown, unknownBody, _) = try await client.json(
-                .post, "/v1/sessions", body: #"{"username":"nobody","password":"wrong password"}"#)
+                .post,
+                "/v1/sessions",
+                body: #"{"username":"nobody","password":"wrong password"}"#
+            )
             #expect(wrong == .unauthorized && unknown == .unauthorized)
             #expect(wrongBody == unknownBody)
             #expect(wrongBody["error"]?.objectValue?["message"]?.stringValue == LoginService.invalidCredentialsMessage)
@@ -145,7 +166,10 @@ struct LoginTests {
             let wrong = #"{"username":"dana","password":"wrong password"}"#
             for _ in 0..<5 { #expect(try await client.json(.post, "/v1/sessions", body: wrong).0 == .unauthorized) }
             let (status, body, headers) = try await client.json(
-                .post, "/v1/sessions", body: #"{"username":"dana","password":"correct horse battery"}"#)
+                .post,
+                "/v1/sessions",
+                body: #"{"username":"dana","password":"correct horse battery"}"#
+            )
             #expect(status == .tooManyRequests)
             #expect(body["error"]?.objectValue?["status"] == "RESOURCE_EXHAUSTED")
             let retryAfter = try #require(headers[.retryAfter].flatMap { Int($0) })
@@ -226,14 +250,16 @@ struct TokenEndpointTests {
             #expect(status == .ok)
             #expect(headers[.cacheControl] == "no-store")
             #expect(
-                body.map(\.key) == ["jwt", "token", "creationTimestamp", "expirationTimestamp", "expiresInSeconds"])
+                body.map(\.key) == ["jwt", "token", "creationTimestamp", "expirationTimestamp", "expiresInSeconds"]
+            )
             let jwt = try #require(body["jwt"]?.stringValue)
             #expect(body["token"]?.stringValue == jwt)
             let verified = try Self.verify(jwt, fixture, family: .driver)
             let key = try fixture.server.keyring.signingKey(for: .driver).key!
             #expect(
                 JSONValue.object(verified.header).jsonText
-                    == #"{"alg":"RS256","typ":"JWT","kid":"\#(key.privateKeyID)"}"#)
+                    == #"{"alg":"RS256","typ":"JWT","kid":"\#(key.privateKeyID)"}"#
+            )
             #expect(verified.claims.issuer == key.clientEmail && verified.claims.subject == key.clientEmail)
             #expect(key.clientEmail == "fleetauth-driver@demo-project.iam.gserviceaccount.com")
             #expect(verified.claims.audience == "https://fleetengine.googleapis.com/")
@@ -268,10 +294,16 @@ struct TokenEndpointTests {
             #expect(try await client.json(.get, "/token/driver/v1", bearer: session).0 == .forbidden)
 
             let (tracking, trackingBody, _) = try await client.json(
-                .get, "/token/delivery_consumer/track-1", bearer: session)
+                .get,
+                "/token/delivery_consumer/track-1",
+                bearer: session
+            )
             #expect(tracking == .ok)
             let deliveryToken = try Self.verify(
-                try #require(trackingBody["token"]?.stringValue), fixture, family: .delivery)
+                try #require(trackingBody["token"]?.stringValue),
+                fixture,
+                family: .delivery
+            )
             #expect(deliveryToken.claims.authorization == AuthorizationClaims(trackingID: "track-1"))
             #expect(trackingBody["expiration_timestamp_ms"] == trackingBody["expirationTimestamp"])
             #expect(trackingBody["creation_timestamp_ms"] == trackingBody["creationTimestamp"])

@@ -57,7 +57,8 @@ struct WebAppTests {
             try await client.execute(uri: "/app/console", method: .get) { response in
                 #expect(
                     response.headers[.contentSecurityPolicy]?.contains("img-src 'self' data: https://tiles.example.com")
-                        == true)
+                        == true
+                )
             }
         }
     }

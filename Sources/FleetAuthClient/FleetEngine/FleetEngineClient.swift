@@ -100,12 +100,19 @@ public struct FleetEngineClient: Sendable {
     /// `context` (default: the vehicle's own).
     @discardableResult
     public func updateVehicle(
-        _ id: String, _ vehicle: JSONObject, updateMask: [String], context: AuthorizationContext? = nil
+        _ id: String,
+        _ vehicle: JSONObject,
+        updateMask: [String],
+        context: AuthorizationContext? = nil
     ) async throws(FleetEngineClientError) -> JSONObject {
         try await send(
-            "UpdateVehicle", "PUT", try path("vehicles", id),
-            query: [URLQueryItem(name: "updateMask", value: updateMask.joined(separator: ","))], body: vehicle,
-            context: context ?? .vehicle(id))
+            "UpdateVehicle",
+            "PUT",
+            try path("vehicles", id),
+            query: [URLQueryItem(name: "updateMask", value: updateMask.joined(separator: ","))],
+            body: vehicle,
+            context: context ?? .vehicle(id)
+        )
     }
 
     /// CreateVehicle (a backend call: needs a server token, so the context is empty by default).
@@ -114,8 +121,13 @@ public struct FleetEngineClient: Sendable {
         async throws(FleetEngineClientError) -> JSONObject
     {
         try await send(
-            "CreateVehicle", "POST", try path("vehicles"), query: [URLQueryItem(name: "vehicleId", value: id)],
-            body: vehicle, context: context)
+            "CreateVehicle",
+            "POST",
+            try path("vehicles"),
+            query: [URLQueryItem(name: "vehicleId", value: id)],
+            body: vehicle,
+            context: context
+        )
     }
 
     // MARK: Trips
@@ -133,20 +145,32 @@ public struct FleetEngineClient: Sendable {
         async throws(FleetEngineClientError) -> JSONObject
     {
         try await send(
-            "CreateTrip", "POST", try path("trips"), query: [URLQueryItem(name: "tripId", value: id)], body: trip,
-            context: context)
+            "CreateTrip",
+            "POST",
+            try path("trips"),
+            query: [URLQueryItem(name: "tripId", value: id)],
+            body: trip,
+            context: context
+        )
     }
 
     /// UpdateTrip: the fields of `trip` named by `updateMask`. Changing `tripStatus` needs a server token; a
     /// driver token (context `.vehicle(assignedVehicle)`) may update other fields of its own trips.
     @discardableResult
     public func updateTrip(
-        _ id: String, _ trip: JSONObject, updateMask: [String], context: AuthorizationContext = .init()
+        _ id: String,
+        _ trip: JSONObject,
+        updateMask: [String],
+        context: AuthorizationContext = .init()
     ) async throws(FleetEngineClientError) -> JSONObject {
         try await send(
-            "UpdateTrip", "PUT", try path("trips", id),
-            query: [URLQueryItem(name: "updateMask", value: updateMask.joined(separator: ","))], body: trip,
-            context: context)
+            "UpdateTrip",
+            "PUT",
+            try path("trips", id),
+            query: [URLQueryItem(name: "updateMask", value: updateMask.joined(separator: ","))],
+            body: trip,
+            context: context
+        )
     }
 
     // MARK: Any call
@@ -161,7 +185,11 @@ public struct FleetEngineClient: Sendable {
     ///   - body: the JSON body.
     ///   - context: whose token to send.
     public func send(
-        _ rpc: String, _ method: String, _ path: String, query: [URLQueryItem] = [], body: JSONObject? = nil,
+        _ rpc: String,
+        _ method: String,
+        _ path: String,
+        query: [URLQueryItem] = [],
+        body: JSONObject? = nil,
         context: AuthorizationContext
     ) async throws(FleetEngineClientError) -> JSONObject {
         guard var components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false) else {
@@ -196,7 +224,8 @@ public struct FleetEngineClient: Sendable {
                 throw FleetEngineClientError(.unreachable, "\(rpc): Fleet Engine could not be reached: \(error).")
             }
             onExchange?(
-                Exchange(rpc: rpc, context: context, httpStatus: status, latency: .now - started, attempt: attempt))
+                Exchange(rpc: rpc, context: context, httpStatus: status, latency: .now - started, attempt: attempt)
+            )
             if status == 401, attempt == 1 {
                 tokens.invalidate(token, for: context)
                 continue
@@ -205,7 +234,10 @@ public struct FleetEngineClient: Sendable {
             if data.isEmpty { return JSONObject() }
             guard let object = try? StrictJSONParser().parseObject(Array(data)) else {
                 throw FleetEngineClientError(
-                    .invalidResponse, "\(rpc): the answer is not a JSON object.", httpStatus: status)
+                    .invalidResponse,
+                    "\(rpc): the answer is not a JSON object.",
+                    httpStatus: status
+                )
             }
             return object
         }
@@ -232,7 +264,10 @@ public struct FleetEngineClient: Sendable {
                 throw FleetEngineClientError(.cancelled, "Cancelled while waiting for a token.")
             }
             throw FleetEngineClientError(
-                .tokenUnavailable, "No token for \(context): \(error.message)", tokenError: error)
+                .tokenUnavailable,
+                "No token for \(context): \(error.message)",
+                tokenError: error
+            )
         } catch {
             if Task.isCancelled { throw FleetEngineClientError(.cancelled, "Cancelled while waiting for a token.") }
             throw FleetEngineClientError(.tokenUnavailable, "No token for \(context): \(error).")

@@ -70,7 +70,10 @@ public struct TripWaypoint: Sendable, Hashable {
             let latitude = point["latitude"]?.numberValue, let longitude = point["longitude"]?.numberValue
         else { return nil }
         self.init(
-            type: object["waypointType"]?.stringValue ?? "UNKNOWN_WAYPOINT_TYPE", latitude: latitude,
-            longitude: longitude, distanceMeters: object["distanceMeters"]?.integerValue.map { Int($0) })
+            type: object["waypointType"]?.stringValue ?? "UNKNOWN_WAYPOINT_TYPE",
+            latitude: latitude,
+            longitude: longitude,
+            distanceMeters: object["distanceMeters"]?.integerValue.map { Int($0) }
+        )
     }
 }

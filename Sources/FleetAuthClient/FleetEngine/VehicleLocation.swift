@@ -17,8 +17,12 @@ public struct VehicleLocation: Sendable, Hashable {
     public var time: Date?
 
     public init(
-        latitude: Double, longitude: Double, heading: Int? = nil, speed: Double? = nil,
-        horizontalAccuracy: Double? = nil, time: Date? = Date()
+        latitude: Double,
+        longitude: Double,
+        heading: Int? = nil,
+        speed: Double? = nil,
+        horizontalAccuracy: Double? = nil,
+        time: Date? = Date()
     ) {
         self.latitude = latitude
         self.longitude = longitude

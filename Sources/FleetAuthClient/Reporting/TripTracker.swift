@@ -35,8 +35,11 @@ public struct TripTracker<C: Clock>: Sendable where C.Duration == Duration {
     ///   - clock: the clock the interval runs on.
     ///   - onFailure: called with every transient failure that is being retried.
     public init(
-        client: FleetEngineClient, tripID: String, interval: Duration = .seconds(5),
-        context: AuthorizationContext? = nil, clock: C,
+        client: FleetEngineClient,
+        tripID: String,
+        interval: Duration = .seconds(5),
+        context: AuthorizationContext? = nil,
+        clock: C,
         onFailure: (@Sendable (FleetEngineClientError) -> Void)? = nil
     ) {
         self.client = client
@@ -99,11 +102,19 @@ public struct TripTracker<C: Clock>: Sendable where C.Duration == Duration {
 extension TripTracker where C == ContinuousClock {
     /// A tracker on the system's monotonic clock.
     public init(
-        client: FleetEngineClient, tripID: String, interval: Duration = .seconds(5),
-        context: AuthorizationContext? = nil, onFailure: (@Sendable (FleetEngineClientError) -> Void)? = nil
+        client: FleetEngineClient,
+        tripID: String,
+        interval: Duration = .seconds(5),
+        context: AuthorizationContext? = nil,
+        onFailure: (@Sendable (FleetEngineClientError) -> Void)? = nil
     ) {
         self.init(
-            client: client, tripID: tripID, interval: interval, context: context, clock: ContinuousClock(),
-            onFailure: onFailure)
+            client: client,
+            tripID: tripID,
+            interval: interval,
+            context: context,
+            clock: ContinuousClock(),
+            onFailure: onFailure
+        )
     }
 }

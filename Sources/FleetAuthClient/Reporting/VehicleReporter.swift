@@ -111,8 +111,12 @@ public final class VehicleReporter<C: Clock>: @unchecked Sendable where C.Durati
                 lock.withLock { state.completed(update, outcome: outcome, at: start.duration(to: clock.now)) }
                 continuation.yield(
                     Report(
-                        location: update.location, state: update.state, error: failure,
-                        latency: .now - began))
+                        location: update.location,
+                        state: update.state,
+                        error: failure,
+                        latency: .now - began
+                    )
+                )
             }
         }
     }

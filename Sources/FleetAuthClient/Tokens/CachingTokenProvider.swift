@@ -80,7 +80,11 @@ where C.Duration == Duration {
                     let entry = entries[context] ?? Entry(TokenCacheState(policy: configuration))
                     entries[context] = entry
                     let action = entry.state.request(
-                        waiter: waiter, at: now, isCancelled: Task.isCancelled, newFetch: nextID())
+                        waiter: waiter,
+                        at: now,
+                        isCancelled: Task.isCancelled,
+                        newFetch: nextID()
+                    )
                     if case .wait = action { continuations[waiter] = continuation }
                     return action
                 }
@@ -144,8 +148,13 @@ where C.Duration == Duration {
             () -> (TokenCacheState<C.Instant>.CompletionAction, [UInt64: CheckedContinuation<String, any Error>]) in
             guard let entry = entries[context] else { return (.ignore, [:]) }
             let action = entry.state.fetchFinished(
-                id, startedAt: startedAt, result: result, at: now, newFetch: nextID(),
-                jitter: Double.random(in: 0.5...1))
+                id,
+                startedAt: startedAt,
+                result: result,
+                at: now,
+                newFetch: nextID(),
+                jitter: Double.random(in: 0.5...1)
+            )
             var woken: [UInt64: CheckedContinuation<String, any Error>] = [:]
             switch action {
             case .deliver(_, _, let waiters), .fail(_, let waiters):
@@ -192,7 +201,8 @@ where C.Duration == Duration {
         if let stated = fetched.statedLifetime { lifetime = min(lifetime ?? stated, stated) }
         guard let lifetime else {
             return .failure(
-                FleetTokenError(.malformedToken, "The JWT has no iat and the endpoint stated no lifetime."))
+                FleetTokenError(.malformedToken, "The JWT has no iat and the endpoint stated no lifetime.")
+            )
         }
         return .success(lifetime)
     }

@@ -158,7 +158,10 @@ public struct TokenCacheState<Instant: InstantProtocol>: Sendable where Instant.
             }
             outcome = .failure(
                 FleetTokenError(
-                    .rejectedTokenReturned, "The token endpoint answered with the token Fleet Engine rejected."))
+                    .rejectedTokenReturned,
+                    "The token endpoint answered with the token Fleet Engine rejected."
+                )
+            )
         }
         if case .success(let fetched) = outcome {
             let expiresAt = startedAt.advanced(by: fetched.lifetime)
@@ -167,7 +170,9 @@ public struct TokenCacheState<Instant: InstantProtocol>: Sendable where Instant.
                 outcome = .failure(
                     FleetTokenError(
                         .lifetimeTooShort,
-                        "The new token has \(left) left, not more than the minimum \(policy.minimumLifetime)."))
+                        "The new token has \(left) left, not more than the minimum \(policy.minimumLifetime)."
+                    )
+                )
             } else {
                 token = Token(jwt: fetched.jwt, expiresAt: expiresAt)
                 failures = 0

@@ -142,7 +142,9 @@ public struct TokenEndpointFetcher: TokenFetcher {
         }
         guard let jwt = keys.token.lazy.compactMap({ object[$0]?.stringValue }).first, !jwt.isEmpty else {
             throw FleetTokenError(
-                .malformedToken, "The answer has no token under \(keys.token.joined(separator: " or ")).")
+                .malformedToken,
+                "The answer has no token under \(keys.token.joined(separator: " or "))."
+            )
         }
         guard let jws = try? CompactJWS(jwt), let claims = try? StrictJSONParser().parseObject(jws.payload),
             let exp = claims["exp"]?.integerValue

@@ -29,12 +29,17 @@ public struct TokenServerSession: Sendable {
     /// Logs in. A wrong username or password is ``FleetTokenError/Code/endpointRejected`` with status 401; too many
     /// failures are status 429 (transient: try again after the server's `Retry-After`).
     public static func logIn(
-        baseURL: URL, username: String, password: String,
+        baseURL: URL,
+        username: String,
+        password: String,
         session: URLSession = URLSession(configuration: .ephemeral)
     ) async throws(FleetTokenError) -> Self {
         try await logIn(
-            baseURL: baseURL, body: ["username": .string(username), "password": .string(password)],
-            username: username, session: session)
+            baseURL: baseURL,
+            body: ["username": .string(username), "password": .string(password)],
+            username: username,
+            session: session
+        )
     }
 
     /// Logs in with an ID token from the app's OpenID Provider — Firebase Authentication, Sign in with Apple,
@@ -47,13 +52,18 @@ public struct TokenServerSession: Sendable {
     /// let session = try await TokenServerSession.logIn(baseURL: backend, idToken: idToken)
     /// ```
     public static func logIn(
-        baseURL: URL, idToken: String, session: URLSession = URLSession(configuration: .ephemeral)
+        baseURL: URL,
+        idToken: String,
+        session: URLSession = URLSession(configuration: .ephemeral)
     ) async throws(FleetTokenError) -> Self {
         try await logIn(baseURL: baseURL, body: ["idToken": .string(idToken)], username: "", session: session)
     }
 
     private static func logIn(
-        baseURL: URL, body requestBody: JSONObject, username: String, session: URLSession
+        baseURL: URL,
+        body requestBody: JSONObject,
+        username: String,
+        session: URLSession
     ) async throws(FleetTokenError) -> Self {
         var request = URLRequest(url: baseURL.appendingPathComponent("v1/sessions"), timeoutInterval: 15)
         request.httpMethod = "POST"
@@ -65,10 +75,13 @@ public struct TokenServerSession: Sendable {
             let token = object["sessionToken"]?.stringValue, !token.isEmpty
         else { throw FleetTokenError(.malformedToken, "The login answer has no sessionToken.", httpStatus: status) }
         return Self(
-            baseURL: baseURL, username: object["username"]?.stringValue ?? username,
+            baseURL: baseURL,
+            username: object["username"]?.stringValue ?? username,
             role: object["role"]?.stringValue.flatMap(AppUserRole.init(rawValue:)),
             expiresAt: Date(timeIntervalSince1970: (object["expiresAt"]?.numberValue ?? 0) / 1000),
-            sessionToken: token, session: session)
+            sessionToken: token,
+            session: session
+        )
     }
 
     /// A fetcher for `endpoint` (such as `TokenServerEndpoint.driver`) that sends this session.
@@ -77,8 +90,10 @@ public struct TokenServerSession: Sendable {
         let base =
             baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
         return TokenEndpointFetcher(
-            urlTemplate: base + endpoint.pathTemplate, headers: { ["Authorization": "Bearer \(token)"] },
-            session: session)
+            urlTemplate: base + endpoint.pathTemplate,
+            headers: { ["Authorization": "Bearer \(token)"] },
+            session: session
+        )
     }
 
     /// Ends the session on the server (`DELETE /v1/sessions/current`). Drop the app's token provider too.

@@ -34,17 +34,20 @@ public struct FleetEngineRole: Sendable, Hashable, CustomStringConvertible {
 
     /// Consumer SDK: read trips and vehicles, search vehicles.
     public static let consumerSdkUser = Self(
-        id: "roles/fleetengine.consumerSdkUser", title: "Fleet Engine Consumer SDK User",
+        id: "roles/fleetengine.consumerSdkUser",
+        title: "Fleet Engine Consumer SDK User",
         permissions: [.tripsGet, .vehiclesGet, .vehiclesSearch, .vehiclesSearchFuzzed]
     )
     /// Driver SDK: update vehicle location and routes, read vehicles and trips.
     public static let driverSdkUser = Self(
-        id: "roles/fleetengine.driverSdkUser", title: "Fleet Engine Driver SDK User",
+        id: "roles/fleetengine.driverSdkUser",
+        title: "Fleet Engine Driver SDK User",
         permissions: [.tripsGet, .tripsSearch, .tripsUpdate, .vehiclesGet, .vehiclesUpdateLocation]
     )
     /// Every on-demand vehicle and trip API.
     public static let serviceSuperUser = Self(
-        id: "roles/fleetengine.serviceSuperUser", title: "Fleet Engine Service Super User",
+        id: "roles/fleetengine.serviceSuperUser",
+        title: "Fleet Engine Service Super User",
         permissions: [
             .tripsCreate, .tripsDelete, .tripsGet, .tripsSearch, .tripsUpdate, .tripsUpdateState,
             .vehiclesCreate, .vehiclesDelete, .vehiclesGet, .vehiclesList, .vehiclesSearch, .vehiclesSearchFuzzed,
@@ -53,7 +56,8 @@ public struct FleetEngineRole: Sendable, Hashable, CustomStringConvertible {
     )
     /// Everything on-demand, for trusted backends only.
     public static let ondemandAdmin = Self(
-        id: "roles/fleetengine.ondemandAdmin", title: "Fleet Engine On-Demand Admin",
+        id: "roles/fleetengine.ondemandAdmin",
+        title: "Fleet Engine On-Demand Admin",
         permissions: [
             .tripsAllowAllActions, .tripsCreate, .tripsDelete, .tripsGet, .tripsSearch, .tripsUpdate,
             .tripsUpdateState, .vehiclesAllowAllActions, .vehiclesCreate, .vehiclesDelete, .vehiclesGet,
@@ -62,17 +66,20 @@ public struct FleetEngineRole: Sendable, Hashable, CustomStringConvertible {
     )
     /// Delivery consumer: search tasks by tracking ID, read tracking info.
     public static let deliveryConsumer = Self(
-        id: "roles/fleetengine.deliveryConsumer", title: "Fleet Engine Delivery Consumer User",
+        id: "roles/fleetengine.deliveryConsumer",
+        title: "Fleet Engine Delivery Consumer User",
         permissions: [.tasksSearchWithTrackingID, .taskTrackingInfoGet]
     )
     /// Untrusted delivery driver: update its delivery vehicle's location.
     public static let deliveryUntrustedDriver = Self(
-        id: "roles/fleetengine.deliveryUntrustedDriver", title: "Fleet Engine Delivery Untrusted Driver User",
+        id: "roles/fleetengine.deliveryUntrustedDriver",
+        title: "Fleet Engine Delivery Untrusted Driver User",
         permissions: [.deliveryVehiclesGet, .deliveryVehiclesUpdateLocation]
     )
     /// Trusted delivery driver: create and update delivery vehicles and tasks.
     public static let deliveryTrustedDriver = Self(
-        id: "roles/fleetengine.deliveryTrustedDriver", title: "Fleet Engine Delivery Trusted Driver User",
+        id: "roles/fleetengine.deliveryTrustedDriver",
+        title: "Fleet Engine Delivery Trusted Driver User",
         permissions: [
             .deliveryVehiclesCreate, .deliveryVehiclesGet, .deliveryVehiclesUpdate, .deliveryVehiclesUpdateLocation,
             .deliveryVehiclesUpdateVehicleStops, .tasksCreate, .tasksUpdate,
@@ -80,7 +87,8 @@ public struct FleetEngineRole: Sendable, Hashable, CustomStringConvertible {
     )
     /// Read delivery vehicles and tasks, search by tracking ID.
     public static let deliveryFleetReader = Self(
-        id: "roles/fleetengine.deliveryFleetReader", title: "Fleet Engine Delivery Fleet Reader User",
+        id: "roles/fleetengine.deliveryFleetReader",
+        title: "Fleet Engine Delivery Fleet Reader User",
         permissions: [
             .deliveryVehiclesGet, .deliveryVehiclesList, .tasksGet, .tasksList, .tasksSearchWithTrackingID,
             .taskTrackingInfoGet,
@@ -88,7 +96,8 @@ public struct FleetEngineRole: Sendable, Hashable, CustomStringConvertible {
     )
     /// Every delivery API.
     public static let deliverySuperUser = Self(
-        id: "roles/fleetengine.deliverySuperUser", title: "Fleet Engine Delivery Super User",
+        id: "roles/fleetengine.deliverySuperUser",
+        title: "Fleet Engine Delivery Super User",
         permissions: [
             .deliveryVehiclesCreate, .deliveryVehiclesDelete, .deliveryVehiclesGet, .deliveryVehiclesList,
             .deliveryVehiclesUpdate, .deliveryVehiclesUpdateLocation, .deliveryVehiclesUpdateVehicleStops,
@@ -98,7 +107,8 @@ public struct FleetEngineRole: Sendable, Hashable, CustomStringConvertible {
     )
     /// Everything delivery, for trusted backends only.
     public static let deliveryAdmin = Self(
-        id: "roles/fleetengine.deliveryAdmin", title: "Fleet Engine Delivery Admin",
+        id: "roles/fleetengine.deliveryAdmin",
+        title: "Fleet Engine Delivery Admin",
         permissions: [
             .deliveryVehiclesCreate, .deliveryVehiclesDelete, .deliveryVehiclesGet, .deliveryVehiclesList,
             .deliveryVehiclesUpdate, .deliveryVehiclesUpdateLocation, .deliveryVehiclesUpdateVehicleStops,
@@ -108,7 +118,8 @@ public struct FleetEngineRole: Sendable, Hashable, CustomStringConvertible {
     )
     /// Read-only over the whole fleet.
     public static let viewer = Self(
-        id: "roles/fleetengine.viewer", title: "Fleet Engine Viewer",
+        id: "roles/fleetengine.viewer",
+        title: "Fleet Engine Viewer",
         permissions: [
             .deliveryVehiclesGet, .deliveryVehiclesList, .tasksGet, .tasksList, .tasksSearchWithTrackingID,
             .taskTrackingInfoGet, .tripsGet, .tripsSearch, .vehiclesGet, .vehiclesList, .vehiclesSearch,

@@ -56,11 +56,15 @@ public struct TokenServerEndpoint: Sendable, Hashable, CustomStringConvertible {
     }
     /// Untrusted delivery driver tokens for a granted delivery vehicle.
     public static let deliveryDriver = Self(
-        name: "delivery_driver", idParameter: "deliveryVehicleId", addsDeliveryKeys: true
+        name: "delivery_driver",
+        idParameter: "deliveryVehicleId",
+        addsDeliveryKeys: true
     ) { (id) throws(FleetEngineIDError) in try .untrustedDeliveryDriver(deliveryVehicleID: id) }
     /// Delivery consumer tokens for a granted tracking ID.
     public static let deliveryConsumer = Self(
-        name: "delivery_consumer", idParameter: "trackingId", addsDeliveryKeys: true
+        name: "delivery_consumer",
+        idParameter: "trackingId",
+        addsDeliveryKeys: true
     ) { (id) throws(FleetEngineIDError) in try .deliveryConsumer(trackingID: id) }
     /// Server tokens, for operators.
     public static let server = Self(name: "server", idParameter: nil, addsDeliveryKeys: false) { _ in .server }

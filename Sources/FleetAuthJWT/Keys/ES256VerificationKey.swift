@@ -70,7 +70,9 @@ public enum SignatureVerificationKey: Sendable {
     /// Whether `signature` is valid for `message` under this key with `algorithm`; false when `algorithm` is not
     /// this key's (an RSA key never verifies an ES256 token, nor the reverse).
     public func isValidSignature(
-        _ signature: [UInt8], algorithm: String, for message: UnsafeRawBufferPointer
+        _ signature: [UInt8],
+        algorithm: String,
+        for message: UnsafeRawBufferPointer
     ) -> Bool {
         switch self {
         case .rs256(let key): algorithm == "RS256" && key.isValidRS256Signature(signature, for: message)

@@ -19,7 +19,10 @@ extension RSAVerificationKey {
     public init(modulus: [UInt8], exponent: [UInt8], keyID: String?) throws(KeyError) {
         try self.init(
             jwk: JSONWebKey(
-                keyID: keyID, modulus: Base64URL.encode(modulus.drop { $0 == 0 }),
-                exponent: Base64URL.encode(exponent.drop { $0 == 0 })))
+                keyID: keyID,
+                modulus: Base64URL.encode(modulus.drop { $0 == 0 }),
+                exponent: Base64URL.encode(exponent.drop { $0 == 0 })
+            )
+        )
     }
 }

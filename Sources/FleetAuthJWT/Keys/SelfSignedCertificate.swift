@@ -43,7 +43,8 @@ public struct SelfSignedCertificate: Sendable, Hashable {
         ])
         let signature = try await sign(tbs)
         return SelfSignedCertificate(
-            derRepresentation: DER.sequence([tbs, sha256WithRSA, DER.bitString(signature)]))
+            derRepresentation: DER.sequence([tbs, sha256WithRSA, DER.bitString(signature)])
+        )
     }
 
     /// The certificate as a PEM `CERTIFICATE` document, lines of 64 characters, ending with a newline.

@@ -76,7 +76,10 @@ public struct ServiceAccountKey: Sendable {
     }
 
     init(
-        projectID: String, privateKeyID: String, clientEmail: String, clientID: String,
+        projectID: String,
+        privateKeyID: String,
+        clientEmail: String,
+        clientID: String,
         privateKey: _RSA.Signing.PrivateKey
     ) {
         self.projectID = projectID

@@ -61,7 +61,9 @@ public struct ServiceAccountKeyError: Error, Hashable, CustomStringConvertible {
             )
         }
         return Self(
-            .notServiceAccount, "\(path): not a service-account key file (it has no \"type\": \"service_account\")")
+            .notServiceAccount,
+            "\(path): not a service-account key file (it has no \"type\": \"service_account\")"
+        )
     }
     static func missingField(_ path: String, _ field: String) -> Self {
         Self(.missingField, "\(path): the service-account key file has no \"\(field)\" string")

@@ -84,11 +84,13 @@ public struct FleetEngineTokenMinter: Sendable {
             jws = try CompactJWS(jwt)
         } catch {
             throw .invalidResponse(
-                "The signer of \(account) answered something that is not a compact JWT: \(error.message)")
+                "The signer of \(account) answered something that is not a compact JWT: \(error.message)"
+            )
         }
         guard jws.algorithm == "RS256" else {
             throw .claimsMismatch(
-                "The signer of \(account) answered a token signed with \(jws.algorithm ?? "no alg"), not RS256.")
+                "The signer of \(account) answered a token signed with \(jws.algorithm ?? "no alg"), not RS256."
+            )
         }
         if let type = jws.header["typ"], type != "JWT" {
             throw .claimsMismatch("The signer of \(account) answered a token with typ \(type.jsonText), not \"JWT\".")
@@ -106,11 +108,13 @@ public struct FleetEngineTokenMinter: Sendable {
             received = try jws.payloadObject()
         } catch {
             throw .invalidResponse(
-                "The signer of \(account) answered a token whose claims are not JSON: \(error.message)")
+                "The signer of \(account) answered a token whose claims are not JSON: \(error.message)"
+            )
         }
         guard Self.sameMembers(received, sent) else {
             throw .claimsMismatch(
-                "The signer of \(account) answered a token whose claims differ from the claims sent; it was refused.")
+                "The signer of \(account) answered a token whose claims differ from the claims sent; it was refused."
+            )
         }
         return jws.keyID
     }

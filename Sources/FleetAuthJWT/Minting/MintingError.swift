@@ -26,7 +26,9 @@ public struct MintingError: Error, Hashable, CustomStringConvertible {
     public static let invalidLifetime = Self(.invalidLifetime, "the token lifetime must be 1 to 3600 seconds")
     public static let invalidBackdate = Self(.invalidBackdate, "the backdate must be 0 to 600 seconds")
     public static let backdateExceedsLifetime = Self(
-        .backdateExceedsLifetime, "the backdate must be shorter than the lifetime")
+        .backdateExceedsLifetime,
+        "the backdate must be shorter than the lifetime"
+    )
     public static let emptyAudience = Self(.emptyAudience, "the audience must not be empty")
     public static let signerNotLocal = Self(.signerNotLocal, "synchronous minting needs a LocalKeySigner")
 
@@ -39,6 +41,7 @@ public struct MintingError: Error, Hashable, CustomStringConvertible {
     static func backdateExceedsLifetime(_ backdate: Int64, _ lifetime: Int64) -> Self {
         Self(
             .backdateExceedsLifetime,
-            "a backdate of \(backdate) s with a lifetime of \(lifetime) s mints tokens that have already expired")
+            "a backdate of \(backdate) s with a lifetime of \(lifetime) s mints tokens that have already expired"
+        )
     }
 }

@@ -76,7 +76,8 @@ final class PKCS11Module: @unchecked Sendable {
             return .unauthenticated("\(what): the PIN is locked (\(name)); unlock it with the SO PIN.")
         case 0x101:
             return .unauthenticated(
-                "\(what): the key needs a login; give pin-value or pin-source in the URI (\(name)).")
+                "\(what): the key needs a login; give pin-value or pin-source in the URI (\(name))."
+            )
         case 0x30, 0x31, 0x32, 0xE0, 0xE1, 0x05:
             return .unavailable("\(what) failed: \(name).")
         default:
@@ -179,8 +180,15 @@ final class PKCS11Module: @unchecked Sendable {
         var signatureLength = CK_ULONG(length)
         let rv = data.withUnsafeBufferPointer { input in
             cpkcs11_sign(
-                handle, session, PKCS11Constants.sha256RSAPKCS, key, input.baseAddress, CK_ULONG(input.count),
-                &signature, &signatureLength)
+                handle,
+                session,
+                PKCS11Constants.sha256RSAPKCS,
+                key,
+                input.baseAddress,
+                CK_ULONG(input.count),
+                &signature,
+                &signatureLength
+            )
         }
         try check(rv, "Signing with the token's key")
         return Array(signature.prefix(Int(signatureLength)))
@@ -188,15 +196,25 @@ final class PKCS11Module: @unchecked Sendable {
 
     /// Generates an RSA key pair on the token; returns the private key's handle.
     func generateRSAKeyPair(
-        _ session: CK_SESSION_HANDLE, publicTemplate: [PKCS11Attribute], privateTemplate: [PKCS11Attribute]
+        _ session: CK_SESSION_HANDLE,
+        publicTemplate: [PKCS11Attribute],
+        privateTemplate: [PKCS11Attribute]
     ) throws(SigningError) -> CK_OBJECT_HANDLE {
         var publicKey: CK_OBJECT_HANDLE = 0
         var privateKey: CK_OBJECT_HANDLE = 0
         let rv = PKCS11Attribute.withTemplate(publicTemplate) { pub, pubCount in
             PKCS11Attribute.withTemplate(privateTemplate) { priv, privCount in
                 cpkcs11_generate_key_pair(
-                    handle, session, PKCS11Constants.rsaKeyPairGeneration, pub, pubCount, priv, privCount, &publicKey,
-                    &privateKey)
+                    handle,
+                    session,
+                    PKCS11Constants.rsaKeyPairGeneration,
+                    pub,
+                    pubCount,
+                    priv,
+                    privCount,
+                    &publicKey,
+                    &privateKey
+                )
             }
         }
         try check(rv, "Generating an RSA key pair on the token")

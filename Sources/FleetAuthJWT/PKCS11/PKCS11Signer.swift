@@ -64,7 +64,8 @@ public final class PKCS11Signer: RS256Signer {
                     "No private key matches \(uri) in the token"
                         + (uri.pinValue == nil && uri.pinSource == nil
                             ? " (private keys are found only after a login: give a PIN)" : "")
-                        + ".")
+                        + "."
+                )
             }
             guard found.count == 1 else {
                 throw SigningError.configuration("Several private keys match \(uri): name one with object= and id=.")
@@ -83,7 +84,8 @@ public final class PKCS11Signer: RS256Signer {
                 self.publicKey = try RSAVerificationKey(
                     jwk: {
                         var jwk = anonymous.jwk; jwk.keyID = kid; return jwk
-                    }())
+                    }()
+                )
             } catch {
                 throw SigningError.configuration("The public half of \(uri) is not usable: \(error.message)")
             }
@@ -105,7 +107,11 @@ public final class PKCS11Signer: RS256Signer {
     /// The public key: the modulus and exponent of the private key object, or of the public key object with the same
     /// label and ID. It must have 2048 bits.
     private static func publicKey(
-        module: PKCS11Module, session: CK_SESSION_HANDLE, privateKey: CK_OBJECT_HANDLE, uri: PKCS11URI, keyID: String?
+        module: PKCS11Module,
+        session: CK_SESSION_HANDLE,
+        privateKey: CK_OBJECT_HANDLE,
+        uri: PKCS11URI,
+        keyID: String?
     ) throws(SigningError) -> RSAVerificationKey {
         var modulus = module.attribute(session, privateKey, PKCS11Constants.modulusAttribute)
         var exponent = module.attribute(session, privateKey, PKCS11Constants.publicExponentAttribute)
@@ -154,7 +160,9 @@ public final class PKCS11Signer: RS256Signer {
     ) async throws -> SelfSignedCertificate {
         let start = Date(timeIntervalSince1970: notBefore.timeIntervalSince1970.rounded(.down))
         return try await SelfSignedCertificate.make(
-            publicKey: publicKey, commonName: commonName ?? serviceAccountEmail, notBefore: start,
+            publicKey: publicKey,
+            commonName: commonName ?? serviceAccountEmail,
+            notBefore: start,
             notAfter: start.addingTimeInterval(validity)
         ) { tbs in try await sign(tbs) }
     }

@@ -180,7 +180,10 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
 
     private static func malformed(_ text: String, _ problem: String) -> SigningError {
         let shown = text.replacingOccurrences(
-            of: #"pin-value=[^&]*"#, with: "pin-value=REDACTED", options: .regularExpression)
+            of: #"pin-value=[^&]*"#,
+            with: "pin-value=REDACTED",
+            options: .regularExpression
+        )
         return .configuration("The PKCS#11 URI \(shown.prefix(300)) \(problem).")
     }
 }

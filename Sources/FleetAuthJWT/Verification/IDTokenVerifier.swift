@@ -31,7 +31,9 @@ public struct IDTokenVerifier: Sendable {
     public var maximumTokenLength: Int
 
     public init(
-        issuer: String, audiences: [String], leeway: Int64 = 60,
+        issuer: String,
+        audiences: [String],
+        leeway: Int64 = 60,
         maximumTokenLength: Int = CompactJWS.defaultMaximumLength
     ) {
         self.issuer = issuer
@@ -48,7 +50,9 @@ public struct IDTokenVerifier: Sendable {
 
     /// Verifies `token` with `keys` (the issuer's JWK set) at `nowSeconds`; returns its claims.
     public func verify(
-        _ token: String, keys: [SignatureVerificationKey], nowSeconds now: Int64
+        _ token: String,
+        keys: [SignatureVerificationKey],
+        nowSeconds now: Int64
     ) throws(TokenVerificationError) -> VerifiedIDToken {
         let jws = try JWSHeaderPolicy.decode(token, maximumLength: maximumTokenLength)
         let keyID = try JWSHeaderPolicy.check(jws.header, algorithms: Self.algorithms)
@@ -80,8 +84,15 @@ public struct IDTokenVerifier: Sendable {
             else { throw .invalidSignature }
         }
         return VerifiedIDToken(
-            issuer: tokenIssuer, subject: subject, issuedAt: claims.issuedAt, expiresAt: claims.expiresAt,
-            email: payload["email"]?.stringValue, algorithm: algorithm, keyID: keyID, claimsObject: payload)
+            issuer: tokenIssuer,
+            subject: subject,
+            issuedAt: claims.issuedAt,
+            expiresAt: claims.expiresAt,
+            email: payload["email"]?.stringValue,
+            algorithm: algorithm,
+            keyID: keyID,
+            claimsObject: payload
+        )
     }
 
     private func isConfigured(_ value: String) -> Bool {
@@ -117,7 +128,8 @@ public struct IDTokenVerifier: Sendable {
     }
 
     private func checkTimes(
-        _ payload: JSONObject, now: Int64
+        _ payload: JSONObject,
+        now: Int64
     ) throws(TokenVerificationError) -> (issuedAt: Int64, expiresAt: Int64) {
         let expiresAt: Int64
         switch FleetEngineTokenVerifier.numericDate(payload["exp"]) {

@@ -20,7 +20,8 @@ enum JWSHeaderPolicy {
     /// Checks `header` and returns its `kid`, if any. `algorithms` is the allowlist for `alg`: `RS256` alone for
     /// Fleet Engine tokens; ID tokens also allow `ES256`.
     static func check(
-        _ header: JSONObject, algorithms: [String] = ["RS256"]
+        _ header: JSONObject,
+        algorithms: [String] = ["RS256"]
     ) throws(TokenVerificationError) -> String? {
         var keyID: String?
         var sawAlgorithm = false

@@ -137,7 +137,8 @@ public struct TokenVerificationError: Error, Hashable, CustomStringConvertible {
     static func unsupportedAlgorithm(_ found: String, allowed: [String] = ["RS256"]) -> Self {
         Self(
             .unsupportedAlgorithm,
-            "alg is \(found); only \(allowed.map { "\"\($0)\"" }.joined(separator: " or ")) is accepted")
+            "alg is \(found); only \(allowed.map { "\"\($0)\"" }.joined(separator: " or ")) is accepted"
+        )
     }
     static func invalidType(_ found: String) -> Self { Self(.invalidType, "typ is \(found); only \"JWT\" is accepted") }
     static func untrustedKeyReference(_ name: String) -> Self {

@@ -41,7 +41,8 @@ package struct PeriodicTask: Service {
             } catch {
                 logger.error(
                     "periodic task failed; retrying at the next interval",
-                    metadata: .fleetauth(["task": .string(name), "error": .string("\(error)")]))
+                    metadata: .fleetauth(["task": .string(name), "error": .string("\(error)")])
+                )
             }
         }
     }

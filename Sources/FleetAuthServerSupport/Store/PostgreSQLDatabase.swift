@@ -38,12 +38,17 @@ package final class PostgreSQLDatabase: Service, Sendable {
         logger: Logger = .silent(label: "fleetauth.postgres")
     ) async throws(StoreError) -> PostgreSQLDatabase {
         var configuration = PostgresClient.Configuration(
-            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
+            host: url.host,
+            port: url.port,
+            username: url.username,
+            password: url.password,
+            database: url.database,
             tls: url.tls == .disable
                 ? .disable
                 : url.tls == .prefer
                     ? .prefer(.makeClientConfiguration())
-                    : .require(.makeClientConfiguration()))
+                    : .require(.makeClientConfiguration())
+        )
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(5)
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -70,11 +75,19 @@ package final class PostgreSQLDatabase: Service, Sendable {
                 case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
                 }
             var configuration = PostgresConnection.Configuration(
-                host: url.host, port: url.port, username: url.username, password: url.password,
-                database: url.database, tls: tls)
+                host: url.host,
+                port: url.port,
+                username: url.username,
+                password: url.password,
+                database: url.database,
+                tls: tls
+            )
             configuration.options.connectTimeout = .seconds(5)
             let connection = try await PostgresConnection.connect(
-                configuration: configuration, id: 0, logger: logger)
+                configuration: configuration,
+                id: 0,
+                logger: logger
+            )
             try await connection.close()
         } catch {
             throw .unavailable("Cannot use PostgreSQL at \(url.location) as \(url.username): \(Self.reason(error)).")
@@ -190,17 +203,21 @@ package struct PostgresMigrations: Sendable {
                     CREATE TABLE IF NOT EXISTS fleetauth_migrations (
                         scope TEXT NOT NULL, version INTEGER NOT NULL, name TEXT NOT NULL,
                         applied_at TIMESTAMPTZ NOT NULL DEFAULT now(), PRIMARY KEY (scope, version))
-                    """, logger: database.logger)
+                    """,
+                    logger: database.logger
+                )
                 var applied: Set<Int> = []
                 for try await version in try await connection.query(
-                    "SELECT version FROM fleetauth_migrations WHERE scope = \(scope)", logger: database.logger
+                    "SELECT version FROM fleetauth_migrations WHERE scope = \(scope)",
+                    logger: database.logger
                 ).decode(Int.self) {
                     applied.insert(version)
                 }
                 if let newest = applied.max(), newest > (steps.map(\.version).max() ?? 0) {
                     throw StoreError.corrupted(
                         "The \(scope) schema in \(database.url.location) is at version \(newest), newer than this "
-                            + "FleetAuth knows; upgrade FleetAuth.")
+                            + "FleetAuth knows; upgrade FleetAuth."
+                    )
                 }
                 for step in steps.sorted(by: { $0.version < $1.version }) where !applied.contains(step.version) {
                     for statement in step.statements {
@@ -208,14 +225,16 @@ package struct PostgresMigrations: Sendable {
                     }
                     try await connection.query(
                         "INSERT INTO fleetauth_migrations (scope, version, name) VALUES (\(scope), \(step.version), \(step.name))",
-                        logger: database.logger)
+                        logger: database.logger
+                    )
                 }
             }
         } catch let error as StoreError {
             throw error
         } catch {
             throw .unavailable(
-                "Cannot migrate the \(scope) schema in \(database.url.location): \(PostgreSQLDatabase.reason(error)).")
+                "Cannot migrate the \(scope) schema in \(database.url.location): \(PostgreSQLDatabase.reason(error))."
+            )
         }
     }
 }

@@ -19,7 +19,11 @@ public struct PostgresURL: Sendable, Hashable, CustomStringConvertible {
     public var tls: TLSMode
 
     public init(
-        host: String, port: Int = 5432, username: String, password: String? = nil, database: String,
+        host: String,
+        port: Int = 5432,
+        username: String,
+        password: String? = nil,
+        database: String,
         tls: TLSMode = .prefer
     ) {
         self.host = host

@@ -127,7 +127,9 @@ public struct TrustConfiguration: Sendable, Hashable {
             }
             accounts.append(
                 ServiceAccount(
-                    account: TrustedServiceAccount(email: email, project: project, roles: roles), keySource: sources[0])
+                    account: TrustedServiceAccount(email: email, project: project, roles: roles),
+                    keySource: sources[0]
+                )
             )
         }
         self.serviceAccounts = accounts

@@ -13,19 +13,26 @@ public struct GRPCServerService: Service {
     private let onServerRunning: @Sendable (_ port: Int) async -> Void
 
     init(
-        call: GRPCCall, host: String, port: Int, maximumMessageSize: Int,
+        call: GRPCCall,
+        host: String,
+        port: Int,
+        maximumMessageSize: Int,
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
     ) {
         var config = HTTP2ServerTransport.Posix.Config.defaults
         config.rpc.maxRequestPayloadSize = maximumMessageSize * 4
         let transport = HTTP2ServerTransport.Posix(
-            address: .ipv4(host: host, port: port), transportSecurity: .plaintext, config: config)
+            address: .ipv4(host: host, port: port),
+            transportSecurity: .plaintext,
+            config: config
+        )
         server = GRPCServer(
             transport: transport,
             services: [
                 VehicleServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
                 TripServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
-            ])
+            ]
+        )
         self.onServerRunning = onServerRunning
     }
 

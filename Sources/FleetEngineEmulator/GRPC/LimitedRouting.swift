@@ -34,7 +34,8 @@ struct LimitedProtobufDeserializer<Message: SwiftProtobuf.Message>: MessageDeser
         guard serializedMessageBytes.count <= limit else {
             throw RPCError(
                 code: .resourceExhausted,
-                message: "The request message is \(serializedMessageBytes.count) bytes; the limit is \(limit).")
+                message: "The request message is \(serializedMessageBytes.count) bytes; the limit is \(limit)."
+            )
         }
         return try ProtobufDeserializer<Message>().deserialize(serializedMessageBytes)
     }

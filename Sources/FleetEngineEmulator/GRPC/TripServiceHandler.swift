@@ -33,19 +33,22 @@ struct TripServiceHandler: FleetEngineV1.TripService.ServiceProtocol {
     }
 
     func createTrip(
-        request: ServerRequest<FleetEngineV1.CreateTripRequest>, context: ServerContext
+        request: ServerRequest<FleetEngineV1.CreateTripRequest>,
+        context: ServerContext
     ) async throws -> ServerResponse<FleetEngineV1.Trip> {
         try await call.run("TripService/CreateTrip", request) { try await service.createTrip($0, caller: $1) }
     }
 
     func getTrip(
-        request: ServerRequest<FleetEngineV1.GetTripRequest>, context: ServerContext
+        request: ServerRequest<FleetEngineV1.GetTripRequest>,
+        context: ServerContext
     ) async throws -> ServerResponse<FleetEngineV1.Trip> {
         try await call.run("TripService/GetTrip", request) { try await service.getTrip($0, caller: $1) }
     }
 
     func deleteTrip(
-        request: ServerRequest<FleetEngineV1.DeleteTripRequest>, context: ServerContext
+        request: ServerRequest<FleetEngineV1.DeleteTripRequest>,
+        context: ServerContext
     ) async throws -> ServerResponse<Google_Protobuf_Empty> {
         try await call.run("TripService/DeleteTrip", request) {
             try await service.deleteTrip($0, caller: $1)
@@ -54,7 +57,8 @@ struct TripServiceHandler: FleetEngineV1.TripService.ServiceProtocol {
     }
 
     func reportBillableTrip(
-        request: ServerRequest<FleetEngineV1.ReportBillableTripRequest>, context: ServerContext
+        request: ServerRequest<FleetEngineV1.ReportBillableTripRequest>,
+        context: ServerContext
     ) async throws -> ServerResponse<Google_Protobuf_Empty> {
         try await call.run("TripService/ReportBillableTrip", request) {
             try await service.reportBillableTrip($0, caller: $1)
@@ -63,13 +67,15 @@ struct TripServiceHandler: FleetEngineV1.TripService.ServiceProtocol {
     }
 
     func searchTrips(
-        request: ServerRequest<FleetEngineV1.SearchTripsRequest>, context: ServerContext
+        request: ServerRequest<FleetEngineV1.SearchTripsRequest>,
+        context: ServerContext
     ) async throws -> ServerResponse<FleetEngineV1.SearchTripsResponse> {
         try await call.run("TripService/SearchTrips", request) { try await service.searchTrips($0, caller: $1) }
     }
 
     func updateTrip(
-        request: ServerRequest<FleetEngineV1.UpdateTripRequest>, context: ServerContext
+        request: ServerRequest<FleetEngineV1.UpdateTripRequest>,
+        context: ServerContext
     ) async throws -> ServerResponse<FleetEngineV1.Trip> {
         try await call.run("TripService/UpdateTrip", request) { try await service.updateTrip($0, caller: $1) }
     }

@@ -38,19 +38,22 @@ struct VehicleServiceHandler: FleetEngineV1.VehicleService.ServiceProtocol {
     }
 
     func createVehicle(
-        request: ServerRequest<FleetEngineV1.CreateVehicleRequest>, context: ServerContext
+        request: ServerRequest<FleetEngineV1.CreateVehicleRequest>,
+        context: ServerContext
     ) async throws -> ServerResponse<FleetEngineV1.Vehicle> {
         try await call.run("VehicleService/CreateVehicle", request) { try await service.createVehicle($0, caller: $1) }
     }
 
     func getVehicle(
-        request: ServerRequest<FleetEngineV1.GetVehicleRequest>, context: ServerContext
+        request: ServerRequest<FleetEngineV1.GetVehicleRequest>,
+        context: ServerContext
     ) async throws -> ServerResponse<FleetEngineV1.Vehicle> {
         try await call.run("VehicleService/GetVehicle", request) { try await service.getVehicle($0, caller: $1) }
     }
 
     func deleteVehicle(
-        request: ServerRequest<FleetEngineV1.DeleteVehicleRequest>, context: ServerContext
+        request: ServerRequest<FleetEngineV1.DeleteVehicleRequest>,
+        context: ServerContext
     ) async throws -> ServerResponse<Google_Protobuf_Empty> {
         try await call.run("VehicleService/DeleteVehicle", request) {
             try await service.deleteVehicle($0, caller: $1)
@@ -59,13 +62,15 @@ struct VehicleServiceHandler: FleetEngineV1.VehicleService.ServiceProtocol {
     }
 
     func updateVehicle(
-        request: ServerRequest<FleetEngineV1.UpdateVehicleRequest>, context: ServerContext
+        request: ServerRequest<FleetEngineV1.UpdateVehicleRequest>,
+        context: ServerContext
     ) async throws -> ServerResponse<FleetEngineV1.Vehicle> {
         try await call.run("VehicleService/UpdateVehicle", request) { try await service.updateVehicle($0, caller: $1) }
     }
 
     func updateVehicleAttributes(
-        request: ServerRequest<FleetEngineV1.UpdateVehicleAttributesRequest>, context: ServerContext
+        request: ServerRequest<FleetEngineV1.UpdateVehicleAttributesRequest>,
+        context: ServerContext
     ) async throws -> ServerResponse<FleetEngineV1.UpdateVehicleAttributesResponse> {
         try await call.run("VehicleService/UpdateVehicleAttributes", request) {
             try await service.updateVehicleAttributes($0, caller: $1)
@@ -73,13 +78,15 @@ struct VehicleServiceHandler: FleetEngineV1.VehicleService.ServiceProtocol {
     }
 
     func listVehicles(
-        request: ServerRequest<FleetEngineV1.ListVehiclesRequest>, context: ServerContext
+        request: ServerRequest<FleetEngineV1.ListVehiclesRequest>,
+        context: ServerContext
     ) async throws -> ServerResponse<FleetEngineV1.ListVehiclesResponse> {
         try await call.run("VehicleService/ListVehicles", request) { try await service.listVehicles($0, caller: $1) }
     }
 
     func searchVehicles(
-        request: ServerRequest<FleetEngineV1.SearchVehiclesRequest>, context: ServerContext
+        request: ServerRequest<FleetEngineV1.SearchVehiclesRequest>,
+        context: ServerContext
     ) async throws -> ServerResponse<FleetEngineV1.SearchVehiclesResponse> {
         try await call.run("VehicleService/SearchVehicles", request) {
             try await service.searchVehicles($0, caller: $1)

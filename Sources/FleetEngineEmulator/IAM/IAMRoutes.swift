@@ -22,8 +22,10 @@ struct IAMRoutes: Sendable {
         router.get("\(metadata)/email") { request, _ in
             try Self.requireMetadataFlavor(request)
             return Response(
-                status: .ok, headers: [.contentType: "application/text", Self.metadataFlavor: "Google"],
-                body: .init(byteBuffer: ByteBuffer(string: iam.runtimeServiceAccount)))
+                status: .ok,
+                headers: [.contentType: "application/text", Self.metadataFlavor: "Google"],
+                body: .init(byteBuffer: ByteBuffer(string: iam.runtimeServiceAccount))
+            )
         }
         router.get("\(metadata)") { request, _ in
             try Self.requireMetadataFlavor(request)
@@ -50,13 +52,17 @@ struct IAMRoutes: Sendable {
         router.get("service_accounts/v1/metadata/jwk/{email}") { _, context in
             let key = try account(context)
             return JSONResponse.make(
-                JSONWebKeySet([key.verificationKey]).jsonObject, headers: [.cacheControl: "public, max-age=60"])
+                JSONWebKeySet([key.verificationKey]).jsonObject,
+                headers: [.cacheControl: "public, max-age=60"]
+            )
         }
         router.get("service_accounts/v1/metadata/x509/{email}") { _, context in
             let key = try account(context)
             let pem = iam.certificates[key.clientEmail]?.pemRepresentation ?? ""
             return JSONResponse.make(
-                [key.privateKeyID: .string(pem)], headers: [.cacheControl: "public, max-age=60"])
+                [key.privateKeyID: .string(pem)],
+                headers: [.cacheControl: "public, max-age=60"]
+            )
         }
     }
 
@@ -90,7 +96,8 @@ struct IAMRoutes: Sendable {
             await iam.isValid(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
         else {
             throw GoogleAPIError.unauthenticated(
-                "Request had invalid authentication credentials. Expected OAuth 2 access token.")
+                "Request had invalid authentication credentials. Expected OAuth 2 access token."
+            )
         }
         let key = try account(context)
         let body = try await JSONRequestBody.read(request, limit: maximumBodySize, field: "request")
@@ -112,7 +119,8 @@ struct IAMRoutes: Sendable {
             }
             guard seconds > now, seconds <= now + 12 * 3600 else {
                 throw GoogleAPIError.invalidArgument(
-                    "exp must not be in the past and no more than 12 hours in the future.")
+                    "exp must not be in the past and no more than 12 hours in the future."
+                )
             }
         }
         var header = JSONObject()

@@ -47,7 +47,8 @@ public struct LocalIAM: Sendable {
             byEmail[key.clientEmail] = key
             let signer = LocalKeySigner(key: key)
             certificates[key.clientEmail] = try await SelfSignedCertificate.make(
-                publicKey: key.verificationKey, commonName: key.clientEmail,
+                publicKey: key.verificationKey,
+                commonName: key.clientEmail,
                 notBefore: Date(epochSeconds: now.epochSeconds - 60),
                 notAfter: Date(epochSeconds: now.epochSeconds + 10 * 365 * 86400)
             ) { tbs in try signer.signSynchronously(tbs) }

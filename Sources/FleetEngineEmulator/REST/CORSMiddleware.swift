@@ -17,7 +17,9 @@ struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
     func allows(_ origin: String) -> Bool { origins.contains("*") || origins.contains(origin) }
 
     func handle(
-        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         guard let origin = request.headers[.origin] else { return try await next(request, context) }
         let preflight = request.method == .options && request.headers[.accessControlRequestMethod] != nil
@@ -33,7 +35,8 @@ struct CORSMiddleware<Context: RequestContext>: RouterMiddleware {
                 headers: [
                     .accessControlAllowOrigin: origin, .accessControlAllowMethods: Self.allowedMethods,
                     .accessControlAllowHeaders: Self.allowedHeaders, .accessControlMaxAge: "600", .vary: "Origin",
-                ])
+                ]
+            )
         }
         var response: Response
         do {

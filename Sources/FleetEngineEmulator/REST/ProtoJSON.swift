@@ -40,7 +40,10 @@ enum ProtoJSON {
     /// and nested member is tried alone, wrapped back into the message by `wrap`, until the innermost one that
     /// fails on its own is found.
     static func locate<M: SwiftProtobuf.Message>(
-        _ value: JSONValue, in type: M.Type, path: String, wrap: (JSONValue) -> JSONValue
+        _ value: JSONValue,
+        in type: M.Type,
+        path: String,
+        wrap: (JSONValue) -> JSONValue
     ) -> String? {
         func refused(_ candidate: JSONValue) -> Bool {
             (try? M(jsonUTF8Bytes: wrap(candidate).jsonBytes, options: decodingOptions)) == nil
@@ -84,7 +87,8 @@ enum ProtoJSON {
         switch error {
         case .unknownField(let name):
             return .invalidArgument(
-                "Invalid JSON payload received. Unknown name \"\(name.prefix(100))\" at '\(field)': Cannot find field.")
+                "Invalid JSON payload received. Unknown name \"\(name.prefix(100))\" at '\(field)': Cannot find field."
+            )
         case .unrecognizedEnumValue: reason = "not one of the enum's values"
         case .conflictingOneOf: reason = "more than one value of a oneof is set"
         case .malformedDuration: reason = "a Duration must look like \"1.5s\""
@@ -104,6 +108,7 @@ enum ProtoJSON {
         return Response(
             status: .ok,
             headers: [.contentType: JSONResponse.contentType, .cacheControl: "no-store"],
-            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+            body: .init(byteBuffer: ByteBuffer(bytes: bytes))
+        )
     }
 }

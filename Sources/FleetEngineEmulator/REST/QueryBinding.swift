@@ -44,7 +44,9 @@ struct QueryBinding: Sendable {
 
     /// The message `M` the query describes, with `extra` members (from the path) added.
     func decode<M: SwiftProtobuf.Message>(
-        _ query: [(name: String, value: String)], as type: M.Type, adding extra: JSONObject = [:]
+        _ query: [(name: String, value: String)],
+        as type: M.Type,
+        adding extra: JSONObject = [:]
     ) throws(FleetEngineError) -> M {
         var root = extra
         for (rawName, value) in query {
@@ -76,7 +78,10 @@ struct QueryBinding: Sendable {
     }
 
     private static func set(
-        _ value: JSONValue, at path: ArraySlice<String>, repeated: Bool, in object: inout JSONObject
+        _ value: JSONValue,
+        at path: ArraySlice<String>,
+        repeated: Bool,
+        in object: inout JSONObject
     ) throws(FleetEngineError) {
         guard let key = path.first else { return }
         if path.count == 1 {

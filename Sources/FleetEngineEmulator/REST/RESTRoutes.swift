@@ -50,7 +50,8 @@ struct RESTRoutes: Sendable {
             var rpc = try await body(request, FleetEngineV1.UpdateVehicleAttributesRequest.self, field: "request")
             rpc.name = try name(context, "vehicles", "vehicle")
             return try ProtoJSON.response(
-                try await service.updateVehicleAttributes(rpc, caller: context.requirePrincipal()))
+                try await service.updateVehicleAttributes(rpc, caller: context.requirePrincipal())
+            )
         }
         v1.post("vehicles:search") { request, context in
             var rpc = try await body(request, FleetEngineV1.SearchVehiclesRequest.self, field: "request")

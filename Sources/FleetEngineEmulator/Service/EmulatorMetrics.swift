@@ -19,9 +19,15 @@ public final class EmulatorMetrics: Sendable {
             .microseconds(100), .microseconds(250), .microseconds(1000), .milliseconds(10),
         ]
         verifierLatency = registry.makeDurationHistogram(
-            descriptor: Self.verification, labels: [("source", "verifier")], buckets: buckets)
+            descriptor: Self.verification,
+            labels: [("source", "verifier")],
+            buckets: buckets
+        )
         cacheLatency = registry.makeDurationHistogram(
-            descriptor: Self.verification, labels: [("source", "cache")], buckets: buckets)
+            descriptor: Self.verification,
+            labels: [("source", "cache")],
+            buckets: buckets
+        )
         for reason in TokenVerificationError.allReasons {
             _ = registry.makeCounter(descriptor: Self.rejections, labels: [("reason", reason)])
         }
@@ -29,18 +35,24 @@ public final class EmulatorMetrics: Sendable {
 
     static var requests: MetricNameDescriptor {
         MetricNameDescriptor(
-            metricName: "fleet_engine_requests", unitName: "total",
-            helpText: "Requests by route pattern and HTTP status.")
+            metricName: "fleet_engine_requests",
+            unitName: "total",
+            helpText: "Requests by route pattern and HTTP status."
+        )
     }
     static var rejections: MetricNameDescriptor {
         MetricNameDescriptor(
-            metricName: "fleet_engine_token_rejections", unitName: "total",
-            helpText: "Rejected tokens by verifier reason code.")
+            metricName: "fleet_engine_token_rejections",
+            unitName: "total",
+            helpText: "Rejected tokens by verifier reason code."
+        )
     }
     static var verification: MetricNameDescriptor {
         MetricNameDescriptor(
-            metricName: "fleet_engine_token_verification", unitName: "seconds",
-            helpText: "Time to authenticate a bearer token, by source (cache or verifier).")
+            metricName: "fleet_engine_token_verification",
+            unitName: "seconds",
+            helpText: "Time to authenticate a bearer token, by source (cache or verifier)."
+        )
     }
 
     /// Counts a rejected token.

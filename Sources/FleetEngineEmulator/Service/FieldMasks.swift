@@ -22,7 +22,10 @@ enum FieldMasks {
 
     /// The mask's paths in proto spelling; refuses an empty mask, unknown paths and fields that cannot change.
     static func paths(
-        _ mask: [String], updatable: Set<String>, fixed: Set<String>, message: String
+        _ mask: [String],
+        updatable: Set<String>,
+        fixed: Set<String>,
+        message: String
     ) throws(FleetEngineError) -> [String] {
         guard !mask.isEmpty else {
             throw .invalidArgument("updateMask is required and must list at least one field.")
@@ -32,7 +35,8 @@ enum FieldMasks {
             let path = protoPath(raw.trimmingCharacters(in: .whitespaces))
             guard !path.isEmpty else {
                 throw .invalidArgument(
-                    "updateMask must list at least one field, separated by commas, without empty paths.")
+                    "updateMask must list at least one field, separated by commas, without empty paths."
+                )
             }
             if fixed.contains(path) {
                 throw .invalidArgument("updateMask path \"\(raw.prefix(64))\" names a field that cannot be updated.")
@@ -145,7 +149,10 @@ enum FieldMasks {
     }
 
     private static func copy<Root, Value>(
-        _ field: WritableKeyPath<Root, Value>, has: Bool, _ source: Root, _ target: inout Root,
+        _ field: WritableKeyPath<Root, Value>,
+        has: Bool,
+        _ source: Root,
+        _ target: inout Root,
         clear: (inout Root) -> Void
     ) {
         if has { target[keyPath: field] = source[keyPath: field] } else { clear(&target) }

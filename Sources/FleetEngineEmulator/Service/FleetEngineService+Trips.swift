@@ -73,8 +73,11 @@ extension FleetEngineService {
         -> FleetEngineV1.Trip
     {
         let paths = try FieldMasks.paths(
-            request.updateMask.paths, updatable: FieldMasks.tripUpdatable, fixed: FieldMasks.tripFixed,
-            message: "Trip")
+            request.updateMask.paths,
+            updatable: FieldMasks.tripUpdatable,
+            fixed: FieldMasks.tripFixed,
+            message: "Trip"
+        )
         let methods: [FleetEngineMethod] =
             paths.contains("trip_status") ? [.updateTripState, .updateTrip] : [.updateTrip]
         let (provider, current) = try await authorizedTrip(request.name, methods, caller: caller)
@@ -85,7 +88,8 @@ extension FleetEngineService {
             // A driver may not hand its trip to another vehicle.
             if let claim = caller.claims.vehicleID, claim != FleetEngineID.wildcard, !target.hasSameBytes(as: claim) {
                 throw FleetEngineError.permissionDenied(
-                    "The token's authorization claims do not cover vehicle \(target)")
+                    "The token's authorization claims do not cover vehicle \(target)"
+                )
             }
         }
         if paths.contains("trip_status"), source.tripStatus == .unknownTripStatus {
@@ -100,13 +104,15 @@ extension FleetEngineService {
             let status = stored.trip.tripStatus
             guard stored.isActive else {
                 throw FleetEngineError.failedPrecondition(
-                    "Trip \(request.name) is \(status); it cannot change any more.")
+                    "Trip \(request.name) is \(status); it cannot change any more."
+                )
             }
             if paths.contains("intermediate_destinations_version"),
                 source.intermediateDestinationsVersion != stored.trip.intermediateDestinationsVersion
             {
                 throw FleetEngineError.failedPrecondition(
-                    "trip.intermediateDestinationsVersion is not the trip's: its intermediate destinations changed.")
+                    "trip.intermediateDestinationsVersion is not the trip's: its intermediate destinations changed."
+                )
             }
             for path in paths { FieldMasks.write(path, from: source, to: &next.trip) }
             if paths.contains("intermediate_destinations"),
@@ -116,7 +122,8 @@ extension FleetEngineService {
             }
             guard next.trip.intermediateDestinationIndex <= next.trip.intermediateDestinations.count else {
                 throw FleetEngineError.invalidArgument(
-                    "trip.intermediateDestinationIndex is beyond the trip's intermediate destinations.")
+                    "trip.intermediateDestinationIndex is beyond the trip's intermediate destinations."
+                )
             }
             Self.recordArrivals(&next.trip, from: status, at: now)
             next.trip.vehicleWaypoints = []
@@ -159,7 +166,8 @@ extension FleetEngineService {
         let (provider, trip) = try await authorizedTrip(request.name, [.deleteTrip], caller: caller)
         if trip.isActive, trip.vehicleID != nil {
             throw FleetEngineError.failedPrecondition(
-                "Trip \(request.name) is active and assigned to a vehicle; complete or cancel it first.")
+                "Trip \(request.name) is active and assigned to a vehicle; complete or cancel it first."
+            )
         }
         try await store.deleteTrip(provider: provider, id: trip.id)
     }
@@ -183,8 +191,12 @@ extension FleetEngineService {
         var more = false
         scanning: while true {
             let chunk = try await store.trips(
-                provider: provider, vehicleID: vehicleID, activeOnly: request.activeTripsOnly, afterID: afterID,
-                limit: 500)
+                provider: provider,
+                vehicleID: vehicleID,
+                activeOnly: request.activeTripsOnly,
+                afterID: afterID,
+                limit: 500
+            )
             for trip in chunk where staleBefore.map({ trip.updatedAt <= $0 }) ?? true {
                 if found.count == page.size {
                     more = true

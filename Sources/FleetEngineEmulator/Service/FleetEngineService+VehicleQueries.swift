@@ -38,14 +38,20 @@ extension FleetEngineService {
 
     /// Calls `body` with every vehicle of `provider` in ID order and its active trips.
     func forEachVehicle(
-        provider: String, _ body: (StoredVehicle, [StoredTrip]) async throws -> Void
+        provider: String,
+        _ body: (StoredVehicle, [StoredTrip]) async throws -> Void
     ) async throws {
         var afterID: String?
         while true {
             let chunk = try await store.vehicles(provider: provider, afterID: afterID, limit: 500)
             for stored in chunk {
                 let trips = try await store.trips(
-                    provider: provider, vehicleID: stored.id, activeOnly: true, afterID: nil, limit: 1000)
+                    provider: provider,
+                    vehicleID: stored.id,
+                    activeOnly: true,
+                    afterID: nil,
+                    limit: 1000
+                )
                 try await body(stored, trips)
             }
             guard chunk.count == 500, let last = chunk.last else { return }
@@ -71,7 +77,11 @@ extension FleetEngineService {
         try await forEachVehicle(provider: provider) { stored, trips in
             guard criteria.accepts(stored.vehicle, activeTrips: trips),
                 let match = search.match(
-                    stored.vehicle, activeTrips: trips, estimator: estimator, now: now)
+                    stored.vehicle,
+                    activeTrips: trips,
+                    estimator: estimator,
+                    now: now
+                )
             else { return }
             var found = match
             found.vehicle = render(stored.vehicle, provider: provider, id: stored.id, activeTrips: trips)

@@ -56,7 +56,12 @@ extension FleetEngineService {
             throw FleetEngineError.notFound("Vehicle \(request.name) not found.")
         }
         let trips = try await store.trips(
-            provider: provider, vehicleID: id, activeOnly: true, afterID: nil, limit: 1000)
+            provider: provider,
+            vehicleID: id,
+            activeOnly: true,
+            afterID: nil,
+            limit: 1000
+        )
         var vehicle = render(stored, provider: provider, id: id, activeTrips: trips)
         if request.hasCurrentRouteSegmentVersion, vehicle.hasCurrentRouteSegmentVersion,
             vehicle.currentRouteSegmentVersion.date <= request.currentRouteSegmentVersion.date
@@ -79,8 +84,11 @@ extension FleetEngineService {
     {
         let (provider, id) = try ResourceName.vehicle(request.name)
         let paths = try FieldMasks.paths(
-            request.updateMask.paths, updatable: FieldMasks.vehicleUpdatable, fixed: FieldMasks.vehicleFixed,
-            message: "Vehicle")
+            request.updateMask.paths,
+            updatable: FieldMasks.vehicleUpdatable,
+            fixed: FieldMasks.vehicleFixed,
+            message: "Vehicle"
+        )
         // Every role that grants vehicles.update also grants vehicles.updateLocation.
         let driverOnly = paths.allSatisfy(FleetEngineMethod.driverReportableVehicleFields.contains)
         try authorize(caller, driverOnly ? .updateVehicleLocation : .updateVehicle, .vehicle(id), provider: provider)
@@ -94,7 +102,8 @@ extension FleetEngineService {
         }
         if paths.contains("maximum_capacity"), source.maximumCapacity < 1 {
             throw FleetEngineError.invalidArgument(
-                "vehicle.maximumCapacity is in the update mask and must be at least 1.")
+                "vehicle.maximumCapacity is in the update mask and must be at least 1."
+            )
         }
         if paths.contains("vehicle_type"), !source.hasVehicleType {
             throw FleetEngineError.invalidArgument("vehicle.vehicleType is in the update mask but not set.")
@@ -117,7 +126,8 @@ extension FleetEngineService {
             if next.hasRemainingTimeSeconds {
                 // Input only: the driver's time to its next waypoint sets the ETA, and is not kept.
                 next.etaToFirstWaypoint = Google_Protobuf_Timestamp(
-                    milliseconds: now.addingTimeInterval(TimeInterval(next.remainingTimeSeconds.value)))
+                    milliseconds: now.addingTimeInterval(TimeInterval(next.remainingTimeSeconds.value))
+                )
                 next.clearRemainingTimeSeconds()
             }
             next.pastLocations = []
@@ -136,13 +146,15 @@ extension FleetEngineService {
         let given = waypoints.map { "\($0.waypointType.rawValue)/\($0.tripID)" }
         guard current.sorted() == given.sorted() else {
             throw .invalidArgument(
-                "\(field) must contain all the waypoints currently on the vehicle, and no other waypoints.")
+                "\(field) must contain all the waypoints currently on the vehicle, and no other waypoints."
+            )
         }
     }
 
     /// UpdateVehicleAttributes: the attributes named replace those with the same key; the others stay.
     public func updateVehicleAttributes(
-        _ request: FleetEngineV1.UpdateVehicleAttributesRequest, caller: Principal
+        _ request: FleetEngineV1.UpdateVehicleAttributesRequest,
+        caller: Principal
     ) async throws -> FleetEngineV1.UpdateVehicleAttributesResponse {
         let (provider, id) = try ResourceName.vehicle(request.name)
         try authorize(caller, .updateVehicleAttributes, .vehicle(id), provider: provider)
@@ -161,7 +173,8 @@ extension FleetEngineService {
             }
             guard attributes.count <= Attributes.maximumCount else {
                 throw FleetEngineError.invalidArgument(
-                    "A vehicle has at most \(Attributes.maximumCount) attributes.")
+                    "A vehicle has at most \(Attributes.maximumCount) attributes."
+                )
             }
             var next = current
             next.attributes = attributes

@@ -41,7 +41,12 @@ public struct FleetEngineService: Sendable {
         throws(FleetEngineError)
     {
         try AccessPolicy.check(
-            account: caller.account, claims: caller.claims, method: method, scope: scope, provider: provider)
+            account: caller.account,
+            claims: caller.claims,
+            method: method,
+            scope: scope,
+            provider: provider
+        )
     }
 
     /// The error a transport answers for any failure of a method: a ``FleetEngineError`` as it is, a store's error
@@ -59,7 +64,10 @@ public struct FleetEngineService: Sendable {
     /// A vehicle as answered: its name, its active trips, its waypoints derived from them, and the estimates
     /// for its first waypoint when the driver has not reported them.
     func render(
-        _ stored: FleetEngineV1.Vehicle, provider: String, id: String, activeTrips: [StoredTrip]
+        _ stored: FleetEngineV1.Vehicle,
+        provider: String,
+        id: String,
+        activeTrips: [StoredTrip]
     ) -> FleetEngineV1.Vehicle {
         var vehicle = stored
         vehicle.name = ResourceName.vehicleName(provider: provider, id: id)
@@ -96,7 +104,12 @@ public struct FleetEngineService: Sendable {
             let vehicle = try await store.vehicle(provider: provider, id: vehicleID)
         else { return trip }
         let trips = try await store.trips(
-            provider: provider, vehicleID: vehicleID, activeOnly: true, afterID: nil, limit: 1000)
+            provider: provider,
+            vehicleID: vehicleID,
+            activeOnly: true,
+            afterID: nil,
+            limit: 1000
+        )
         let waypoints = estimator.waypoints(vehicle: vehicle, trips: trips, now: now)
         if vehicle.hasLastLocation { trip.lastLocation = vehicle.lastLocation }
         if let last = waypoints.lastIndex(where: { $0.tripID == stored.id }) {
@@ -109,7 +122,8 @@ public struct FleetEngineService: Sendable {
             trip.remainingDistanceMeters = first.distanceMeters
             trip.etaToFirstWaypoint = first.eta
             trip.remainingTimeToFirstWaypoint = Google_Protobuf_Duration(
-                seconds: Int64(max(first.eta.date.timeIntervalSince(now), 0).rounded()))
+                seconds: Int64(max(first.eta.date.timeIntervalSince(now), 0).rounded())
+            )
         }
         if !trip.hasPickupTime,
             let pickup = waypoints.first(where: { $0.tripID == stored.id && $0.waypointType == .pickupWaypointType }),

@@ -21,7 +21,8 @@ enum ResourceName {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "providers", parts[2] == collection else {
             throw .invalidArgument(
-                "\(field) must be providers/{provider}/\(collection)/{id}, not \"\(name.prefix(200))\".")
+                "\(field) must be providers/{provider}/\(collection)/{id}, not \"\(name.prefix(200))\"."
+            )
         }
         // The ID is named as REST names its path segment (`vehicle ID`), so both transports say the same.
         let singular = collection.hasSuffix("s") ? String(collection.dropLast()) : collection

@@ -104,7 +104,10 @@ struct VehicleSearch {
     /// The match of one vehicle that passed the shared criteria, or nil when it is out of range or may not take
     /// the trip. The caller fills in the rendered vehicle.
     func match(
-        _ vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip], estimator: RouteEstimator, now: Date
+        _ vehicle: FleetEngineV1.Vehicle,
+        activeTrips: [StoredTrip],
+        estimator: RouteEstimator,
+        now: Date
     ) -> FleetEngineV1.VehicleMatch? {
         guard vehicle.hasLastLocation, vehicle.lastLocation.hasLocation, allows(vehicle, activeTrips: activeTrips)
         else { return nil }
@@ -138,11 +141,13 @@ struct VehicleSearch {
         match.vehiclePickupEta = Google_Protobuf_Timestamp(milliseconds: pickupETA)
         match.vehiclePickupDistanceMeters = Google_Protobuf_Int32Value(Int32(clamping: Int64(pickupDistance.rounded())))
         match.vehiclePickupStraightLineDistanceMeters = Google_Protobuf_Int32Value(
-            Int32(clamping: Int64(straight.rounded())))
+            Int32(clamping: Int64(straight.rounded()))
+        )
         if let dropoff, let dropoffETA {
             match.vehicleDropoffEta = Google_Protobuf_Timestamp(milliseconds: dropoffETA)
             match.vehiclePickupToDropoffDistanceMeters = Google_Protobuf_Int32Value(
-                Int32(clamping: Int64(RouteEstimator.distance(pickup, dropoff).rounded())))
+                Int32(clamping: Int64(RouteEstimator.distance(pickup, dropoff).rounded()))
+            )
         }
         match.tripType = tripType
         match.vehicleTripsWaypoints = waypoints

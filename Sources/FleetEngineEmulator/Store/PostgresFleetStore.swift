@@ -22,7 +22,11 @@ public final class PostgresFleetStore: FleetStore {
     {
         PostgresFleetStore(
             database: try await PostgreSQLDatabase.connect(
-                url, migrations: migrations, maximumConnections: maximumConnections))
+                url,
+                migrations: migrations,
+                maximumConnections: maximumConnections
+            )
+        )
     }
 
     package init(database: PostgreSQLDatabase) {
@@ -33,7 +37,8 @@ public final class PostgresFleetStore: FleetStore {
         scope: "emulator",
         steps: [
             .init(
-                version: 1, name: "vehicles and trips",
+                version: 1,
+                name: "vehicles and trips",
                 statements: [
                     """
                     CREATE TABLE emulator_vehicles (
@@ -47,17 +52,21 @@ public final class PostgresFleetStore: FleetStore {
                         updated_at BIGINT NOT NULL, body BYTEA NOT NULL, PRIMARY KEY (provider, id))
                     """,
                     "CREATE INDEX emulator_trips_by_vehicle ON emulator_trips (provider, vehicle_id, active)",
-                ]),
+                ]
+            ),
             .init(
-                version: 2, name: "vehicle versions, for updates without a transaction",
+                version: 2,
+                name: "vehicle versions, for updates without a transaction",
                 statements: [
                     "CREATE SEQUENCE emulator_vehicle_versions",
                     """
                     ALTER TABLE emulator_vehicles
                     ADD COLUMN version BIGINT NOT NULL DEFAULT nextval('emulator_vehicle_versions')
                     """,
-                ]),
-        ])
+                ]
+            ),
+        ]
+    )
 
     public func run() async throws { try await database.run() }
 
@@ -77,14 +86,18 @@ public final class PostgresFleetStore: FleetStore {
 
     static func trip(id: String, updatedAt: Int64, body: ByteBuffer) throws -> StoredTrip {
         StoredTrip(
-            id: id, trip: try decode(body, as: FleetEngineV1.Trip.self), updatedAt: Date(epochMilliseconds: updatedAt))
+            id: id,
+            trip: try decode(body, as: FleetEngineV1.Trip.self),
+            updatedAt: Date(epochMilliseconds: updatedAt)
+        )
     }
 
     // MARK: Vehicles
 
     public func vehicle(provider: String, id: String) async throws -> FleetEngineV1.Vehicle? {
         let rows = try await database.query(
-            "SELECT body FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id)")
+            "SELECT body FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id)"
+        )
         return try rows.first.map { try Self.decode(try $0.decode(ByteBuffer.self), as: FleetEngineV1.Vehicle.self) }
     }
 
@@ -94,7 +107,8 @@ public final class PostgresFleetStore: FleetStore {
             """
             INSERT INTO emulator_vehicles (provider, id, body) VALUES (\(provider), \(id), \(body))
             ON CONFLICT DO NOTHING RETURNING 1
-            """)
+            """
+        )
         guard !rows.isEmpty else {
             throw StoreError.alreadyExists("Vehicle providers/\(provider)/vehicles/\(id) already exists.")
         }
@@ -120,8 +134,8 @@ public final class PostgresFleetStore: FleetStore {
             var trips: [StoredTrip] = []
             var signature: [String] = []
             for (body, version, tripID, updatedAt, tripBody) in try await database.execute(
-                ReadVehicle(provider: provider, id: id))
-            {
+                ReadVehicle(provider: provider, id: id)
+            ) {
                 current = (body, version)
                 if let tripID, let updatedAt, let tripBody {
                     trips.append(try Self.trip(id: tripID, updatedAt: updatedAt, body: tripBody))
@@ -134,8 +148,13 @@ public final class PostgresFleetStore: FleetStore {
             let updated = try transform(try Self.decode(current.body, as: FleetEngineV1.Vehicle.self), trips)
             let written = try await database.execute(
                 WriteVehicle(
-                    provider: provider, id: id, body: try Self.encode(updated), version: current.version,
-                    trips: signature.joined(separator: ",")))
+                    provider: provider,
+                    id: id,
+                    body: try Self.encode(updated),
+                    version: current.version,
+                    trips: signature.joined(separator: ",")
+                )
+            )
             if !written.isEmpty { return (updated, trips) }
         }
         return try await lockedUpdate(provider: provider, id: id, transform)
@@ -158,7 +177,8 @@ public final class PostgresFleetStore: FleetStore {
                 SELECT v.body, t.id, t.updated_at, t.body FROM emulator_vehicles v
                 LEFT JOIN emulator_trips t ON t.provider = v.provider AND t.vehicle_id = v.id AND t.active
                 WHERE v.provider = \(provider) AND v.id = \(id) ORDER BY t.id FOR UPDATE OF v
-                """, logger: logger
+                """,
+                logger: logger
             ).decode((ByteBuffer, String?, Int64?, ByteBuffer?).self) {
                 current = body
                 if let tripID, let updatedAt, let tripBody {
@@ -174,7 +194,9 @@ public final class PostgresFleetStore: FleetStore {
                 """
                 UPDATE emulator_vehicles SET body = \(body), version = nextval('emulator_vehicle_versions')
                 WHERE provider = \(provider) AND id = \(id)
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             return (updated, trips)
         }
     }
@@ -184,7 +206,8 @@ public final class PostgresFleetStore: FleetStore {
             let logger = database.logger
             var exists = false
             for try await _ in try await connection.query(
-                "SELECT 1 FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id) FOR UPDATE", logger: logger
+                "SELECT 1 FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id) FOR UPDATE",
+                logger: logger
             ) {
                 exists = true
             }
@@ -193,7 +216,8 @@ public final class PostgresFleetStore: FleetStore {
             for try await count in try await connection.query(
                 """
                 SELECT count(*) FROM emulator_trips WHERE provider = \(provider) AND vehicle_id = \(id) AND active
-                """, logger: logger
+                """,
+                logger: logger
             ).decode(Int.self) {
                 active = count
             }
@@ -203,7 +227,9 @@ public final class PostgresFleetStore: FleetStore {
                 )
             }
             try await connection.query(
-                "DELETE FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id)", logger: logger)
+                "DELETE FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id)",
+                logger: logger
+            )
         }
     }
 
@@ -212,7 +238,8 @@ public final class PostgresFleetStore: FleetStore {
             """
             SELECT id, body FROM emulator_vehicles WHERE provider = \(provider) AND id > \(afterID ?? "")
             ORDER BY id LIMIT \(limit)
-            """)
+            """
+        )
         return try rows.map { row in
             let (id, body) = try row.decode((String, ByteBuffer).self)
             return StoredVehicle(id: id, vehicle: try Self.decode(body, as: FleetEngineV1.Vehicle.self))
@@ -223,7 +250,8 @@ public final class PostgresFleetStore: FleetStore {
 
     public func trip(provider: String, id: String) async throws -> StoredTrip? {
         let rows = try await database.query(
-            "SELECT id, updated_at, body FROM emulator_trips WHERE provider = \(provider) AND id = \(id)")
+            "SELECT id, updated_at, body FROM emulator_trips WHERE provider = \(provider) AND id = \(id)"
+        )
         return try rows.first.map { row in
             let (id, updatedAt, body) = try row.decode((String, Int64, ByteBuffer).self)
             return try Self.trip(id: id, updatedAt: updatedAt, body: body)
@@ -237,8 +265,9 @@ public final class PostgresFleetStore: FleetStore {
     {
         var exists = false
         for try await _ in try await connection.query(
-            "SELECT 1 FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id) FOR SHARE", logger: logger)
-        {
+            "SELECT 1 FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id) FOR SHARE",
+            logger: logger
+        ) {
             exists = true
         }
         return exists
@@ -260,8 +289,9 @@ public final class PostgresFleetStore: FleetStore {
                 VALUES (\(provider), \(trip.id), \(trip.vehicleID), \(trip.isActive),
                         \(trip.updatedAt.epochMilliseconds), \(body))
                 ON CONFLICT DO NOTHING RETURNING 1
-                """, logger: logger)
-            {
+                """,
+                logger: logger
+            ) {
                 inserted = true
             }
             guard inserted else {
@@ -282,7 +312,8 @@ public final class PostgresFleetStore: FleetStore {
                 """
                 SELECT id, updated_at, body FROM emulator_trips WHERE provider = \(provider) AND id = \(id)
                 FOR UPDATE
-                """, logger: logger
+                """,
+                logger: logger
             ).decode((String, Int64, ByteBuffer).self) {
                 current = try Self.trip(id: tripID, updatedAt: updatedAt, body: body)
             }
@@ -300,14 +331,17 @@ public final class PostgresFleetStore: FleetStore {
                 UPDATE emulator_trips SET vehicle_id = \(updated.vehicleID), active = \(updated.isActive),
                     updated_at = \(updated.updatedAt.epochMilliseconds), body = \(body)
                 WHERE provider = \(provider) AND id = \(id)
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             return updated
         }
     }
 
     public func deleteTrip(provider: String, id: String) async throws {
         let rows = try await database.query(
-            "DELETE FROM emulator_trips WHERE provider = \(provider) AND id = \(id) RETURNING 1")
+            "DELETE FROM emulator_trips WHERE provider = \(provider) AND id = \(id) RETURNING 1"
+        )
         guard !rows.isEmpty else { throw StoreError.notFound("Trip providers/\(provider)/trips/\(id) not found.") }
     }
 
@@ -322,7 +356,8 @@ public final class PostgresFleetStore: FleetStore {
               AND (\(vehicleID)::TEXT IS NULL OR vehicle_id = \(vehicleID))
               AND (NOT \(activeOnly) OR active)
             ORDER BY id LIMIT \(limit)
-            """)
+            """
+        )
         return try rows.map { row in
             let (id, updatedAt, body) = try row.decode((String, Int64, ByteBuffer).self)
             return try Self.trip(id: id, updatedAt: updatedAt, body: body)

@@ -52,13 +52,15 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
                 let vehicle = try FleetEngineV1.Vehicle(jsonString: row["body"] as String, options: options)
                 try db.execute(
                     sql: "UPDATE vehicles SET body = ? WHERE provider = ? AND id = ?",
-                    arguments: [try Self.encode(vehicle), row["provider"] as String, row["id"] as String])
+                    arguments: [try Self.encode(vehicle), row["provider"] as String, row["id"] as String]
+                )
             }
             for row in try Row.fetchAll(db, sql: "SELECT provider, id, body FROM trips") {
                 let trip = try FleetEngineV1.Trip(jsonString: row["body"] as String, options: options)
                 try db.execute(
                     sql: "UPDATE trips SET body = ? WHERE provider = ? AND id = ?",
-                    arguments: [try Self.encode(trip), row["provider"] as String, row["id"] as String])
+                    arguments: [try Self.encode(trip), row["provider"] as String, row["id"] as String]
+                )
             }
         }
         return migrator
@@ -81,8 +83,10 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
 
     private static func trip(_ row: Row) throws -> StoredTrip {
         StoredTrip(
-            id: row["id"], trip: try decode(row["body"], as: FleetEngineV1.Trip.self),
-            updatedAt: Date(epochMilliseconds: row["updated_at"]))
+            id: row["id"],
+            trip: try decode(row["body"], as: FleetEngineV1.Trip.self),
+            updatedAt: Date(epochMilliseconds: row["updated_at"])
+        )
     }
 
     private static func activeTrips(_ db: Database, provider: String, vehicleID: String) throws -> [StoredTrip] {
@@ -91,7 +95,8 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
 
     private static func vehicleExists(_ db: Database, provider: String, id: String) throws -> Bool {
         try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT 1 FROM vehicles WHERE provider = ? AND id = ?"), arguments: [provider, id]
+            db.cachedStatement(sql: "SELECT 1 FROM vehicles WHERE provider = ? AND id = ?"),
+            arguments: [provider, id]
         ) != nil
     }
 
@@ -99,7 +104,8 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         let data = try await writer.read { db in
             try Data.fetchOne(
                 db.cachedStatement(sql: "SELECT body FROM vehicles WHERE provider = ? AND id = ?"),
-                arguments: [provider, id])
+                arguments: [provider, id]
+            )
         }
         return try data.map { try Self.decode($0, as: FleetEngineV1.Vehicle.self) }
     }
@@ -127,7 +133,8 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
             guard
                 let data = try Data.fetchOne(
                     db.cachedStatement(sql: "SELECT body FROM vehicles WHERE provider = ? AND id = ?"),
-                    arguments: [provider, id])
+                    arguments: [provider, id]
+                )
             else {
                 throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
             }
@@ -147,8 +154,10 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
             let active =
                 try Int.fetchOne(
                     db.cachedStatement(
-                        sql: "SELECT COUNT(*) FROM trips WHERE provider = ? AND vehicle_id = ? AND active = 1"),
-                    arguments: [provider, id]) ?? 0
+                        sql: "SELECT COUNT(*) FROM trips WHERE provider = ? AND vehicle_id = ? AND active = 1"
+                    ),
+                    arguments: [provider, id]
+                ) ?? 0
             guard active == 0 else {
                 throw StoreError.conflict(
                     "Vehicle providers/\(provider)/vehicles/\(id) has \(active) active trip(s); complete or cancel them first."
@@ -164,7 +173,8 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         let rows = try await writer.read { db in
             try Row.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT id, body FROM vehicles WHERE provider = ? AND id > ? ORDER BY id LIMIT ?"),
+                    sql: "SELECT id, body FROM vehicles WHERE provider = ? AND id > ? ORDER BY id LIMIT ?"
+                ),
                 arguments: [provider, afterID ?? "", limit]
             ).map { (id: $0["id"] as String, body: $0["body"] as Data) }
         }
@@ -187,8 +197,8 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         try await writer.write { db in
             if try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT 1 FROM trips WHERE provider = ? AND id = ?"),
-                arguments: [provider, trip.id]) != nil
-            {
+                arguments: [provider, trip.id]
+            ) != nil {
                 throw StoreError.alreadyExists("Trip providers/\(provider)/trips/\(trip.id) already exists.")
             }
             if let vehicleID = trip.vehicleID, try !Self.vehicleExists(db, provider: provider, id: vehicleID) {
@@ -211,7 +221,8 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
             guard
                 let row = try Row.fetchOne(
                     db.cachedStatement(sql: "SELECT id, updated_at, body FROM trips WHERE provider = ? AND id = ?"),
-                    arguments: [provider, id])
+                    arguments: [provider, id]
+                )
             else {
                 throw StoreError.notFound("Trip providers/\(provider)/trips/\(id) not found.")
             }

@@ -70,7 +70,9 @@ public enum DefaultProvisioning {
             trust.serviceAccounts.append(
                 .init(
                     account: TrustedServiceAccount(email: key.clientEmail, project: key.projectID, roles: [role]),
-                    keySource: .keyFile("keys/\(name).json")))
+                    keySource: .keyFile("keys/\(name).json")
+                )
+            )
         }
         try trust.write(to: dataDirectory + "/" + trustFileName)
         return accounts

@@ -26,9 +26,12 @@ public final class OpenIDFederation: Sendable {
     ///   - clock: what measures the two durations above.
     ///   - logger: where fetch failures are logged (one error line each).
     public init(
-        providers: [OpenIDProviderConfiguration], autoCreateRole: AppUserRole? = nil,
-        minimumRefetchInterval: Duration = .seconds(10), maximumKeyAge: Duration = .seconds(3600),
-        clock: any WallClock = .system, logger: Logger = .silent(label: "fleetauth.token-server.oidc")
+        providers: [OpenIDProviderConfiguration],
+        autoCreateRole: AppUserRole? = nil,
+        minimumRefetchInterval: Duration = .seconds(10),
+        maximumKeyAge: Duration = .seconds(3600),
+        clock: any WallClock = .system,
+        logger: Logger = .silent(label: "fleetauth.token-server.oidc")
     ) throws(GoogleAPIError) {
         for provider in providers { try provider.validate() }
         if let autoCreateRole, autoCreateRole != .driver, autoCreateRole != .consumer {
@@ -43,9 +46,14 @@ public final class OpenIDFederation: Sendable {
                     (
                         provider.issuer, [provider.audience],
                         OpenIDKeySource(
-                            provider: provider, minimumInterval: minimumRefetchInterval, maximumAge: maximumKeyAge,
-                            clock: clock, logger: logger)
-                    ))
+                            provider: provider,
+                            minimumInterval: minimumRefetchInterval,
+                            maximumAge: maximumKeyAge,
+                            clock: clock,
+                            logger: logger
+                        )
+                    )
+                )
             }
         }
         self.providers = providers

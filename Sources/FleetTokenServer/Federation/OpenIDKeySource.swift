@@ -28,7 +28,10 @@ actor OpenIDKeySource {
     private var inFlight: Task<Bool, Never>?
 
     init(
-        provider: OpenIDProviderConfiguration, minimumInterval: Duration, maximumAge: Duration, clock: any WallClock,
+        provider: OpenIDProviderConfiguration,
+        minimumInterval: Duration,
+        maximumAge: Duration,
+        clock: any WallClock,
         logger: Logger
     ) {
         self.provider = provider
@@ -91,7 +94,8 @@ actor OpenIDKeySource {
             case .failure(let error):
                 self.logger.error(
                     "cannot fetch the OpenID Provider's signing keys; its ID tokens are refused until they can be read",
-                    metadata: .fleetauth(["issuer": .string(provider.issuer), "error": .string(error.message)]))
+                    metadata: .fleetauth(["issuer": .string(provider.issuer), "error": .string(error.message)])
+                )
                 return false
             }
         }
@@ -110,7 +114,8 @@ actor OpenIDKeySource {
                 metadata: .fleetauth([
                     "issuer": .string(provider.issuer),
                     "reason": .string(reason),
-                ]))
+                ])
+            )
         }
     }
 
@@ -126,7 +131,8 @@ actor OpenIDKeySource {
         guard case .string(let issuer)? = discovery["issuer"], issuer.hasSameBytes(as: provider.issuer) else {
             throw OpenIDFetchError(
                 "the discovery document at \(provider.discoveryURL) names another issuer "
-                    + "(\(discovery["issuer"]?.stringValue?.prefix(200) ?? "none"))")
+                    + "(\(discovery["issuer"]?.stringValue?.prefix(200) ?? "none"))"
+            )
         }
         guard case .string(let keySetURL)? = discovery["jwks_uri"] else {
             throw OpenIDFetchError("the discovery document at \(provider.discoveryURL) has no jwks_uri")
@@ -140,7 +146,8 @@ actor OpenIDKeySource {
             guard !result.keys.isEmpty else {
                 throw OpenIDFetchError(
                     "the JWK set at \(keySetURL) has no RS256 or ES256 signing key"
-                        + (result.skipped.isEmpty ? "" : " (\(result.skipped.joined(separator: "; ")))"))
+                        + (result.skipped.isEmpty ? "" : " (\(result.skipped.joined(separator: "; ")))")
+                )
             }
             return result
         } catch let error as KeyError {

@@ -29,11 +29,13 @@ public struct OpenIDProviderConfiguration: Sendable, Hashable {
         else {
             throw .invalidArgument(
                 "The OpenID issuer \(issuer.prefix(200)) must be an https:// URL without query or fragment "
-                    + "(http:// only on 127.0.0.1, ::1 or localhost).")
+                    + "(http:// only on 127.0.0.1, ::1 or localhost)."
+            )
         }
         guard !audience.isEmpty, audience.utf8.count <= 512, StoredText.isStorable(audience) else {
             throw .invalidArgument(
-                "The OpenID audience of \(issuer.prefix(200)) must be a client ID of 1–512 characters.")
+                "The OpenID audience of \(issuer.prefix(200)) must be a client ID of 1–512 characters."
+            )
         }
     }
 

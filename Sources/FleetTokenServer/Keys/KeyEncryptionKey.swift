@@ -91,7 +91,8 @@ public struct KeyEncryptionKey: Sendable, Hashable {
         } catch {
             throw KeyEncryptionKeyError(
                 "The key-encryption key does not open signing key \(keyID): it is not the key the signing keys "
-                    + "were sealed with (or the stored key was altered).")
+                    + "were sealed with (or the stored key was altered)."
+            )
         }
     }
 }

@@ -99,8 +99,11 @@ public final class Keyring: @unchecked Sendable {
             let current = records.last { $0.family == family && $0.retiredAt == nil }
             if let signer = keyless[family] {
                 let record = SigningKeyRecord(
-                    kid: signer.recordKeyID, family: family,
-                    material: .external(kind: signer.kind, email: signer.serviceAccountEmail), createdAt: now)
+                    kid: signer.recordKeyID,
+                    family: family,
+                    material: .external(kind: signer.kind, email: signer.serviceAccountEmail),
+                    createdAt: now
+                )
                 if current == nil {
                     _ = try await store.addFirstSigningKey(record)
                 } else if current?.kid != record.kid || current?.material != record.material {
@@ -155,12 +158,14 @@ public final class Keyring: @unchecked Sendable {
         case .external(let kind, let email):
             throw KeyEncryptionKeyError(
                 "Signing key \(record.kid) of \(email) is held by \(kind == "iam" ? "Google (IAM)" : "a PKCS#11 token"), "
-                    + "not by FleetAuth.")
+                    + "not by FleetAuth."
+            )
         case .sealed(let sealed):
             guard let keyEncryptionKey else {
                 throw KeyEncryptionKeyError(
                     "Signing key \(record.kid) is sealed in the database: give the key-encryption key "
-                        + "(--key-encryption-key-file FILE or \(KeyEncryptionKey.environmentVariable)).")
+                        + "(--key-encryption-key-file FILE or \(KeyEncryptionKey.environmentVariable))."
+                )
             }
             let json = try keyEncryptionKey.unseal(sealed, keyID: record.kid)
             return try ServiceAccountKey(json: json, source: "sealed signing key \(record.kid)")
@@ -197,11 +202,20 @@ public final class Keyring: @unchecked Sendable {
             }
             let key = try Self.key(of: record, keyEncryptionKey: keyEncryptionKey)
             let minter = try FleetEngineTokenMinter(
-                signer: LocalKeySigner(key: key), configuration: .init(lifetime: lifetime))
+                signer: LocalKeySigner(key: key),
+                configuration: .init(lifetime: lifetime)
+            )
             fresh.append(
                 Entry(
-                    record: record, key: key, minter: minter, email: key.clientEmail, project: key.projectID,
-                    publishedKey: key.verificationKey, googleKeySetURL: nil))
+                    record: record,
+                    key: key,
+                    minter: minter,
+                    email: key.clientEmail,
+                    project: key.projectID,
+                    publishedKey: key.verificationKey,
+                    googleKeySetURL: nil
+                )
+            )
         }
         lock.withLock {
             entries = fresh
@@ -223,9 +237,14 @@ public final class Keyring: @unchecked Sendable {
         case nil: break
         }
         return Entry(
-            record: record, key: nil, minter: minter, email: email,
-            project: Self.project(ofServiceAccount: email) ?? project, publishedKey: published,
-            googleKeySetURL: googleKeysURL.map { "\($0)/service_accounts/v1/metadata/jwk/\(email)" })
+            record: record,
+            key: nil,
+            minter: minter,
+            email: email,
+            project: Self.project(ofServiceAccount: email) ?? project,
+            publishedKey: published,
+            googleKeySetURL: googleKeysURL.map { "\($0)/service_accounts/v1/metadata/jwk/\(email)" }
+        )
     }
 
     /// The project of `NAME@PROJECT.iam.gserviceaccount.com`.
@@ -243,7 +262,8 @@ public final class Keyring: @unchecked Sendable {
         guard let minter = entry.minter else {
             throw .unavailable(
                 "The \(family) family signs through a signer this instance was not configured with "
-                    + "(\(entry.record.material.storedPath ?? entry.record.kid)).")
+                    + "(\(entry.record.material.storedPath ?? entry.record.kid))."
+            )
         }
         return (minter, entry)
     }
@@ -282,11 +302,16 @@ public final class Keyring: @unchecked Sendable {
                 : "a PKCS#11 token (create a new key there, upload its certificate, and restart with its --key-id)"
             throw TokenServerError.failedPrecondition(
                 "The \(family) family signs as \(current.email) with a key held by \(place); FleetAuth holds no key "
-                    + "of it to rotate.")
+                    + "of it to rotate."
+            )
         }
         let key = try currentKey.newKey()
         let record = SigningKeyRecord(
-            kid: key.privateKeyID, family: family, material: try keep(key, family: family), createdAt: now)
+            kid: key.privateKeyID,
+            family: family,
+            material: try keep(key, family: family),
+            createdAt: now
+        )
         try await store.addSigningKey(record)
         try await refresh()
         return record
@@ -344,8 +369,13 @@ public final class Keyring: @unchecked Sendable {
             serviceAccounts: keySetURLs(baseURL: baseURL).map { entry in
                 .init(
                     account: TrustedServiceAccount(
-                        email: entry.email, project: entry.project, roles: entry.family.roles),
-                    keySource: .jwksURL(entry.url))
-            })
+                        email: entry.email,
+                        project: entry.project,
+                        roles: entry.family.roles
+                    ),
+                    keySource: .jwksURL(entry.url)
+                )
+            }
+        )
     }
 }

@@ -21,7 +21,8 @@ struct AdminRoutes {
                 .object([
                     "username": .string(entry.user.username), "role": .string(entry.user.role.rawValue),
                     "grants": .array(
-                        entry.grants.map { .object(["kind": .string($0.kind.rawValue), "id": .string($0.id)]) }),
+                        entry.grants.map { .object(["kind": .string($0.kind.rawValue), "id": .string($0.id)]) }
+                    ),
                     "identities": .array((identities[entry.user.username] ?? []).map { .object(Self.json($0)) }),
                 ])
             }
@@ -37,14 +38,17 @@ struct AdminRoutes {
                 // A user who logs in with an OpenID Provider's ID tokens: no password.
                 guard body["password"] == nil else {
                     throw TokenServerError.invalidArgument(
-                        "Give a password or a subject (an OpenID identity), not both.")
+                        "Give a password or a subject (an OpenID identity), not both."
+                    )
                 }
                 let identity = try Self.identity(body)
                 try await users.addUser(AppUser(username: username, role: role), identity: identity)
                 answer["identities"] = .array([.object(Self.json(identity))])
             } else {
                 try await users.addUser(
-                    AppUser(username: username, role: role), password: try JSONRequestBody.string(body, "password"))
+                    AppUser(username: username, role: role),
+                    password: try JSONRequestBody.string(body, "password")
+                )
             }
             return JSONResponse.make(answer, status: .created)
         }
@@ -67,7 +71,9 @@ struct AdminRoutes {
             try await requireGrantManager(request)
             let body = try await readBody(request, "grant")
             let grant = try Self.grant(
-                kind: try JSONRequestBody.string(body, "kind"), id: try JSONRequestBody.string(body, "id"))
+                kind: try JSONRequestBody.string(body, "kind"),
+                id: try JSONRequestBody.string(body, "id")
+            )
             try await users.grant(grant, to: context.parameters.get("username") ?? "")
             return JSONResponse.make(["kind": .string(grant.kind.rawValue), "id": .string(grant.id)], status: .created)
         }
@@ -75,7 +81,8 @@ struct AdminRoutes {
             try await requireGrantManager(request)
             let grant = try Self.grant(
                 kind: context.parameters.get("kind") ?? "",
-                id: (context.parameters.get("id") ?? "").removingPercentEncoding ?? "")
+                id: (context.parameters.get("id") ?? "").removingPercentEncoding ?? ""
+            )
             try await users.revoke(grant, from: context.parameters.get("username") ?? "")
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
@@ -83,7 +90,8 @@ struct AdminRoutes {
             _ = try await requireOperator(request)
             guard let family = TokenFamily(rawValue: context.parameters.get("family") ?? "") else {
                 throw TokenServerError.notFound(
-                    "Unknown token family; one of \(TokenFamily.allCases.map(\.rawValue).joined(separator: ", ")).")
+                    "Unknown token family; one of \(TokenFamily.allCases.map(\.rawValue).joined(separator: ", "))."
+                )
             }
             let record = try await keyring.rotate(family)
             let email = try keyring.signingKey(for: family).email
@@ -118,7 +126,8 @@ struct AdminRoutes {
             throw TokenServerError.permissionDenied(
                 user.role == .service
                     ? "A service key may only grant and revoke; this needs an operator."
-                    : "Only operators may use the admin API.")
+                    : "Only operators may use the admin API."
+            )
         }
         return user
     }

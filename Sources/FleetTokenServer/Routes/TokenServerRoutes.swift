@@ -57,7 +57,8 @@ struct TokenServerRoutes {
         if body["idToken"] != nil {
             guard body["username"] == nil, body["password"] == nil else {
                 throw TokenServerError.invalidArgument(
-                    "Log in with an idToken or with a username and password, not both.")
+                    "Log in with an idToken or with a username and password, not both."
+                )
             }
             let idToken = try JSONRequestBody.string(body, "idToken")
             session = try await login.login(idToken: idToken, address: context.remoteAddress)
@@ -93,7 +94,8 @@ struct TokenServerRoutes {
         if let kind = endpoint.grantKind {
             guard let id, id != FleetEngineID.wildcard, FleetEngineID.isValid(id) else {
                 throw TokenServerError.invalidArgument(
-                    "The \(kind) ID must be 1–64 characters, NFC, without / : ? , # and not \"*\".")
+                    "The \(kind) ID must be 1–64 characters, NFC, without / : ? , # and not \"*\"."
+                )
             }
             // The same answer whether or not the resource exists anywhere.
             guard user.role == .operator || granted else {
@@ -116,24 +118,32 @@ struct TokenServerRoutes {
                 metadata: .fleetauth([
                     "family": .string(endpoint.family.rawValue), "account": .string(key.email),
                     "code": .string(error.code.rawValue), "error": .string(error.message),
-                ]))
+                ])
+            )
             throw TokenServerError.unavailable(
                 error.code == .permissionDenied
                     ? "The token server may not sign \(endpoint.family) tokens right now; its operator has been told why."
-                    : "The token server cannot sign \(endpoint.family) tokens right now; try again shortly.")
+                    : "The token server cannot sign \(endpoint.family) tokens right now; try again shortly."
+            )
         }
         let scope = JSONValue.object(type.authorization.jsonObject).jsonText
         try await audit.append(
             AuditEntry(
-                issuedAt: Date(epochSeconds: token.claims.issuedAt), username: user.username, endpoint: endpoint,
-                scope: scope, kid: token.keyID ?? key.record.kid, expiresAt: Date(epochSeconds: token.claims.expiresAt))
+                issuedAt: Date(epochSeconds: token.claims.issuedAt),
+                username: user.username,
+                endpoint: endpoint,
+                scope: scope,
+                kid: token.keyID ?? key.record.kid,
+                expiresAt: Date(epochSeconds: token.claims.expiresAt)
+            )
         )
         auditLogger.info(
             "issued token",
             metadata: .fleetauth([
                 "user": .string(user.username), "endpoint": .string(endpoint.name), "scope": .string(scope),
                 "kid": .string(token.keyID ?? key.record.kid), "exp": .stringConvertible(token.claims.expiresAt),
-            ]))
+            ])
+        )
         var object = token.endpointResponse(now: issuedAt.epochSeconds).jsonObject
         if endpoint.addsDeliveryKeys {
             object["creation_timestamp_ms"] = .integer(token.claims.issuedAt * 1000)

@@ -30,7 +30,12 @@ public struct AuditEntry: Sendable, Hashable {
     public var expiresAt: Date
 
     public init(
-        issuedAt: Date, username: String, endpoint: TokenServerEndpoint, scope: String, kid: String, expiresAt: Date
+        issuedAt: Date,
+        username: String,
+        endpoint: TokenServerEndpoint,
+        scope: String,
+        kid: String,
+        expiresAt: Date
     ) {
         self.issuedAt = issuedAt
         self.username = username

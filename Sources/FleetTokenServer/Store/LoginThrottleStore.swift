@@ -13,7 +13,8 @@ public protocol LoginThrottleStore: Sendable {
     /// update of those keys (from any instance); `update` gets the entries still kept at `now` and returns the
     /// entries to store. Entries forgotten by `now` are removed.
     func updateThrottleEntries(
-        keys: [String], at now: Date,
+        keys: [String],
+        at now: Date,
         _ update: @escaping @Sendable (_ current: [String: ThrottleEntry]) -> [String: ThrottleEntry]
     ) async throws
     /// Forgets the entries of `keys`.
@@ -55,7 +56,9 @@ public final class InMemoryLoginThrottleStore: LoginThrottleStore, @unchecked Se
     }
 
     public func updateThrottleEntries(
-        keys: [String], at now: Date, _ update: @escaping @Sendable ([String: ThrottleEntry]) -> [String: ThrottleEntry]
+        keys: [String],
+        at now: Date,
+        _ update: @escaping @Sendable ([String: ThrottleEntry]) -> [String: ThrottleEntry]
     ) async throws {
         lock.withLock {
             entries = entries.filter { $0.value.forgetAfter > now }

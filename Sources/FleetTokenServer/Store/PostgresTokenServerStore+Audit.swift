@@ -18,16 +18,23 @@ extension PostgresTokenServerStore {
             """
             SELECT issued_at, username, token_type, scope, kid, expires_at FROM token_audit
             ORDER BY id DESC LIMIT \(Int64(limit))
-            """)
+            """
+        )
         return try rows.map { row in
             let (issuedAt, username, type, scope, kid, expiresAt) = try row.decode(
-                (Int64, String, String, String, String, Int64).self)
+                (Int64, String, String, String, String, Int64).self
+            )
             guard let endpoint = TokenServerEndpoint(name: type) else {
                 throw StoreError.corrupted("An audit entry names an unknown endpoint.")
             }
             return AuditEntry(
-                issuedAt: Date(epochSeconds: issuedAt), username: username, endpoint: endpoint, scope: scope, kid: kid,
-                expiresAt: Date(epochSeconds: expiresAt))
+                issuedAt: Date(epochSeconds: issuedAt),
+                username: username,
+                endpoint: endpoint,
+                scope: scope,
+                kid: kid,
+                expiresAt: Date(epochSeconds: expiresAt)
+            )
         }
     }
 }

@@ -5,7 +5,8 @@ import PostgresNIO
 
 extension PostgresTokenServerStore {
     static let identitiesMigration = PostgresMigrations.Step(
-        version: 2, name: "identities linked to users",
+        version: 2,
+        name: "identities linked to users",
         statements: [
             """
             CREATE TABLE token_identities (
@@ -14,7 +15,8 @@ extension PostgresTokenServerStore {
                 PRIMARY KEY (issuer, subject))
             """,
             "CREATE INDEX token_identities_by_user ON token_identities (username)",
-        ])
+        ]
+    )
 
     private static func storable(_ identity: ExternalIdentity) -> Bool {
         storable(identity.issuer) && storable(identity.subject)
@@ -33,8 +35,9 @@ extension PostgresTokenServerStore {
                 INSERT INTO token_users (username, role, password_hash, created_at)
                 VALUES (\(user.username), \(user.role.rawValue), \(passwordHash), \(createdAt.epochSeconds))
                 ON CONFLICT DO NOTHING RETURNING 1
-                """, logger: database.logger)
-            {
+                """,
+                logger: database.logger
+            ) {
                 added = true
             }
             guard added else { throw StoreError.alreadyExists("User \(user.username) already exists.") }
@@ -49,8 +52,9 @@ extension PostgresTokenServerStore {
         try await database.transaction { connection in
             var found = false
             for try await _ in try await connection.query(
-                "SELECT 1 FROM token_users WHERE username = \(username) FOR SHARE", logger: database.logger)
-            {
+                "SELECT 1 FROM token_users WHERE username = \(username) FOR SHARE",
+                logger: database.logger
+            ) {
                 found = true
             }
             guard found else { throw StoreError.notFound("User \(username) not found.") }
@@ -59,15 +63,19 @@ extension PostgresTokenServerStore {
     }
 
     private static func insert(
-        _ identity: ExternalIdentity, username: String, _ connection: PostgresConnection, _ database: PostgreSQLDatabase
+        _ identity: ExternalIdentity,
+        username: String,
+        _ connection: PostgresConnection,
+        _ database: PostgreSQLDatabase
     ) async throws {
         var inserted = false
         for try await _ in try await connection.query(
             """
             INSERT INTO token_identities (issuer, subject, username)
             VALUES (\(identity.issuer), \(identity.subject), \(username)) ON CONFLICT DO NOTHING RETURNING 1
-            """, logger: database.logger)
-        {
+            """,
+            logger: database.logger
+        ) {
             inserted = true
         }
         guard inserted else { throw StoreError.alreadyExists("The identity \(identity) is already linked to a user.") }
@@ -80,7 +88,8 @@ extension PostgresTokenServerStore {
             SELECT u.username, u.role FROM token_identities i JOIN token_users u ON u.username = i.username
             WHERE i.subject = \(subject) AND (i.issuer = \(issuer) OR (\(matchingUnqualified) AND i.issuer = ''))
             ORDER BY i.issuer DESC LIMIT 1
-            """)
+            """
+        )
         guard let row = rows.first else { return nil }
         let (username, role) = try row.decode((String, String).self)
         guard let parsed = AppUserRole(rawValue: role) else {
@@ -92,8 +101,8 @@ extension PostgresTokenServerStore {
     public func identities() async throws -> [String: [ExternalIdentity]] {
         var result: [String: [ExternalIdentity]] = [:]
         for row in try await database.query(
-            "SELECT username, issuer, subject FROM token_identities ORDER BY username, issuer, subject")
-        {
+            "SELECT username, issuer, subject FROM token_identities ORDER BY username, issuer, subject"
+        ) {
             let (username, issuer, subject) = try row.decode((String, String, String).self)
             result[username, default: []].append(ExternalIdentity(issuer: issuer, subject: subject))
         }

@@ -9,7 +9,8 @@ import PostgresNIO
 extension PostgresTokenServerStore {
     private static func keyRecord(_ row: PostgresRow) throws -> SigningKeyRecord {
         let (kid, family, path, sealed, createdAt, retiredAt) = try row.decode(
-            (String, String, String?, ByteBuffer?, Int64, Int64?).self)
+            (String, String, String?, ByteBuffer?, Int64, Int64?).self
+        )
         guard let tokenFamily = TokenFamily(rawValue: family) else {
             throw StoreError.corrupted("Signing key \(kid) has an unknown family.")
         }
@@ -18,8 +19,12 @@ extension PostgresTokenServerStore {
         }
         let material = SigningKeyMaterial(storedPath: path, sealed: sealed.map { Array($0.readableBytesView) })
         return SigningKeyRecord(
-            kid: kid, family: tokenFamily, material: material, createdAt: Date(epochSeconds: createdAt),
-            retiredAt: retiredAt.map(Date.init(epochSeconds:)))
+            kid: kid,
+            family: tokenFamily,
+            material: material,
+            createdAt: Date(epochSeconds: createdAt),
+            retiredAt: retiredAt.map(Date.init(epochSeconds:))
+        )
     }
 
     private static func sorted(_ records: [SigningKeyRecord]) -> [SigningKeyRecord] {
@@ -30,7 +35,9 @@ extension PostgresTokenServerStore {
     }
 
     private static func insert(
-        _ record: SigningKeyRecord, _ connection: PostgresConnection, _ database: PostgreSQLDatabase
+        _ record: SigningKeyRecord,
+        _ connection: PostgresConnection,
+        _ database: PostgreSQLDatabase
     )
         async throws
     {
@@ -40,7 +47,9 @@ extension PostgresTokenServerStore {
             INSERT INTO token_signing_keys (kid, family, key_path, sealed_key, created_at)
             VALUES (\(record.kid), \(record.family.rawValue), \(record.material.storedPath), \(sealed),
                     \(record.createdAt.epochSeconds))
-            """, logger: database.logger)
+            """,
+            logger: database.logger
+        )
     }
 
     public func signingKeys() async throws -> [SigningKeyRecord] {
@@ -48,7 +57,8 @@ extension PostgresTokenServerStore {
             """
             SELECT kid, family, key_path, sealed_key, created_at, retired_at FROM token_signing_keys
             ORDER BY created_at, kid
-            """)
+            """
+        )
         return try rows.map(Self.keyRecord)
     }
 
@@ -59,7 +69,9 @@ extension PostgresTokenServerStore {
                 """
                 UPDATE token_signing_keys SET retired_at = \(record.createdAt.epochSeconds)
                 WHERE family = \(record.family.rawValue) AND retired_at IS NULL
-                """, logger: database.logger)
+                """,
+                logger: database.logger
+            )
             try await Self.insert(record, connection, database)
         }
     }
@@ -70,8 +82,8 @@ extension PostgresTokenServerStore {
             var exists = false
             for try await _ in try await connection.query(
                 "SELECT 1 FROM token_signing_keys WHERE family = \(record.family.rawValue) LIMIT 1",
-                logger: database.logger)
-            {
+                logger: database.logger
+            ) {
                 exists = true
             }
             guard !exists else { return false }
@@ -85,7 +97,8 @@ extension PostgresTokenServerStore {
             """
             DELETE FROM token_signing_keys WHERE retired_at <= \(cutoff.epochSeconds)
             RETURNING kid, family, key_path, sealed_key, created_at, retired_at
-            """)
+            """
+        )
         return Self.sorted(try rows.map(Self.keyRecord))
     }
 }

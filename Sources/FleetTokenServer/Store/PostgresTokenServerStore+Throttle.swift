@@ -11,11 +11,14 @@ extension PostgresTokenServerStore {
         var found: [String: ThrottleEntry] = [:]
         for row in rows {
             let (key, failures, first, lockedUntil, forgetAfter) = try row.decode(
-                (String, Int32, Int64, Int64?, Int64).self)
+                (String, Int32, Int64, Int64?, Int64).self
+            )
             found[key] = ThrottleEntry(
-                failures: Int(failures), firstFailure: Date(epochMilliseconds: first),
+                failures: Int(failures),
+                firstFailure: Date(epochMilliseconds: first),
                 lockedUntil: lockedUntil.map(Date.init(epochMilliseconds:)),
-                forgetAfter: Date(epochMilliseconds: forgetAfter))
+                forgetAfter: Date(epochMilliseconds: forgetAfter)
+            )
         }
         return found
     }
@@ -35,7 +38,9 @@ extension PostgresTokenServerStore {
     }
 
     public func updateThrottleEntries(
-        keys: [String], at now: Date, _ update: @escaping @Sendable ([String: ThrottleEntry]) -> [String: ThrottleEntry]
+        keys: [String],
+        at now: Date,
+        _ update: @escaping @Sendable ([String: ThrottleEntry]) -> [String: ThrottleEntry]
     ) async throws {
         let keys = keys.filter(Self.storable)
         guard !keys.isEmpty else { return }
@@ -47,9 +52,13 @@ extension PostgresTokenServerStore {
                 SELECT pg_advisory_xact_lock(h) FROM (
                     SELECT DISTINCT hashtextextended(k, 1179403339) AS h FROM unnest(\(keys)::text[]) AS k ORDER BY h
                 ) AS locks
-                """, logger: logger)
+                """,
+                logger: logger
+            )
             try await connection.query(
-                "DELETE FROM token_login_failures WHERE forget_after_ms <= \(now.epochMilliseconds)", logger: logger)
+                "DELETE FROM token_login_failures WHERE forget_after_ms <= \(now.epochMilliseconds)",
+                logger: logger
+            )
             var rows: [PostgresRow] = []
             for try await row in try await connection.query(Self.selectEntries(keys: keys, at: now), logger: logger) {
                 rows.append(row)
@@ -64,7 +73,9 @@ extension PostgresTokenServerStore {
                     ON CONFLICT (key) DO UPDATE SET failures = excluded.failures,
                         first_failure_ms = excluded.first_failure_ms, locked_until_ms = excluded.locked_until_ms,
                         forget_after_ms = excluded.forget_after_ms
-                    """, logger: logger)
+                    """,
+                    logger: logger
+                )
             }
         }
     }

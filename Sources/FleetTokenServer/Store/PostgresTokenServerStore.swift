@@ -22,7 +22,11 @@ public final class PostgresTokenServerStore: TokenServerStorage {
     {
         PostgresTokenServerStore(
             database: try await PostgreSQLDatabase.connect(
-                url, migrations: migrations, maximumConnections: maximumConnections))
+                url,
+                migrations: migrations,
+                maximumConnections: maximumConnections
+            )
+        )
     }
 
     package init(database: PostgreSQLDatabase) {
@@ -33,7 +37,8 @@ public final class PostgresTokenServerStore: TokenServerStorage {
         scope: "token-server",
         steps: [
             .init(
-                version: 1, name: "users, grants, sessions, signing keys, audit, login throttle",
+                version: 1,
+                name: "users, grants, sessions, signing keys, audit, login throttle",
                 statements: [
                     """
                     CREATE TABLE token_users (
@@ -71,9 +76,11 @@ public final class PostgresTokenServerStore: TokenServerStorage {
                         locked_until_ms BIGINT, forget_after_ms BIGINT NOT NULL)
                     """,
                     "CREATE INDEX token_login_failures_by_age ON token_login_failures (forget_after_ms)",
-                ]),
+                ]
+            ),
             identitiesMigration,
-        ])
+        ]
+    )
 
     /// The advisory lock every signing-key change holds ("FAKY").
     static let signingKeysLock: Int64 = 0x4641_4B59
@@ -106,7 +113,8 @@ extension PostgresTokenServerStore {
             INSERT INTO token_users (username, role, password_hash, created_at)
             VALUES (\(user.username), \(user.role.rawValue), \(passwordHash), \(createdAt.epochSeconds))
             ON CONFLICT DO NOTHING RETURNING 1
-            """)
+            """
+        )
         guard !rows.isEmpty else { throw StoreError.alreadyExists("User \(user.username) already exists.") }
     }
 
@@ -119,7 +127,8 @@ extension PostgresTokenServerStore {
                 UPDATE token_users SET password_hash = \(hash) WHERE username = \(username) RETURNING username),
             ended AS (DELETE FROM token_sessions WHERE username IN (SELECT username FROM changed))
             SELECT count(*) FROM changed
-            """)
+            """
+        )
         guard try rows.first?.decode(Int64.self) == 1 else { throw StoreError.notFound("User \(username) not found.") }
     }
 
@@ -133,7 +142,8 @@ extension PostgresTokenServerStore {
     public func credentials(for username: String) async throws -> StoredCredentials? {
         guard Self.storable(username) else { return nil }
         let rows = try await database.query(
-            "SELECT username, role, password_hash FROM token_users WHERE username = \(username)")
+            "SELECT username, role, password_hash FROM token_users WHERE username = \(username)"
+        )
         return try rows.first.map { row in
             let (name, role, hash) = try row.decode((String, String, String).self)
             return StoredCredentials(user: try Self.user(username: name, role: role), passwordHash: hash)
@@ -146,7 +156,8 @@ extension PostgresTokenServerStore {
             SELECT u.username, u.role, g.kind, g.resource_id FROM token_users u
             LEFT JOIN token_grants g ON g.username = u.username
             ORDER BY u.username, g.kind, g.resource_id
-            """)
+            """
+        )
         var records: [UserRecord] = []
         for row in rows {
             let (username, role, kind, id) = try row.decode((String, String, String?, String?).self)
@@ -175,7 +186,8 @@ extension PostgresTokenServerStore {
                 INSERT INTO token_grants (username, kind, resource_id)
                 SELECT username, \(grant.kind.rawValue), \(grant.id) FROM found ON CONFLICT DO NOTHING)
             SELECT count(*) FROM found
-            """)
+            """
+        )
         guard try rows.first?.decode(Int64.self) == 1 else { throw StoreError.notFound("User \(username) not found.") }
     }
 
@@ -187,7 +199,8 @@ extension PostgresTokenServerStore {
                 DELETE FROM token_grants
                 WHERE username = \(username) AND kind = \(grant.kind.rawValue) AND resource_id = \(grant.id)
                 RETURNING 1
-                """) : []
+                """
+            ) : []
         guard !rows.isEmpty else {
             throw StoreError.notFound("User \(username) holds no grant for \(grant.kind) \(grant.id).")
         }
@@ -204,7 +217,8 @@ extension PostgresTokenServerStore {
             INSERT INTO token_sessions (token_hash, username, created_at, expires_at)
             VALUES (\(session.tokenHash), \(session.username), \(session.createdAt.epochSeconds),
                     \(session.expiresAt.epochSeconds))
-            """)
+            """
+        )
     }
 
     public func sessionUser(tokenHash: String, at now: Date, holding grant: Grant?) async throws
@@ -214,7 +228,8 @@ extension PostgresTokenServerStore {
         let kind = grant?.kind.rawValue ?? ""
         let id = grant.flatMap { Self.storable($0.id) ? $0.id : nil } ?? ""
         let rows = try await database.execute(
-            SessionUser(tokenHash: tokenHash, now: now.epochSeconds, kind: kind, id: id))
+            SessionUser(tokenHash: tokenHash, now: now.epochSeconds, kind: kind, id: id)
+        )
         guard let (username, role, granted) = rows.first else { return nil }
         return (try Self.user(username: username, role: role), grant != nil && !id.isEmpty && granted)
     }

@@ -20,7 +20,8 @@ extension SQLiteTokenServerStore {
         guard
             try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT 1 FROM identities WHERE issuer = ? AND subject = ?"),
-                arguments: [identity.issuer, identity.subject]) == nil
+                arguments: [identity.issuer, identity.subject]
+            ) == nil
         else { throw StoreError.alreadyExists("The identity \(identity) is already linked to a user.") }
         try db.cachedStatement(sql: "INSERT INTO identities (issuer, subject, username) VALUES (?, ?, ?)")
             .execute(arguments: [identity.issuer, identity.subject, username])
@@ -45,7 +46,9 @@ extension SQLiteTokenServerStore {
         try await database.writer.write { db in
             guard
                 try Bool.fetchOne(
-                    db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ?"), arguments: [username]) != nil
+                    db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ?"),
+                    arguments: [username]
+                ) != nil
             else { throw StoreError.notFound("User \(username) not found.") }
             try Self.insert(identity, username: username, db)
         }
@@ -61,8 +64,10 @@ extension SQLiteTokenServerStore {
                             SELECT users.username, users.role FROM identities JOIN users USING (username)
                             WHERE identities.subject = ? AND (identities.issuer = ? OR (? AND identities.issuer = ''))
                             ORDER BY identities.issuer DESC LIMIT 1
-                            """),
-                    arguments: [subject, issuer, matchingUnqualified])
+                            """
+                    ),
+                    arguments: [subject, issuer, matchingUnqualified]
+                )
             else { return nil }
             guard let role = AppUserRole(rawValue: row["role"]) else {
                 throw StoreError.corrupted("User \(row["username"] as String) has an unknown role.")
@@ -75,10 +80,12 @@ extension SQLiteTokenServerStore {
         try await database.writer.read { db in
             var result: [String: [ExternalIdentity]] = [:]
             for row in try Row.fetchAll(
-                db, sql: "SELECT username, issuer, subject FROM identities ORDER BY username, issuer, subject")
-            {
+                db,
+                sql: "SELECT username, issuer, subject FROM identities ORDER BY username, issuer, subject"
+            ) {
                 result[row["username"], default: []].append(
-                    ExternalIdentity(issuer: row["issuer"], subject: row["subject"]))
+                    ExternalIdentity(issuer: row["issuer"], subject: row["subject"])
+                )
             }
             return result
         }

@@ -97,8 +97,9 @@ extension SQLiteTokenServerStore {
     /// Inserts a user; `already_exists` if the name is taken.
     static func insert(_ user: AppUser, passwordHash: String, createdAt: Date, _ db: Database) throws {
         if try Bool.fetchOne(
-            db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ?"), arguments: [user.username]) != nil
-        {
+            db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ?"),
+            arguments: [user.username]
+        ) != nil {
             throw StoreError.alreadyExists("User \(user.username) already exists.")
         }
         try db.cachedStatement(
@@ -131,7 +132,8 @@ extension SQLiteTokenServerStore {
             guard
                 let row = try Row.fetchOne(
                     db.cachedStatement(sql: "SELECT username, role, password_hash FROM users WHERE username = ?"),
-                    arguments: [username])
+                    arguments: [username]
+                )
             else { return nil }
             return StoredCredentials(user: try Self.user(row), passwordHash: row["password_hash"])
         }
@@ -143,8 +145,9 @@ extension SQLiteTokenServerStore {
             var grants: [String: [Grant]] = [:]
             for row in try Row.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT username, kind, resource_id FROM grants ORDER BY username, kind, resource_id"))
-            {
+                    sql: "SELECT username, kind, resource_id FROM grants ORDER BY username, kind, resource_id"
+                )
+            ) {
                 guard let kind = GrantKind(rawValue: row["kind"]) else {
                     throw StoreError.corrupted("A grant of \(row["username"] as String) has an unknown kind.")
                 }
@@ -164,7 +167,9 @@ extension SQLiteTokenServerStore {
         try await writer.write { db in
             guard
                 try Bool.fetchOne(
-                    db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ?"), arguments: [username]) != nil
+                    db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ?"),
+                    arguments: [username]
+                ) != nil
             else { throw StoreError.notFound("User \(username) not found.") }
             try db.cachedStatement(sql: "INSERT OR IGNORE INTO grants (username, kind, resource_id) VALUES (?, ?, ?)")
                 .execute(arguments: [username, grant.kind.rawValue, grant.id])
@@ -212,15 +217,18 @@ extension SQLiteTokenServerStore {
                         sql: """
                             SELECT users.username, users.role FROM sessions JOIN users USING (username)
                             WHERE sessions.token_hash = ? AND sessions.expires_at > ?
-                            """),
-                    arguments: [tokenHash, now.epochSeconds])
+                            """
+                    ),
+                    arguments: [tokenHash, now.epochSeconds]
+                )
             else { return nil }
             let user = try Self.user(row)
             guard let grant else { return (user, false) }
             let granted =
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT 1 FROM grants WHERE username = ? AND kind = ? AND resource_id = ?"),
-                    arguments: [user.username, grant.kind.rawValue, grant.id]) != nil
+                    arguments: [user.username, grant.kind.rawValue, grant.id]
+                ) != nil
             return (user, granted)
         }
     }
@@ -242,7 +250,8 @@ extension SQLiteTokenServerStore {
         -> [SigningKeyRecord]
     {
         try Row.fetchAll(
-            db.cachedStatement(sql: "\(keyColumns) \(condition) ORDER BY created_at, kid"), arguments: arguments
+            db.cachedStatement(sql: "\(keyColumns) \(condition) ORDER BY created_at, kid"),
+            arguments: arguments
         ).map { row in
             guard let family = TokenFamily(rawValue: row["family"]) else {
                 throw StoreError.corrupted("Signing key \(row["kid"] as String) has an unknown family.")
@@ -254,9 +263,12 @@ extension SQLiteTokenServerStore {
             }
             let material = SigningKeyMaterial(storedPath: path, sealed: sealed)
             return SigningKeyRecord(
-                kid: row["kid"], family: family, material: material,
+                kid: row["kid"],
+                family: family,
+                material: material,
                 createdAt: Date(epochSeconds: row["created_at"]),
-                retiredAt: (row["retired_at"] as Int64?).map(Date.init(epochSeconds:)))
+                retiredAt: (row["retired_at"] as Int64?).map(Date.init(epochSeconds:))
+            )
         }
     }
 
@@ -285,7 +297,8 @@ extension SQLiteTokenServerStore {
         try await writer.write { db in
             let existing = try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT 1 FROM signing_keys WHERE family = ?"),
-                arguments: [record.family.rawValue])
+                arguments: [record.family.rawValue]
+            )
             guard existing == nil else { return false }
             try Self.insert(record, db)
             return true
@@ -313,13 +326,16 @@ extension SQLiteTokenServerStore {
             sql: """
                 SELECT failures, first_failure_ms, locked_until_ms, forget_after_ms FROM login_failures
                 WHERE key = ? AND forget_after_ms > ?
-                """)
+                """
+        )
         for key in keys {
             guard let row = try Row.fetchOne(statement, arguments: [key, now.epochMilliseconds]) else { continue }
             found[key] = ThrottleEntry(
-                failures: row["failures"], firstFailure: Date(epochMilliseconds: row["first_failure_ms"]),
+                failures: row["failures"],
+                firstFailure: Date(epochMilliseconds: row["first_failure_ms"]),
                 lockedUntil: (row["locked_until_ms"] as Int64?).map(Date.init(epochMilliseconds:)),
-                forgetAfter: Date(epochMilliseconds: row["forget_after_ms"]))
+                forgetAfter: Date(epochMilliseconds: row["forget_after_ms"])
+            )
         }
         return found
     }
@@ -330,7 +346,9 @@ extension SQLiteTokenServerStore {
     }
 
     public func updateThrottleEntries(
-        keys: [String], at now: Date, _ update: @escaping @Sendable ([String: ThrottleEntry]) -> [String: ThrottleEntry]
+        keys: [String],
+        at now: Date,
+        _ update: @escaping @Sendable ([String: ThrottleEntry]) -> [String: ThrottleEntry]
     ) async throws {
         let keys = keys.filter(StoredText.isStorable)
         try await writer.write { db in
@@ -341,7 +359,8 @@ extension SQLiteTokenServerStore {
                 sql: """
                     INSERT OR REPLACE INTO login_failures
                         (key, failures, first_failure_ms, locked_until_ms, forget_after_ms) VALUES (?, ?, ?, ?, ?)
-                    """)
+                    """
+            )
             for (key, entry) in update(try Self.throttleEntries(db, keys: keys, at: now))
             where StoredText.isStorable(key) {
                 try statement.execute(arguments: [
@@ -369,7 +388,8 @@ extension SQLiteTokenServerStore {
                 sql: """
                     INSERT INTO audit (issued_at, username, token_type, scope, kid, expires_at)
                     VALUES (?, ?, ?, ?, ?, ?)
-                    """)
+                    """
+            )
             for entry in entries {
                 try statement.execute(
                     arguments: [
@@ -387,15 +407,21 @@ extension SQLiteTokenServerStore {
                     sql: """
                         SELECT issued_at, username, token_type, scope, kid, expires_at FROM audit
                         ORDER BY id DESC LIMIT ?
-                        """),
+                        """
+                ),
                 arguments: [limit]
             ).map { row in
                 guard let endpoint = TokenServerEndpoint(name: row["token_type"]) else {
                     throw StoreError.corrupted("An audit entry names an unknown endpoint.")
                 }
                 return AuditEntry(
-                    issuedAt: Date(epochSeconds: row["issued_at"]), username: row["username"], endpoint: endpoint,
-                    scope: row["scope"], kid: row["kid"], expiresAt: Date(epochSeconds: row["expires_at"]))
+                    issuedAt: Date(epochSeconds: row["issued_at"]),
+                    username: row["username"],
+                    endpoint: endpoint,
+                    scope: row["scope"],
+                    kid: row["kid"],
+                    expiresAt: Date(epochSeconds: row["expires_at"])
+                )
             }
         }
     }

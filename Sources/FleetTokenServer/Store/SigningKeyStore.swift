@@ -42,7 +42,9 @@ public enum SigningKeyMaterial: Sendable, Hashable {
         if let path, path.hasPrefix("external:") {
             let parts = path.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
             self = .external(
-                kind: parts.count > 1 ? String(parts[1]) : "", email: parts.count > 2 ? String(parts[2]) : "")
+                kind: parts.count > 1 ? String(parts[1]) : "",
+                email: parts.count > 2 ? String(parts[2]) : ""
+            )
         } else if let path {
             self = .file(path: path)
         } else {
@@ -76,7 +78,11 @@ public struct SigningKeyRecord: Sendable, Hashable {
     public var retiredAt: Date?
 
     public init(
-        kid: String, family: TokenFamily, material: SigningKeyMaterial, createdAt: Date, retiredAt: Date? = nil
+        kid: String,
+        family: TokenFamily,
+        material: SigningKeyMaterial,
+        createdAt: Date,
+        retiredAt: Date? = nil
     ) {
         self.kid = kid
         self.family = family

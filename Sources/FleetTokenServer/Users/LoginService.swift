@@ -92,13 +92,17 @@ public final class LoginService: Sendable {
         } catch {
             logger.info(
                 "ID token refused",
-                metadata: .fleetauth(["reason": .string(error.reason), "detail": .string(error.message)]))
+                metadata: .fleetauth(["reason": .string(error.reason), "detail": .string(error.message)])
+            )
             try await throttle.recordFailure(username: nil, address: address, now: started)
             throw TokenServerError.unauthenticated(Self.invalidCredentialsMessage)
         }
         let identity = ExternalIdentity(issuer: verified.issuer, subject: verified.subject)
         var user = try await identities.linkedUser(
-            issuer: identity.issuer, subject: identity.subject, matchingUnqualified: federation.hasSingleIssuer)
+            issuer: identity.issuer,
+            subject: identity.subject,
+            matchingUnqualified: federation.hasSingleIssuer
+        )
         if user == nil, let role = federation.autoCreateRole {
             user = try await createUser(for: identity, role: role, identities: identities, at: started)
         }
@@ -108,7 +112,8 @@ public final class LoginService: Sendable {
                 metadata: .fleetauth([
                     "reason": "unlinked_identity", "issuer": .string(identity.issuer),
                     "subject": .string(identity.subject),
-                ]))
+                ])
+            )
             try await throttle.recordFailure(username: nil, address: address, now: started)
             throw TokenServerError.unauthenticated(Self.invalidCredentialsMessage)
         }
@@ -122,7 +127,10 @@ public final class LoginService: Sendable {
     /// `oidc-` and 20 hex digits of the identity's SHA-256, its password random and unknown. Two first logins at
     /// once create it once.
     private func createUser(
-        for identity: ExternalIdentity, role: AppUserRole, identities: any IdentityLinkStore, at now: Date
+        for identity: ExternalIdentity,
+        role: AppUserRole,
+        identities: any IdentityLinkStore,
+        at now: Date
     ) async throws -> AppUser? {
         let digest = Self.hash(sessionToken: identity.issuer + "\u{0}" + identity.subject)
         let user = AppUser(username: "oidc-" + digest.prefix(20), role: role)
@@ -130,18 +138,25 @@ public final class LoginService: Sendable {
             try await identities.addUser(
                 user,
                 passwordHash: try await hasher.hash(
-                    UserDirectory.generatePassword() + UserDirectory.generatePassword()),
-                createdAt: Date(epochSeconds: now.epochSeconds), identity: identity)
+                    UserDirectory.generatePassword() + UserDirectory.generatePassword()
+                ),
+                createdAt: Date(epochSeconds: now.epochSeconds),
+                identity: identity
+            )
             logger.notice(
                 "created a user at its first OpenID login",
                 metadata: .fleetauth([
                     "user": .string(user.username),
                     "issuer": .string(identity.issuer), "subject": .string(identity.subject),
-                ]))
+                ])
+            )
             return user
         } catch let error as StoreError where error.code == "already_exists" {
             return try await identities.linkedUser(
-                issuer: identity.issuer, subject: identity.subject, matchingUnqualified: false)
+                issuer: identity.issuer,
+                subject: identity.subject,
+                matchingUnqualified: false
+            )
         }
     }
 
@@ -154,8 +169,12 @@ public final class LoginService: Sendable {
         let expires = created.addingTimeInterval(sessionLifetime.timeInterval)
         try await sessions.addSession(
             SessionRecord(
-                tokenHash: Self.hash(sessionToken: token), username: user.username, createdAt: created,
-                expiresAt: expires))
+                tokenHash: Self.hash(sessionToken: token),
+                username: user.username,
+                createdAt: created,
+                expiresAt: expires
+            )
+        )
         return Session(token: token, user: user, expiresAt: expires)
     }
 
@@ -170,7 +189,10 @@ public final class LoginService: Sendable {
             throw TokenServerError.unauthenticated("A session is required: \"Authorization: Bearer <session token>\".")
         }
         let found = try await sessions.sessionUser(
-            tokenHash: Self.hash(sessionToken: sessionToken), at: clock.currentDate, holding: grant)
+            tokenHash: Self.hash(sessionToken: sessionToken),
+            at: clock.currentDate,
+            holding: grant
+        )
         guard let found else { throw TokenServerError.unauthenticated("The session is invalid or has expired.") }
         return found
     }

@@ -44,7 +44,9 @@ public final class LoginThrottle: Sendable {
         let entries = try await store.throttleEntries(keys: Self.keys(username: username, address: address), at: now)
         if let until = entries.values.compactMap(\.lockedUntil).filter({ $0 > now }).max() {
             throw TokenServerError.tooManyRequests(
-                "Too many failed logins; try again later.", retryAfter: Int(until.timeIntervalSince(now).rounded(.up)))
+                "Too many failed logins; try again later.",
+                retryAfter: Int(until.timeIntervalSince(now).rounded(.up))
+            )
         }
     }
 

@@ -12,7 +12,8 @@ public struct UserDirectory: Sendable {
     private let clock: any WallClock
 
     public init(
-        store: any UserStore & SessionStore & IdentityLinkStore, hasher: PasswordHasher = PasswordHasher(),
+        store: any UserStore & SessionStore & IdentityLinkStore,
+        hasher: PasswordHasher = PasswordHasher(),
         clock: any WallClock = .system
     ) {
         self.store = store
@@ -25,7 +26,8 @@ public struct UserDirectory: Sendable {
     public func addUser(_ user: AppUser, password: String) async throws {
         guard user.role != .service else {
             throw GoogleAPIError.invalidArgument(
-                "A service account has an API key, not a password: create it with `fleetauth users add-service`.")
+                "A service account has an API key, not a password: create it with `fleetauth users add-service`."
+            )
         }
         try AppUser.validate(username: user.username)
         try AppUser.validate(password: password)
@@ -41,8 +43,11 @@ public struct UserDirectory: Sendable {
         try AppUser.validate(username: user.username)
         try Self.validate(identity)
         try await store.addUser(
-            user, passwordHash: try await hasher.hash(Self.generatePassword() + Self.generatePassword()),
-            createdAt: clock.currentDate, identity: identity)
+            user,
+            passwordHash: try await hasher.hash(Self.generatePassword() + Self.generatePassword()),
+            createdAt: clock.currentDate,
+            identity: identity
+        )
     }
 
     /// Links `identity` to an existing user, who may then log in with its ID tokens.
@@ -66,7 +71,8 @@ public struct UserDirectory: Sendable {
         else { throw .invalidArgument("subject must be 1–255 characters without control characters.") }
         guard identity.issuer.isEmpty || OpenIDProviderConfiguration.isAllowedURL(identity.issuer) else {
             throw .invalidArgument(
-                "issuer must be an https:// URL (http:// only on loopback), as its ID tokens' iss reads.")
+                "issuer must be an https:// URL (http:// only on loopback), as its ID tokens' iss reads."
+            )
         }
     }
 
@@ -88,14 +94,19 @@ public struct UserDirectory: Sendable {
         try await store.addUser(
             AppUser(username: name, role: .service),
             passwordHash: try await hasher.hash(Self.generatePassword() + Self.generatePassword()),
-            createdAt: created)
+            createdAt: created
+        )
         var generator = SystemRandomNumberGenerator()
         let key =
             Self.serviceKeyPrefix + Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
         try await store.addSession(
             SessionRecord(
-                tokenHash: LoginService.hash(sessionToken: key), username: name,
-                createdAt: Date(epochSeconds: created.epochSeconds), expiresAt: Self.serviceKeyExpiry))
+                tokenHash: LoginService.hash(sessionToken: key),
+                username: name,
+                createdAt: Date(epochSeconds: created.epochSeconds),
+                expiresAt: Self.serviceKeyExpiry
+            )
+        )
         return key
     }
 
@@ -116,7 +127,8 @@ public struct UserDirectory: Sendable {
         guard user.role.grantKinds.contains(grant.kind) else {
             let allowed = user.role.grantKinds.map(\.rawValue).joined(separator: ", ")
             throw GoogleAPIError.invalidArgument(
-                "A \(user.role) cannot be granted a \(grant.kind); allowed: \(allowed.isEmpty ? "none" : allowed).")
+                "A \(user.role) cannot be granted a \(grant.kind); allowed: \(allowed.isEmpty ? "none" : allowed)."
+            )
         }
         // Roles never change, so the check above still holds when the grant is written.
         try await store.addGrant(grant, to: username)

@@ -12,7 +12,8 @@ struct Coordinate: Sendable, Hashable {
     func offset(north: Double, east: Double) -> Coordinate {
         Coordinate(
             latitude: latitude + north / Self.metresPerDegree,
-            longitude: longitude + east / (Self.metresPerDegree * cos(latitude * .pi / 180)))
+            longitude: longitude + east / (Self.metresPerDegree * cos(latitude * .pi / 180))
+        )
     }
 
     /// The point `metres` further towards `target` (or `target` itself, when it is that close), and whether it

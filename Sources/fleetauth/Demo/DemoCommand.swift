@@ -49,7 +49,8 @@ struct DemoCommand: AsyncParsableCommand {
         help: """
             After the checks, keep the servers up and the simulated fleet moving (a new round of trips each \
             --duration) until Ctrl-C, and print the fleet console's and a trip page's URLs with logins.
-            """)
+            """
+    )
     var keep = false
 
     func validate() throws {
@@ -81,15 +82,24 @@ struct DemoCommand: AsyncParsableCommand {
         say("Data: \(directory)\(data == nil ? " (removed afterwards)" : "")")
         let stack = try await LocalStack(
             dataDirectory: directory,
-            tokenServer: .init(dataDirectory: directory, bcryptCost: 4, tokenLifetime: DemoScenario.tokenLifetime))
+            tokenServer: .init(dataDirectory: directory, bcryptCost: 4, tokenLifetime: DemoScenario.tokenLifetime)
+        )
         let scenario = DemoScenario(
-            drivers: drivers, consumers: consumers, simulatedDuration: .seconds(duration) * speed)
+            drivers: drivers,
+            consumers: consumers,
+            simulatedDuration: .seconds(duration) * speed
+        )
         let passed = try await stack.run { endpoints in
             say(
                 "Token server: \(endpoints.tokenServerURL)   Fleet Engine emulator: \(endpoints.emulatorURL)"
-                    + (endpoints.emulatorGRPCAddress.map { " (gRPC \($0))" } ?? ""))
+                    + (endpoints.emulatorGRPCAddress.map { " (gRPC \($0))" } ?? "")
+            )
             let passed = try await Self.play(
-                scenario, users: stack.tokenServer.users, endpoints: endpoints, speed: speed)
+                scenario,
+                users: stack.tokenServer.users,
+                endpoints: endpoints,
+                speed: speed
+            )
             if keep { try await keepRunning(stack, endpoints) }
             return passed
         }
@@ -100,7 +110,9 @@ struct DemoCommand: AsyncParsableCommand {
     func keepRunning(_ stack: LocalStack, _ endpoints: LocalStack.Endpoints) async throws {
         let operatorPassword = UserDirectory.generatePassword()
         try await stack.tokenServer.users.addUser(
-            AppUser(username: "console", role: .operator), password: operatorPassword)
+            AppUser(username: "console", role: .operator),
+            password: operatorPassword
+        )
         say("")
         say("Keeping the fleet running; Ctrl-C stops it.")
         say("Fleet console:   \(endpoints.tokenServerURL)/app/console   (console / \(operatorPassword))")
@@ -114,14 +126,22 @@ struct DemoCommand: AsyncParsableCommand {
                 var round = 1
                 while !Task.isCancelled {
                     let scenario = DemoScenario(
-                        drivers: drivers, consumers: max(consumers, 1), simulatedDuration: .seconds(duration) * speed,
-                        prefix: "live\(round)-")
+                        drivers: drivers,
+                        consumers: max(consumers, 1),
+                        simulatedDuration: .seconds(duration) * speed,
+                        prefix: "live\(round)-"
+                    )
                     let trip = scenario.trips[0].id
                     say(
                         "Round \(round): journey sharing at \(endpoints.tokenServerURL)/app/trip/\(trip)   "
-                            + "(rider-\(trip) / \(DemoRun.password))")
+                            + "(rider-\(trip) / \(DemoRun.password))"
+                    )
                     let run = DemoRun(
-                        scenario: scenario, users: users, endpoints: endpoints, speed: speed)
+                        scenario: scenario,
+                        users: users,
+                        endpoints: endpoints,
+                        speed: speed
+                    )
                     let report = DemoReport()
                     _ = try await run.run(progress: report)
                     report.endProgress()
@@ -151,20 +171,34 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let trim = { (url: String) in url.hasSuffix("/") ? String(url.dropLast()) : url }
         let endpoints = LocalStack.Endpoints(
-            emulatorURL: trim(emulator), emulatorGRPCAddress: nil, tokenServerURL: trim(tokenServer), project: project)
+            emulatorURL: trim(emulator),
+            emulatorGRPCAddress: nil,
+            tokenServerURL: trim(tokenServer),
+            project: project
+        )
         let prefix = "run" + UUID().uuidString.prefix(8).lowercased() + "-"
         say("FleetAuth demo: \(drivers) driver apps, \(consumers) consumer apps, \(duration) s at \(Int(speed))× speed")
         say("Token server: \(endpoints.tokenServerURL)   Fleet Engine: \(endpoints.emulatorURL)   names: \(prefix)*")
         let users = try await AdminAPIUsers.logIn(
-            baseURL: URL(string: endpoints.tokenServerURL)!, username: operatorUser, password: password)
+            baseURL: URL(string: endpoints.tokenServerURL)!,
+            username: operatorUser,
+            password: password
+        )
         let scenario = DemoScenario(
-            drivers: drivers, consumers: consumers, simulatedDuration: .seconds(duration) * speed, prefix: prefix)
+            drivers: drivers,
+            consumers: consumers,
+            simulatedDuration: .seconds(duration) * speed,
+            prefix: prefix
+        )
         if !(try await Self.play(scenario, users: users, endpoints: endpoints, speed: speed)) { throw ExitCode(1) }
     }
 
     /// Runs the apps, then the checks; prints the summary and returns whether every check passed.
     static func play(
-        _ scenario: DemoScenario, users: any DemoUsers, endpoints: LocalStack.Endpoints, speed: Double
+        _ scenario: DemoScenario,
+        users: any DemoUsers,
+        endpoints: LocalStack.Endpoints,
+        speed: Double
     ) async throws -> Bool {
         let run = DemoRun(scenario: scenario, users: users, endpoints: endpoints, speed: speed)
         let report = DemoReport()

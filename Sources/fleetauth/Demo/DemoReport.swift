@@ -20,7 +20,14 @@ struct DemoReport: Sendable {
             let line = String(
                 format:
                     "[%3ds] updates %d sent / %d accepted   trip snapshots %d   trips complete %d/%d   token fetches %d",
-                elapsed, c.sent, c.accepted, c.snapshots, c.finished, trips, c.fetches)
+                elapsed,
+                c.sent,
+                c.accepted,
+                c.snapshots,
+                c.finished,
+                trips,
+                c.fetches
+            )
             if isTerminal {
                 print("\r" + line, terminator: "")
                 fflush(nil)
@@ -54,7 +61,8 @@ struct DemoReport: Sendable {
                 line([
                     key.app, key.context, "\(row.requests)", "\(row.accepted)", "\(row.unauthorized)",
                     "\(row.forbidden)", "\(row.tokenFetches)", p50, p99,
-                ]))
+                ])
+            )
         }
         let c = metrics.counters
         say("")

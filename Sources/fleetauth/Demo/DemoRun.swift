@@ -25,7 +25,12 @@ struct DemoRun: Sendable {
     func run(progress: DemoReport) async throws -> (dispatcher: App, drivers: [App], consumers: [App], DemoOutcome) {
         let clock = AcceleratedClock(speed: speed)
         let dispatcher = try await app(
-            "dispatcher", user: scenario.prefix + "dispatcher", role: .operator, grants: [], endpoint: .server)
+            "dispatcher",
+            user: scenario.prefix + "dispatcher",
+            role: .operator,
+            grants: [],
+            endpoint: .server
+        )
         for vehicle in scenario.vehicles {
             try await dispatcher.client.createVehicle(vehicle.id, DemoScenario.vehicleBody(vehicle))
             for trip in vehicle.trips {
@@ -34,30 +39,49 @@ struct DemoRun: Sendable {
         }
         say(
             "Provisioned \(scenario.vehicles.count) vehicles and \(scenario.trips.count) trips; users log in and "
-                + "fetch their own tokens.")
+                + "fetch their own tokens."
+        )
         var drivers: [App] = []
         for vehicle in scenario.vehicles {
             drivers.append(
                 try await app(
-                    "driver", user: "driver-\(vehicle.id)", role: .driver,
+                    "driver",
+                    user: "driver-\(vehicle.id)",
+                    role: .driver,
                     grants: [Grant(kind: .vehicle, id: vehicle.id)],
-                    endpoint: .driver))
+                    endpoint: .driver
+                )
+            )
         }
         var consumers: [App] = []
         for trip in scenario.trips {
             consumers.append(
                 try await app(
-                    "consumer", user: "rider-\(trip.id)", role: .consumer, grants: [Grant(kind: .trip, id: trip.id)],
-                    endpoint: .consumer))
+                    "consumer",
+                    user: "rider-\(trip.id)",
+                    role: .consumer,
+                    grants: [Grant(kind: .trip, id: trip.id)],
+                    endpoint: .consumer
+                )
+            )
         }
         let outcome = try await drive(
-            dispatcher: dispatcher.client, drivers: drivers, consumers: consumers, clock: clock, progress: progress)
+            dispatcher: dispatcher.client,
+            drivers: drivers,
+            consumers: consumers,
+            clock: clock,
+            progress: progress
+        )
         return (dispatcher, drivers, consumers, outcome)
     }
 
     /// Runs the apps concurrently. Consumers get three more polls after the last driver stops, then the run ends.
     private func drive(
-        dispatcher: FleetEngineClient, drivers: [App], consumers: [App], clock: AcceleratedClock, progress: DemoReport
+        dispatcher: FleetEngineClient,
+        drivers: [App],
+        consumers: [App],
+        clock: AcceleratedClock,
+        progress: DemoReport
     ) async throws -> DemoOutcome {
         enum Finished: Sendable {
             case driver(DriverOutcome)
@@ -111,25 +135,37 @@ struct DemoRun: Sendable {
     {
         try await users.add(AppUser(username: user, role: role), password: Self.password, grants: grants)
         let session = try await TokenServerSession.logIn(
-            baseURL: URL(string: endpoints.tokenServerURL)!, username: user, password: Self.password)
+            baseURL: URL(string: endpoints.tokenServerURL)!,
+            username: user,
+            password: Self.password
+        )
         let metrics = self.metrics
         // The provider runs on the accelerated clock too, so tokens age (and are refreshed) at the apps' pace.
         let provider = CachingTokenProvider(
-            fetcher: session.fetcher(endpoint), clock: AcceleratedClock(speed: speed),
-            onEvent: { metrics.tokenEvent(app: name, $0) })
+            fetcher: session.fetcher(endpoint),
+            clock: AcceleratedClock(speed: speed),
+            onEvent: { metrics.tokenEvent(app: name, $0) }
+        )
         return App(
             name: name,
             client: FleetEngineClient(
-                providerID: endpoints.project, tokens: provider, baseURL: URL(string: endpoints.emulatorURL)!,
-                onExchange: { metrics.exchange(app: name, $0) }))
+                providerID: endpoints.project,
+                tokens: provider,
+                baseURL: URL(string: endpoints.emulatorURL)!,
+                onExchange: { metrics.exchange(app: name, $0) }
+            )
+        )
     }
 
     /// A driver app: goes online, drives each trip's route reporting a location every simulated second (the
     /// reporter sends the newest every 10 s), has the dispatcher update the trip's status at pickup and drop-off,
     /// then goes offline.
     private func driver(
-        _ vehicle: DemoScenario.Vehicle, _ client: FleetEngineClient, _ dispatcher: FleetEngineClient,
-        _ clock: AcceleratedClock, _ deadline: AcceleratedClock.Instant
+        _ vehicle: DemoScenario.Vehicle,
+        _ client: FleetEngineClient,
+        _ dispatcher: FleetEngineClient,
+        _ clock: AcceleratedClock,
+        _ deadline: AcceleratedClock.Instant
     ) async throws -> DriverOutcome {
         let reporter = VehicleReporter(client: client, vehicleID: vehicle.id, clock: clock)
         let metrics = self.metrics
@@ -143,15 +179,21 @@ struct DemoRun: Sendable {
         // The dispatcher (a backend with a server token) changes the trip's status, as a driver app's backend does.
         func status(_ tripID: String, _ status: TripStatus) async throws {
             try await dispatcher.updateTrip(
-                tripID, ["tripStatus": .string(status.rawValue)], updateMask: ["trip_status"])
+                tripID,
+                ["tripStatus": .string(status.rawValue)],
+                updateMask: ["trip_status"]
+            )
         }
         func move(to target: Coordinate) async throws -> Bool {
             while clock.now < deadline {
                 let step = position.step(towards: target, metres: DemoScenario.velocity)
                 position = step.position
                 let location = VehicleLocation(
-                    latitude: position.latitude, longitude: position.longitude, heading: 0,
-                    speed: DemoScenario.velocity)
+                    latitude: position.latitude,
+                    longitude: position.longitude,
+                    heading: 0,
+                    speed: DemoScenario.velocity
+                )
                 reporter.report(location)
                 last = location
                 if step.arrived { return true }
@@ -177,12 +219,19 @@ struct DemoRun: Sendable {
         await reporting
         await results
         return DriverOutcome(
-            vehicleID: vehicle.id, lastLocation: last, tripsDone: done, tripsPlanned: vehicle.trips.count)
+            vehicleID: vehicle.id,
+            lastLocation: last,
+            tripsDone: done,
+            tripsPlanned: vehicle.trips.count
+        )
     }
 
     /// A consumer app: follows its trip until it ends (or the run does).
     private func consumer(
-        _ tripID: String, _ client: FleetEngineClient, _ clock: AcceleratedClock, _ deadline: AcceleratedClock.Instant
+        _ tripID: String,
+        _ client: FleetEngineClient,
+        _ clock: AcceleratedClock,
+        _ deadline: AcceleratedClock.Instant
     ) async -> ConsumerOutcome {
         let tracker = TripTracker(client: client, tripID: tripID, clock: clock)
         var statuses: [TripStatus] = []
@@ -201,6 +250,11 @@ struct DemoRun: Sendable {
             failure = "\(error)"
         }
         return ConsumerOutcome(
-            tripID: tripID, statuses: statuses, sawVehicle: sawVehicle, sawWaypoints: sawWaypoints, error: failure)
+            tripID: tripID,
+            statuses: statuses,
+            sawVehicle: sawVehicle,
+            sawWaypoints: sawWaypoints,
+            error: failure
+        )
     }
 }

@@ -64,7 +64,8 @@ struct DemoScenario: Sendable {
             "vehicleState": "OFFLINE", "supportedTripTypes": ["EXCLUSIVE"], "maximumCapacity": 4,
             "vehicleType": ["category": "AUTO"],
             "lastLocation": .object(
-                VehicleLocation(latitude: vehicle.start.latitude, longitude: vehicle.start.longitude).jsonObject),
+                VehicleLocation(latitude: vehicle.start.latitude, longitude: vehicle.start.longitude).jsonObject
+            ),
         ]
     }
 

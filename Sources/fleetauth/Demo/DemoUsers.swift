@@ -30,7 +30,11 @@ struct AdminAPIUsers: DemoUsers {
             return AdminAPIUsers(
                 baseURL: baseURL,
                 operatorSession: try await TokenServerSession.logIn(
-                    baseURL: baseURL, username: username, password: password))
+                    baseURL: baseURL,
+                    username: username,
+                    password: password
+                )
+            )
         } catch {
             throw CLIError("Cannot log in to \(baseURL.absoluteString) as operator \(username): \(error.message)")
         }
@@ -39,11 +43,13 @@ struct AdminAPIUsers: DemoUsers {
     func add(_ user: AppUser, password: String, grants: [Grant]) async throws {
         try await post(
             "v1/admin/users",
-            ["username": .string(user.username), "role": .string(user.role.rawValue), "password": .string(password)])
+            ["username": .string(user.username), "role": .string(user.role.rawValue), "password": .string(password)]
+        )
         for grant in grants {
             try await post(
                 "v1/admin/users/\(user.username)/grants",
-                ["kind": .string(grant.kind.rawValue), "id": .string(grant.id)])
+                ["kind": .string(grant.kind.rawValue), "id": .string(grant.id)]
+            )
         }
     }
 
