@@ -12,8 +12,12 @@ INCLUDE=${PROTOBUF_INCLUDE:-/usr/include}
 command -v "$PROTOC" >/dev/null || { echo "protoc not found: apt-get install protobuf-compiler" >&2; exit 1; }
 [ -f "$INCLUDE/google/protobuf/empty.proto" ] || { echo "no well-known types in $INCLUDE" >&2; exit 1; }
 
+# PROTOC_PLUGINS_BIN: a folder that already holds protoc-gen-swift and protoc-gen-grpc-swift-2 (CI builds them
+# from this package's own dependencies: `swift build --product protoc-gen-swift`, then `--show-bin-path`).
 plugins=.build-protoc
-if [ ! -x "$plugins/.build/release/protoc-gen-swift" ] || [ ! -x "$plugins/.build/release/protoc-gen-grpc-swift-2" ]; then
+if [ -n "${PROTOC_PLUGINS_BIN:-}" ]; then
+    bin="$PROTOC_PLUGINS_BIN"
+elif [ ! -x "$plugins/.build/release/protoc-gen-swift" ] || [ ! -x "$plugins/.build/release/protoc-gen-grpc-swift-2" ]; then
     mkdir -p "$plugins/Dummy"
     : > "$plugins/Dummy/Dummy.swift"
     cat > "$plugins/Package.swift" <<'SWIFT'
@@ -30,7 +34,7 @@ let package = Package(
 SWIFT
     (cd "$plugins" && swift build -c release --product protoc-gen-swift && swift build -c release --product protoc-gen-grpc-swift-2)
 fi
-bin="$plugins/.build/release"
+bin="${bin:-$PWD/$plugins/.build/release}"
 
 out=Sources/FleetEngineAPI
 rm -f "$out"/*.pb.swift "$out"/*.grpc.swift
@@ -38,8 +42,8 @@ protos=$(cd Protos && find . -name '*.proto' | sed 's|^\./||' | sort)
 (
     cd Protos
     "$PROTOC" -I . -I "$INCLUDE" \
-        --plugin=protoc-gen-swift="../$bin/protoc-gen-swift" \
-        --plugin=protoc-gen-grpc-swift="../$bin/protoc-gen-grpc-swift-2" \
+        --plugin=protoc-gen-swift="$bin/protoc-gen-swift" \
+        --plugin=protoc-gen-grpc-swift="$bin/protoc-gen-grpc-swift-2" \
         --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_out="../$out" \
         --grpc-swift_opt=Visibility=Public,Client=true,Server=true,FileNaming=PathToUnderscores \
         --grpc-swift_out="../$out" \

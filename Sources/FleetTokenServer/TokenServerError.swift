@@ -4,5 +4,5 @@ public import FleetAuthServerSupport
 /// `{"error":{"code":403,"message":"...","status":"PERMISSION_DENIED"}}` — the shape Fleet Engine uses too, so a
 /// client reads both the same way. The message never contains a password, session token or JWT.
 ///
-/// It is ``GoogleAPIError``, the error of both FleetAuth servers; this name says where it comes from.
+/// It is `GoogleAPIError`, the error of both FleetAuth servers; this name says where it comes from.
 public typealias TokenServerError = GoogleAPIError

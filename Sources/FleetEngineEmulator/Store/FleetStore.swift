@@ -9,7 +9,7 @@ public import ServiceLifecycle
 ///
 /// Every method is atomic: an update reads, transforms and writes in one transaction, so concurrent updates of
 /// one vehicle never lose an update or interleave fields, and a call that returned has been made durable.
-/// Failures are ``StoreError``s (`not_found`, `already_exists`, `conflict`); an error thrown by a `transform`
+/// Failures are `StoreError`s (`not_found`, `already_exists`, `conflict`); an error thrown by a `transform`
 /// is rethrown as it is, with nothing written.
 ///
 /// As a `Service`, a store lives as long as the server using it: `run()` holds its connections until graceful

@@ -8,7 +8,7 @@ public import Logging
 /// token is checked against them.
 ///
 /// The token's unverified `iss` chooses the provider (an unknown issuer is refused before any key is fetched);
-/// ``IDTokenVerifier`` then checks it with that provider's keys. A `kid` the keys do not have makes one
+/// `IDTokenVerifier` (FleetAuthJWT) then checks it with that provider's keys. A `kid` the keys do not have makes one
 /// rate-limited refetch of the provider's JWK set (a rotation), and the token is checked once more.
 public final class OpenIDFederation: Sendable {
     /// The configured providers, in order.

@@ -3,7 +3,7 @@ public import FleetAuthServerSupport
 public import Foundation
 import GRDB
 
-/// The token server's state in SQLite (``SQLiteDatabase``: GRDB, WAL): users with bcrypt password hashes, their
+/// The token server's state in SQLite (`SQLiteDatabase`: GRDB, WAL): users with bcrypt password hashes, their
 /// grants, sessions (only the SHA-256 of each session token), the signing keys of each token family (their files'
 /// paths, or the keys sealed under a key-encryption key), the audit log of issued tokens and the failed-login
 /// counts. The server and the `fleetauth users` / `keys rotate` commands open the same file. Times are stored as
