@@ -308,7 +308,7 @@ struct TokenCommand: AsyncParsableCommand {
                     let verified = try verifier.verify(token, nowSeconds: current)
                     return "VALID \(verified.claimsObject.jsonText)"
                 } catch {
-                    return "INVALID \(error.reason)"
+                    return "INVALID \(error.code.rawValue)"
                 }
             }
             if batch {

@@ -65,7 +65,7 @@ struct CachingTokenProviderTests {
         await events.wait { $0.filter { $0 == .coalesced(context) }.count == 2 }
         second.cancel()
         let cancelled = await second.result
-        #expect(throws: FleetTokenError(.cancelled, "")) { try cancelled.get() }
+        expectCode(FleetTokenError(.cancelled, "")) { try cancelled.get() }
         #expect(fetcher.fetchCount == 1)
         fetcher.release()
         let a = try await first.value
@@ -193,11 +193,11 @@ struct CachingTokenProviderTests {
 
         let fresh = CachingTokenProvider(fetcher: fetcher, clock: clock)
         fetcher.enqueue(.token(lifetime: 300))
-        await #expect(throws: FleetTokenError(.lifetimeTooShort, "")) { try await fresh.token(for: .trip("t1")) }
+        await expectCode(FleetTokenError(.lifetimeTooShort, "")) { try await fresh.token(for: .trip("t1")) }
         #expect(fetcher.fetchCount == 3)
         fetcher.enqueue(.jwt("not-a-jwt"))
         clock.advance(by: .seconds(120))
-        await #expect(throws: FleetTokenError(.malformedToken, "")) { try await fresh.token(for: .trip("t2")) }
+        await expectCode(FleetTokenError(.malformedToken, "")) { try await fresh.token(for: .trip("t2")) }
     }
 
     @Test("transient failures back off within bounds; a valid token keeps being served meanwhile")

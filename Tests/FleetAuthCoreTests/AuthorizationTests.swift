@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthTesting
 import Testing
 
 @Suite("Token types, claims, IDs and roles")
@@ -38,12 +39,12 @@ struct AuthorizationTests {
         #expect(throws: FleetEngineIDError.self) {
             try FleetEngineTokenType.trustedDeliveryDriver(deliveryVehicleID: "d", taskID: "")
         }
-        #expect(throws: AuthorizationClaimsError.noClaims) { try FleetEngineTokenType.custom(.init()) }
-        #expect(throws: AuthorizationClaimsError.invalidTaskIDs) { try FleetEngineTokenType.custom(.init(taskIDs: [])) }
-        #expect(throws: AuthorizationClaimsError.invalidTaskIDs) {
+        expectCode(AuthorizationClaimsError.noClaims) { try FleetEngineTokenType.custom(.init()) }
+        expectCode(AuthorizationClaimsError.invalidTaskIDs) { try FleetEngineTokenType.custom(.init(taskIDs: [])) }
+        expectCode(AuthorizationClaimsError.invalidTaskIDs) {
             try FleetEngineTokenType.custom(.init(taskIDs: ["*", "a"]))
         }
-        #expect(throws: AuthorizationClaimsError.invalidTaskIDs) {
+        expectCode(AuthorizationClaimsError.invalidTaskIDs) {
             try FleetEngineTokenType.custom(.init(deliveryVehicleID: "d", taskIDs: ["a"]))
         }
     }
@@ -70,15 +71,15 @@ struct AuthorizationTests {
         }
         #expect(try read(#"{"vehicleid":"v1","tripid":"*"}"#) == AuthorizationClaims(vehicleID: "v1", tripID: "*"))
         #expect(try read(#"{"taskids":["a","b"]}"#).taskIDs == ["a", "b"])
-        #expect(throws: AuthorizationClaimsError.unknownKey) { try read(#"{"VehicleId":"v1"}"#) }
-        #expect(throws: AuthorizationClaimsError.unknownKey) { try read(#"{"vehicleId":"v1"}"#) }
-        #expect(throws: AuthorizationClaimsError.wrongType) { try read(#"{"vehicleid":["v1"]}"#) }
-        #expect(throws: AuthorizationClaimsError.wrongType) { try read(#"{"vehicleid":1}"#) }
-        #expect(throws: AuthorizationClaimsError.wrongType) { try read(#"{"taskids":"a"}"#) }
-        #expect(throws: AuthorizationClaimsError.invalidID) { try read(#"{"vehicleid":""}"#) }
-        #expect(throws: AuthorizationClaimsError.invalidID) { try read(#"{"vehicleid":"v1/../v2"}"#) }
-        #expect(throws: AuthorizationClaimsError.invalidID) { try read(#"{"tripid":"t1\u0000"}"#) }
-        #expect(throws: AuthorizationClaimsError.invalidTaskIDs) { try read(#"{"taskids":["*","a"]}"#) }
+        expectCode(AuthorizationClaimsError.unknownKey) { try read(#"{"VehicleId":"v1"}"#) }
+        expectCode(AuthorizationClaimsError.unknownKey) { try read(#"{"vehicleId":"v1"}"#) }
+        expectCode(AuthorizationClaimsError.wrongType) { try read(#"{"vehicleid":["v1"]}"#) }
+        expectCode(AuthorizationClaimsError.wrongType) { try read(#"{"vehicleid":1}"#) }
+        expectCode(AuthorizationClaimsError.wrongType) { try read(#"{"taskids":"a"}"#) }
+        expectCode(AuthorizationClaimsError.invalidID) { try read(#"{"vehicleid":""}"#) }
+        expectCode(AuthorizationClaimsError.invalidID) { try read(#"{"vehicleid":"v1/../v2"}"#) }
+        expectCode(AuthorizationClaimsError.invalidID) { try read(#"{"tripid":"t1\u0000"}"#) }
+        expectCode(AuthorizationClaimsError.invalidTaskIDs) { try read(#"{"taskids":["*","a"]}"#) }
         #expect(try read("{}").isEmpty)
     }
 

@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthTesting
 import Testing
 
 private let header = Base64URL.encode(Array(#"{"alg":"RS256","typ":"JWT"}"#.utf8))
@@ -43,28 +44,28 @@ struct CompactJWSTests {
         ]
     )
     func refuses(_ token: String, _ expected: JWSDecodingError) {
-        #expect(throws: expected) { try CompactJWS(token) }
+        expectCode(expected) { try CompactJWS(token) }
     }
 
     @Test("non-canonical base64url in any segment is refused (F5)")
     func nonCanonical() {
         // "AQID" encodes [1,2,3]; "AQI" encodes [1,2] and "AQJ" would decode to the same bytes with unused bits set.
-        #expect(throws: JWSDecodingError.invalidBase64URL) { try CompactJWS("\(header).\(payload).AQJ") }
+        expectCode(JWSDecodingError.invalidBase64URL) { try CompactJWS("\(header).\(payload).AQJ") }
         #expect(throws: Never.self) { try CompactJWS("\(header).\(payload).AQI") }
     }
 
     @Test("the size limit is enforced before decoding (D1)")
     func sizeLimit() {
         let big = Self.valid + String(repeating: "A", count: 9000)
-        #expect(throws: JWSDecodingError.tooLarge) { try CompactJWS(big) }
-        #expect(throws: JWSDecodingError.tooLarge) { try CompactJWS(Self.valid, maximumLength: 10) }
+        expectCode(JWSDecodingError.tooLarge) { try CompactJWS(big) }
+        expectCode(JWSDecodingError.tooLarge) { try CompactJWS(Self.valid, maximumLength: 10) }
     }
 
     @Test("the header must be a strict JSON object")
     func headerMustBeAnObject() {
         for text in [#"["RS256"]"#, #""x""#, "null", #"{"alg":"RS256","alg":"none"}"#, "\u{FEFF}{}"] {
             let token = "\(Base64URL.encode(Array(text.utf8))).\(payload).\(signature)"
-            #expect(throws: JWSDecodingError.invalidHeader) { try CompactJWS(token) }
+            expectCode(JWSDecodingError.invalidHeader) { try CompactJWS(token) }
         }
     }
 }

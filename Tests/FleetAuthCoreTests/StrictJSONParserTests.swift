@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthTesting
 import Testing
 
 @Suite("StrictJSONParser")
@@ -41,32 +42,32 @@ struct StrictJSONParserTests {
 
     @Test("duplicate names are refused at any depth (J2)")
     func duplicates() {
-        #expect(throws: JSONParseError.duplicateKey) { try parse(#"{"iss":"a","iss":"b"}"#) }
-        #expect(throws: JSONParseError.duplicateKey) { try parse(#"{"x":{"vehicleid":"a","vehicleid":"b"}}"#) }
-        #expect(throws: JSONParseError.duplicateKey) { try parse(#"[{"a":1},{"b":1,"b":1}]"#) }
+        expectCode(JSONParseError.duplicateKey) { try parse(#"{"iss":"a","iss":"b"}"#) }
+        expectCode(JSONParseError.duplicateKey) { try parse(#"{"x":{"vehicleid":"a","vehicleid":"b"}}"#) }
+        expectCode(JSONParseError.duplicateKey) { try parse(#"[{"a":1},{"b":1,"b":1}]"#) }
         // An escaped spelling of the same name is the same name.
-        #expect(throws: JSONParseError.duplicateKey) { try parse(#"{"iss":"a","\u0069ss":"b"}"#) }
+        expectCode(JSONParseError.duplicateKey) { try parse(#"{"iss":"a","\u0069ss":"b"}"#) }
         // Large objects use a set; the rule is the same.
         let many = (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
-        #expect(throws: JSONParseError.duplicateKey) { try parse("{\(many),\"k7\":0}") }
+        expectCode(JSONParseError.duplicateKey) { try parse("{\(many),\"k7\":0}") }
         #expect(throws: Never.self) { try parse("{\(many)}") }
     }
 
     @Test("refuses invalid UTF-8, byte order marks and other encodings (J3)")
     func encodings() {
-        #expect(throws: JSONParseError.invalidUTF8) {
+        expectCode(JSONParseError.invalidUTF8) {
             try parse(bytes: Array(#"{"a":""#.utf8) + [0xC2] + Array(#""}"#.utf8))
         }
-        #expect(throws: JSONParseError.invalidUTF8) {
+        expectCode(JSONParseError.invalidUTF8) {
             try parse(bytes: Array(#"{"a":""#.utf8) + [0xC0, 0xAF] + Array(#""}"#.utf8))
         }
-        #expect(throws: JSONParseError.invalidUTF8) {
+        expectCode(JSONParseError.invalidUTF8) {
             try parse(bytes: Array(#"{"a":""#.utf8) + [0xED, 0xA0, 0x80] + Array(#""}"#.utf8))
         }
-        #expect(throws: JSONParseError.invalidUTF8) {
+        expectCode(JSONParseError.invalidUTF8) {
             try parse(bytes: Array(#"{"a":""#.utf8) + [0xF4, 0x90, 0x80, 0x80] + Array(#""}"#.utf8))
         }
-        #expect(throws: JSONParseError.byteOrderMark) {
+        expectCode(JSONParseError.byteOrderMark) {
             try parse(bytes: [0xEF, 0xBB, 0xBF] + Array(#"{"a":1}"#.utf8))
         }
         let utf16: [UInt8] = [0xFF, 0xFE] + Array(#"{"a":1}"#.utf8).flatMap { [$0, 0] }
@@ -77,9 +78,9 @@ struct StrictJSONParserTests {
 
     @Test("refuses lone surrogate escapes, in values and names (J4)")
     func surrogates() throws {
-        #expect(throws: JSONParseError.loneSurrogate) { try parse(#"{"a":"\uD834"}"#) }
-        #expect(throws: JSONParseError.loneSurrogate) { try parse(#"{"\uD800\uD800claim":1}"#) }
-        #expect(throws: JSONParseError.loneSurrogate) { try parse(#"{"a":"\uDC00"}"#) }
+        expectCode(JSONParseError.loneSurrogate) { try parse(#"{"a":"\uD834"}"#) }
+        expectCode(JSONParseError.loneSurrogate) { try parse(#"{"\uD800\uD800claim":1}"#) }
+        expectCode(JSONParseError.loneSurrogate) { try parse(#"{"a":"\uDC00"}"#) }
         #expect(try parse(#""\uD834\uDD1E""#) == .string("𝄞"))
     }
 
@@ -88,9 +89,9 @@ struct StrictJSONParserTests {
         let ten = String(repeating: #"{"a":"#, count: 10) + "1" + String(repeating: "}", count: 10)
         #expect(throws: Never.self) { try parse(ten) }
         let deep = String(repeating: #"{"a":"#, count: 10_000) + "1" + String(repeating: "}", count: 10_000)
-        #expect(throws: JSONParseError.nestingTooDeep) { try parse(deep) }
+        expectCode(JSONParseError.nestingTooDeep) { try parse(deep) }
         let arrays = String(repeating: "[", count: 1000) + String(repeating: "]", count: 1000)
-        #expect(throws: JSONParseError.nestingTooDeep) { try parse(arrays) }
+        expectCode(JSONParseError.nestingTooDeep) { try parse(arrays) }
     }
 
     @Test("serialization round-trips through the parser")

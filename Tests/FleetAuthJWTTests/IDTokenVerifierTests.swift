@@ -2,6 +2,7 @@ import Crypto
 import CryptoExtras
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthTesting
 import Foundation
 import Testing
 
@@ -66,13 +67,13 @@ struct IDTokenVerifierTests {
     }
 
     static func refusal(_ token: String, keys: [SignatureVerificationKey] = keys, now: Int64 = now)
-        -> TokenVerificationError?
+        -> TokenVerificationError.Code?
     {
         do {
             _ = try verifier.verify(token, keys: keys, nowSeconds: now)
             return nil
         } catch {
-            return error
+            return error.code
         }
     }
 
@@ -101,7 +102,7 @@ struct IDTokenVerifierTests {
 
     @Test("claims: wrong issuer, audience, azp, subject and times are refused")
     func claimRows() throws {
-        let rows: [(JSONObject, [String], TokenVerificationError)] = [
+        let rows: [(JSONObject, [String], TokenVerificationError.Code)] = [
             (Self.claims(["iss": "https://op.example.com/realms/fleet/"]), [], .unknownIssuer),
             (Self.claims(["iss": "https://evil.example.com"]), [], .unknownIssuer),
             (Self.claims(removing: ["iss"]), [], .invalidIssuer),
@@ -183,16 +184,16 @@ struct IDTokenVerifierTests {
     func ecKeys() throws {
         var wrongCurve = Self.ecJWK
         wrongCurve.curve = "P-384"
-        #expect(throws: KeyError.invalidJWK) { try ES256VerificationKey(jwk: wrongCurve) }
+        expectCode(KeyError.invalidJWK) { try ES256VerificationKey(jwk: wrongCurve) }
         var offCurve = Self.ecJWK
         offCurve.y = Base64URL.encode([UInt8](repeating: 7, count: 32))
-        #expect(throws: KeyError.invalidJWK) { try ES256VerificationKey(jwk: offCurve) }
+        expectCode(KeyError.invalidJWK) { try ES256VerificationKey(jwk: offCurve) }
         var short = Self.ecJWK
         short.x = Base64URL.encode([UInt8](repeating: 7, count: 31))
-        #expect(throws: KeyError.invalidJWK) { try ES256VerificationKey(jwk: short) }
+        expectCode(KeyError.invalidJWK) { try ES256VerificationKey(jwk: short) }
         var wrongAlg = Self.ecJWK
         wrongAlg.algorithm = "ES384"
-        #expect(throws: KeyError.invalidJWK) { try ES256VerificationKey(jwk: wrongAlg) }
+        expectCode(KeyError.invalidJWK) { try ES256VerificationKey(jwk: wrongAlg) }
         // A provider's set with an encryption key and a 1024-bit key keeps its usable signing keys.
         var encryption = Self.rsaJWK
         encryption.keyID = "enc-1"
@@ -207,7 +208,7 @@ struct IDTokenVerifierTests {
         // Two usable keys with one kid make the set ambiguous.
         var twin = Self.ecJWK
         twin.keyID = "rsa-1"
-        #expect(throws: KeyError.invalidJWKSet) {
+        expectCode(KeyError.invalidJWKSet) {
             try JSONWebKeySet(keys: [Self.rsaJWK, twin]).signatureVerificationKeys()
         }
     }

@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthTesting
 import Foundation
 import Testing
 
@@ -54,19 +55,19 @@ struct MintingTests {
         #expect(token.claims.audience == "https://example.test/")
         #expect(token.endpointResponse(now: 1_000_000).expiresInSeconds == 1500)
 
-        #expect(throws: MintingError.invalidLifetime) {
+        expectCode(MintingError.invalidLifetime) {
             try FleetEngineTokenMinter(signer: signer, configuration: .init(lifetime: 3601))
         }
-        #expect(throws: MintingError.invalidLifetime) {
+        expectCode(MintingError.invalidLifetime) {
             try FleetEngineTokenMinter(signer: signer, configuration: .init(lifetime: 0))
         }
-        #expect(throws: MintingError.invalidBackdate) {
+        expectCode(MintingError.invalidBackdate) {
             try FleetEngineTokenMinter(signer: signer, configuration: .init(backdate: 601))
         }
-        #expect(throws: MintingError.backdateExceedsLifetime) {
+        expectCode(MintingError.backdateExceedsLifetime) {
             try FleetEngineTokenMinter(signer: signer, configuration: .init(lifetime: 100, backdate: 100))
         }
-        #expect(throws: MintingError.emptyAudience) {
+        expectCode(MintingError.emptyAudience) {
             try FleetEngineTokenMinter(signer: signer, configuration: .init(audience: ""))
         }
     }
@@ -90,7 +91,7 @@ struct MintingTests {
                 == #"{"alg":"RS256","typ":"JWT"}"#
         )
         var store = TrustStore(serviceAccountKeys: [Fixtures.driverKey])
-        #expect(throws: TokenVerificationError.invalidSignature) {
+        expectCode(TokenVerificationError.invalidSignature) {
             try FleetEngineTokenVerifier(trustStore: store).verify(token.jwt, now: now)
         }
         store.add(Fixtures.rotatedDriverKey.verificationKey, issuer: Fixtures.issuer)

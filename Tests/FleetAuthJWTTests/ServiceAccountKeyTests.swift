@@ -2,6 +2,7 @@ import Crypto
 import CryptoExtras
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthTesting
 import Foundation
 import Testing
 
@@ -33,7 +34,7 @@ struct ServiceAccountKeyTests {
         #expect(loaded.verificationKey.keySizeInBits == 2048)
 
         // Never overwritten.
-        #expect(throws: ServiceAccountKeyError.fileExists) { try key.write(to: path) }
+        expectCode(ServiceAccountKeyError.fileExists) { try key.write(to: path) }
         #expect(try ServiceAccountKey(contentsOf: path).privateKeyID == keyID)
     }
 
@@ -50,7 +51,7 @@ struct ServiceAccountKeyTests {
         for (project, name) in [
             ("Demo", "a"), ("demo", "A"), ("demo", "a b"), ("-demo", "a"), ("demo", "a@b"), ("", "a"), ("demo", "a-"),
         ] {
-            #expect(throws: ServiceAccountKeyError.invalidIdentifier) {
+            expectCode(ServiceAccountKeyError.invalidIdentifier) {
                 try ServiceAccountKey.generate(projectID: project, name: name)
             }
         }
@@ -90,7 +91,7 @@ struct ServiceAccountKeyTests {
     func badKeyFiles(_ contents: [UInt8], _ expected: ServiceAccountKeyError, _ phrase: String) throws {
         let path = try Fixtures.temporaryDirectory() + "/key.json"
         #expect(FileManager.default.createFile(atPath: path, contents: Data(contents)))
-        let error = #expect(throws: expected) { try ServiceAccountKey(contentsOf: path) }
+        let error = expectCode(expected) { try ServiceAccountKey(contentsOf: path) }
         let message = error?.message ?? ""
         #expect(message.hasPrefix(path + ":"))
         #expect(message.contains(phrase))
@@ -103,7 +104,7 @@ struct ServiceAccountKeyTests {
 
     @Test("a missing file is named")
     func missingFile() {
-        let error = #expect(throws: ServiceAccountKeyError.fileNotFound) {
+        let error = expectCode(ServiceAccountKeyError.fileNotFound) {
             try ServiceAccountKey(contentsOf: "/nonexistent/key.json")
         }
         #expect(error?.message.contains("/nonexistent/key.json") == true)
@@ -117,12 +118,12 @@ struct ServiceAccountKeyTests {
         let key = try ServiceAccountKey.applicationDefault(environment: ["GOOGLE_APPLICATION_CREDENTIALS": path])
         #expect(key.clientEmail == Fixtures.consumerKey.clientEmail)
 
-        #expect(throws: ServiceAccountKeyError.fileNotFound) {
+        expectCode(ServiceAccountKeyError.fileNotFound) {
             try ServiceAccountKey.applicationDefault(environment: [
                 "GOOGLE_APPLICATION_CREDENTIALS": directory + "/none.json"
             ])
         }
-        #expect(throws: ServiceAccountKeyError.noCredentials) {
+        expectCode(ServiceAccountKeyError.noCredentials) {
             try ServiceAccountKey.applicationDefault(environment: ["HOME": directory])
         }
         try FileManager.default.createDirectory(
@@ -176,19 +177,19 @@ struct JSONWebKeySetTests {
         ]
     )
     func refused(_ json: [UInt8], _ expected: KeyError) {
-        #expect(throws: expected) { try JSONWebKeySet(json: json).verificationKeys() }
+        expectCode(expected) { try JSONWebKeySet(json: json).verificationKeys() }
     }
 
     @Test("two keys with one kid make a set ambiguous")
     func duplicateKid() {
         let key = Fixtures.driverKey.verificationKey.jwk
-        #expect(throws: KeyError.invalidJWKSet) { try JSONWebKeySet(keys: [key, key]).verificationKeys() }
+        expectCode(KeyError.invalidJWKSet) { try JSONWebKeySet(keys: [key, key]).verificationKeys() }
     }
 
     @Test("public keys under 2048 bits are refused")
     func smallPublicKey() throws {
         let small = try _RSA.Signing.PrivateKey(unsafeKeySize: .init(bitCount: 1024)).publicKey
-        #expect(throws: KeyError.keyTooSmall) {
+        expectCode(KeyError.keyTooSmall) {
             try RSAVerificationKey(pemRepresentation: small.pemRepresentation, keyID: "k")
         }
     }

@@ -1,5 +1,6 @@
 import FleetAuthClient
 import FleetAuthCore
+import FleetAuthTesting
 import FleetTokenServer
 import Foundation
 import Logging

@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthTesting
 import FleetEngineEmulator
 import Foundation
 import Testing
@@ -49,7 +50,7 @@ struct AccessPolicyTests {
     func matrix(_ cell: Cell) {
         let (scope, covering, other) = Self.scenario(cell.method)
         let account = Self.account(cell.role)
-        func check(_ claims: AuthorizationClaims, provider: String = "demo-project") throws(FleetEngineError) {
+        func check(_ claims: AuthorizationClaims, provider: String = "demo-project") throws(GoogleAPIError) {
             try AccessPolicy.check(
                 account: account,
                 claims: claims,
@@ -60,10 +61,10 @@ struct AccessPolicyTests {
         }
         if cell.role.grants(cell.method.permission) {
             #expect(throws: Never.self) { try check(covering) }
-            #expect(throws: FleetEngineError.permissionDenied("")) { try check(other) }
-            #expect(throws: FleetEngineError.permissionDenied("")) { try check(covering, provider: "other-project") }
+            expectCode(GoogleAPIError.permissionDenied("")) { try check(other) }
+            expectCode(GoogleAPIError.permissionDenied("")) { try check(covering, provider: "other-project") }
         } else {
-            let error = #expect(throws: FleetEngineError.permissionDenied("")) { try check(covering) }
+            let error = expectCode(GoogleAPIError.permissionDenied("")) { try check(covering) }
             #expect(error?.message.contains(cell.method.permission.name) == true)
         }
     }
@@ -127,7 +128,7 @@ struct AccessPolicyTests {
 
     @Test("errors render as Google's JSON error body")
     func errorBody() {
-        let error = FleetEngineError.permissionDenied("JWT does not contain any scopes.")
+        let error = GoogleAPIError.permissionDenied("JWT does not contain any scopes.")
         #expect(
             JSONValue.object(error.jsonObject).jsonText
                 == #"{"error":{"code":403,"message":"JWT does not contain any scopes.","status":"PERMISSION_DENIED"}}"#

@@ -66,7 +66,7 @@ struct AuthenticationTests {
         let untrusted = try Self.mint(.driver(vehicleID: "v1"), key: Self.otherKey)
         var messages = Set<String>()
         for header in ["Bearer " + tampered, "Bearer " + expired, "Bearer " + untrusted, "Bearer not.a.jwt"] {
-            let error = #expect(throws: FleetEngineError.unauthenticated("")) {
+            let error = expectCode(GoogleAPIError.unauthenticated("")) {
                 try auth.authenticate(authorization: header)
             }
             messages.insert(error?.message ?? "")
@@ -74,7 +74,7 @@ struct AuthenticationTests {
         #expect(messages == [TokenAuthenticator.invalidCredentialsMessage])
         #expect(log.all == ["invalid_signature", "expired", "unknown_issuer", "invalid_base64url"])
         for header in [nil, "", "Basic abc", "Bearer", "Bearer ", good] {
-            let error = #expect(throws: FleetEngineError.unauthenticated("")) {
+            let error = expectCode(GoogleAPIError.unauthenticated("")) {
                 try auth.authenticate(authorization: header)
             }
             #expect(error?.message == TokenAuthenticator.missingCredentialsMessage)
@@ -92,7 +92,7 @@ struct AuthenticationTests {
         let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
         let token =
             input + "." + Base64URL.encode(try LocalKeySigner(key: Self.driverKey).signSynchronously(Array(input.utf8)))
-        let error = #expect(throws: FleetEngineError.permissionDenied("")) {
+        let error = expectCode(GoogleAPIError.permissionDenied("")) {
             try auth.authenticate(authorization: "Bearer " + token)
         }
         #expect(error?.message == "JWT does not contain any scopes.")
@@ -108,13 +108,13 @@ struct AuthenticationTests {
         clock.advance(by: .seconds(3599))
         #expect(throws: Never.self) { try auth.authenticate(authorization: header) }
         clock.advance(by: .seconds(1))
-        #expect(throws: FleetEngineError.unauthenticated("")) { try auth.authenticate(authorization: header) }
+        expectCode(GoogleAPIError.unauthenticated("")) { try auth.authenticate(authorization: header) }
         #expect(log.all == ["expired"])
 
         let fresh = "Bearer " + (try Self.mint(.driver(vehicleID: "v1"), at: Self.start + 3600))
         #expect(throws: Never.self) { try auth.authenticate(authorization: fresh) }
         auth.replaceKeys([Self.otherKey.verificationKey], for: Self.driver.email)
-        #expect(throws: FleetEngineError.unauthenticated("")) { try auth.authenticate(authorization: fresh) }
+        expectCode(GoogleAPIError.unauthenticated("")) { try auth.authenticate(authorization: fresh) }
         #expect(log.all.last == "unknown_kid")
     }
 

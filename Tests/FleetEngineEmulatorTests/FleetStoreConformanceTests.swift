@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthServerTesting
+import FleetAuthTesting
 import FleetEngineAPI
 import FleetEngineEmulator
 import Foundation
@@ -165,30 +166,30 @@ struct FleetStoreConformanceTests {
     func errors(_ driver: FleetStoreDriver) async throws {
         let store = try await driver.open().store
         try await store.insertVehicle(Self.vehicle(), provider: "p", id: "v1")
-        await #expect(throws: StoreError.alreadyExists("")) {
+        await expectCode(StoreError.alreadyExists("")) {
             try await store.insertVehicle(Self.vehicle(), provider: "p", id: "v1")
         }
         // Same ID, other provider: a different resource.
         try await store.insertVehicle(Self.vehicle(.offline), provider: "q", id: "v1")
-        await #expect(throws: StoreError.notFound("")) {
+        await expectCode(StoreError.notFound("")) {
             _ = try await store.updateVehicle(provider: "p", id: "none") { vehicle, _ in vehicle }
         }
         try await store.insertTrip(Self.trip("t1", vehicle: "v1"), provider: "p")
-        await #expect(throws: StoreError.alreadyExists("")) {
+        await expectCode(StoreError.alreadyExists("")) {
             try await store.insertTrip(Self.trip("t1", vehicle: nil), provider: "p")
         }
         // Assignment to a vehicle that does not exist is refused in the same transaction.
-        await #expect(throws: StoreError.notFound("")) {
+        await expectCode(StoreError.notFound("")) {
             try await store.insertTrip(Self.trip("t9", vehicle: "nowhere"), provider: "p")
         }
-        await #expect(throws: StoreError.notFound("")) {
+        await expectCode(StoreError.notFound("")) {
             _ = try await store.updateTrip(provider: "p", id: "t1") { stored in
                 var stored = stored
                 stored.trip.vehicleID = "nowhere"
                 return stored
             }
         }
-        await #expect(throws: StoreError.conflict("")) { try await store.deleteVehicle(provider: "p", id: "v1") }
+        await expectCode(StoreError.conflict("")) { try await store.deleteVehicle(provider: "p", id: "v1") }
         _ = try await store.updateTrip(provider: "p", id: "t1") { stored in
             var stored = stored
             stored.trip.tripStatus = .canceled
@@ -197,9 +198,9 @@ struct FleetStoreConformanceTests {
         try await store.deleteVehicle(provider: "p", id: "v1")
         #expect(try await store.vehicle(provider: "p", id: "v1") == nil)
         #expect(try await store.vehicle(provider: "q", id: "v1") == Self.vehicle(.offline))
-        await #expect(throws: StoreError.notFound("")) { try await store.deleteVehicle(provider: "p", id: "v1") }
-        await #expect(throws: StoreError.notFound("")) { try await store.deleteTrip(provider: "p", id: "none") }
-        await #expect(throws: StoreError.notFound("")) {
+        await expectCode(StoreError.notFound("")) { try await store.deleteVehicle(provider: "p", id: "v1") }
+        await expectCode(StoreError.notFound("")) { try await store.deleteTrip(provider: "p", id: "none") }
+        await expectCode(StoreError.notFound("")) {
             _ = try await store.updateTrip(provider: "p", id: "none") { $0 }
         }
     }

@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthTesting
 import FleetEngineEmulator
 import Foundation
 import Hummingbird
@@ -78,7 +79,7 @@ struct KeyRefreshTests {
             }(),
             source: "stranger"
         )
-        await #expect(throws: FleetEngineError.unauthenticated("")) {
+        await expectCode(GoogleAPIError.unauthenticated("")) {
             try await authenticator.authenticate(authorization: try Self.token(stranger), refresher: refresher)
         }
         #expect(published.fetchCount == 1)

@@ -236,7 +236,7 @@ struct ServiceAccountTests {
         let key = try await fixture.server.users.addServiceAccount("dispatch")
         #expect(key.hasPrefix(UserDirectory.serviceKeyPrefix) && key.utf8.count == 18 + 43)
         #expect(try await fixture.store.sessionUser(tokenHash: key, at: Date(), holding: nil) == nil, "hash only")
-        await #expect(throws: StoreError.alreadyExists("")) {
+        await expectCode(StoreError.alreadyExists("")) {
             _ = try await fixture.server.users.addServiceAccount("dispatch")
         }
         try await fixture.application.test(.router) { client in

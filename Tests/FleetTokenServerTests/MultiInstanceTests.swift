@@ -146,7 +146,7 @@ struct MultiInstanceTests {
             store: try await servers.reopen(),
             clock: servers.clock
         )
-        await #expect(throws: TokenServerError.self) {
+        await #expect(throws: GoogleAPIError.self) {
             _ = try await restarted.login.login(username: "dana", password: TokenServerFixture.password, address: nil)
         }
         servers.clock.advance(by: .seconds(30))

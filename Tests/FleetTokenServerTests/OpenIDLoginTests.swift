@@ -312,7 +312,7 @@ struct OpenIDLoginTests {
                 audience: OpenIDFixture.client,
                 now: clock.currentEpochSeconds
             )
-            await #expect(throws: TokenVerificationError.unknownKeyID) {
+            await expectCode(TokenVerificationError.unknownKeyID) {
                 try await federation.verify(token, nowSeconds: clock.currentEpochSeconds)
             }
             #expect(await federation.prefetch().map(\.keys) == [0])

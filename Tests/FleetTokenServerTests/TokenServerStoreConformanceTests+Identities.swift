@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthServerSupport
+import FleetAuthTesting
 import FleetTokenServer
 import Foundation
 import Testing
@@ -26,7 +27,7 @@ extension TokenServerStoreConformanceTests {
             #expect(try await store.linkedUser(issuer: issuer, subject: subject, matchingUnqualified: true) == nil)
         }
         // A taken name or a linked identity writes nothing.
-        await #expect(throws: StoreError.alreadyExists("")) {
+        await expectCode(StoreError.alreadyExists("")) {
             try await store.addUser(
                 Self.dana,
                 passwordHash: "h",
@@ -36,7 +37,7 @@ extension TokenServerStoreConformanceTests {
         }
         #expect(try await store.linkedUser(issuer: Self.issuer, subject: "sub-2", matchingUnqualified: false) == nil)
         let dave = AppUser(username: "dave", role: .driver)
-        await #expect(throws: StoreError.alreadyExists("")) {
+        await expectCode(StoreError.alreadyExists("")) {
             try await store.addUser(dave, passwordHash: "h", createdAt: Self.t0, identity: danaID)
         }
         #expect(try await store.credentials(for: "dave") == nil)
@@ -50,10 +51,10 @@ extension TokenServerStoreConformanceTests {
         )
         #expect(try await store.linkedUser(issuer: Self.issuer, subject: "sub-3", matchingUnqualified: true) == dave)
         #expect(try await store.linkedUser(issuer: Self.issuer, subject: "sub-3", matchingUnqualified: false) == nil)
-        await #expect(throws: StoreError.alreadyExists("")) {
+        await expectCode(StoreError.alreadyExists("")) {
             try await store.linkIdentity(danaID, to: "dave")
         }
-        await #expect(throws: StoreError.notFound("")) {
+        await expectCode(StoreError.notFound("")) {
             try await store.linkIdentity(ExternalIdentity(issuer: Self.issuer, subject: "sub-9"), to: "nobody")
         }
         #expect(

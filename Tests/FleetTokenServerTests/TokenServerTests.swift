@@ -213,7 +213,7 @@ struct LoginTests {
             do {
                 try await throttle.check(username: username, address: address, now: time)
                 return nil
-            } catch let error as TokenServerError {
+            } catch let error as GoogleAPIError {
                 return error.retryAfter
             }
         }

@@ -1,12 +1,12 @@
+public import FleetAuthCore
+
 /// A failed Fleet Engine call: Google's error body (`{"error":{"code","message","status"}}`) as a typed error, or
 /// what kept the call from being answered (no token, no connection, an unreadable answer).
-///
-/// Equality compares the code only.
-public struct FleetEngineClientError: Error, Hashable, CustomStringConvertible {
+public struct FleetEngineClientError: CodedError {
     /// Google's canonical status names for answers from Fleet Engine (`PERMISSION_DENIED`), and three client-side
     /// codes in lowercase (`token_unavailable`, `unreachable`, `invalid_response`). Stable, and safe for logs and
     /// metric labels. Codes are static members, so new ones can be added without breaking callers.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The status name or client-side code.
         public let rawValue: String
 
@@ -19,8 +19,6 @@ public struct FleetEngineClientError: Error, Hashable, CustomStringConvertible {
             guard let code = Self.all.first(where: { $0.rawValue == rawValue }) else { return nil }
             self = code
         }
-
-        public var description: String { rawValue }
 
         public static let invalidArgument = Code("INVALID_ARGUMENT")
         public static let failedPrecondition = Code("FAILED_PRECONDITION")
@@ -81,9 +79,6 @@ public struct FleetEngineClientError: Error, Hashable, CustomStringConvertible {
     public var description: String {
         httpStatus.map { "\(code.rawValue) (\($0)): \(message)" } ?? "\(code.rawValue): \(message)"
     }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// The code for an HTTP status without a readable `status` in the body (Google's HTTP mapping).
     static func code(httpStatus: Int) -> Code {

@@ -32,9 +32,7 @@ public protocol TokenFetcher: Sendable {
 }
 
 /// An error of the token provider, with a stable short code and whether retrying later may help.
-///
-/// Equality compares the code only.
-public struct FleetTokenError: Error, Hashable, CustomStringConvertible {
+public struct FleetTokenError: CodedError {
     /// What went wrong, as a stable short code safe for logs and metric labels (`endpoint_unavailable`).
     ///
     /// | code | meaning | transient |
@@ -48,15 +46,13 @@ public struct FleetTokenError: Error, Hashable, CustomStringConvertible {
     /// | `cancelled` | the caller was cancelled while waiting, or the provider was reset | no |
     ///
     /// Codes are static members, so new ones can be added without breaking callers.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The short code, such as `endpoint_unavailable`.
         public let rawValue: String
 
         private init(_ rawValue: String) {
             self.rawValue = rawValue
         }
-
-        public var description: String { rawValue }
 
         /// The call named no context.
         public static let missingContext = Code("missing_context")
@@ -91,8 +87,6 @@ public struct FleetTokenError: Error, Hashable, CustomStringConvertible {
 
     public var description: String { "\(code.rawValue): \(message)" }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
 
 /// What the caching provider reports, for logs and metrics.

@@ -143,17 +143,23 @@ public struct AuthorizationClaims: Sendable, Hashable {
     }
 }
 
-/// Why an `authorization` object was refused. Equality compares the code only.
-public struct AuthorizationClaimsError: Error, Hashable, CustomStringConvertible {
-    private enum Code: String {
-        case unknownKey = "unknown_key"
-        case wrongType = "wrong_type"
-        case invalidID = "invalid_id"
-        case invalidTaskIDs = "invalid_taskids"
-        case noClaims = "no_claims"
+/// Why an `authorization` object was refused.
+public struct AuthorizationClaimsError: CodedError {
+    /// A stable code, safe for logs and metric labels. Codes are static members, so new ones can be added without
+    /// breaking callers.
+    public struct Code: ErrorCode {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        public static let unknownKey = Code("unknown_key")
+        public static let wrongType = Code("wrong_type")
+        public static let invalidID = Code("invalid_id")
+        public static let invalidTaskIDs = Code("invalid_taskids")
+        public static let noClaims = Code("no_claims")
     }
 
-    private let code: Code
+    /// What went wrong.
+    public let code: Code
     /// A human-readable explanation naming the claim.
     public let message: String
 
@@ -162,11 +168,9 @@ public struct AuthorizationClaimsError: Error, Hashable, CustomStringConvertible
         self.message = message
     }
 
-    /// A stable short code.
+    @available(*, deprecated, renamed: "code.rawValue")
     public var shortDescription: String { code.rawValue }
     public var description: String { message }
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public static let unknownKey = Self(.unknownKey, "unknown authorization claim")
     public static let wrongType = Self(.wrongType, "an authorization claim has the wrong JSON type")

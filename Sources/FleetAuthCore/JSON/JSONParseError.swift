@@ -1,23 +1,27 @@
 /// Why ``StrictJSONParser`` refused a document.
-///
-/// Equality compares the code only, so tests can match `JSONParseError.duplicateKey` without the offset.
-public struct JSONParseError: Error, Hashable, CustomStringConvertible {
-    private enum Code: String {
-        case invalidUTF8 = "invalid_utf8"
-        case byteOrderMark = "byte_order_mark"
-        case unexpectedCharacter = "unexpected_character"
-        case unexpectedEnd = "unexpected_end"
-        case duplicateKey = "duplicate_key"
-        case nestingTooDeep = "nesting_too_deep"
-        case numberOutOfRange = "number_out_of_range"
-        case invalidEscape = "invalid_escape"
-        case loneSurrogate = "lone_surrogate"
-        case controlCharacter = "control_character"
-        case trailingData = "trailing_data"
-        case notAnObject = "not_an_object"
+public struct JSONParseError: CodedError {
+    /// A stable code, safe for logs and metric labels. Codes are static members, so new ones can be added without
+    /// breaking callers.
+    public struct Code: ErrorCode {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        public static let invalidUTF8 = Code("invalid_utf8")
+        public static let byteOrderMark = Code("byte_order_mark")
+        public static let unexpectedCharacter = Code("unexpected_character")
+        public static let unexpectedEnd = Code("unexpected_end")
+        public static let duplicateKey = Code("duplicate_key")
+        public static let nestingTooDeep = Code("nesting_too_deep")
+        public static let numberOutOfRange = Code("number_out_of_range")
+        public static let invalidEscape = Code("invalid_escape")
+        public static let loneSurrogate = Code("lone_surrogate")
+        public static let controlCharacter = Code("control_character")
+        public static let trailingData = Code("trailing_data")
+        public static let notAnObject = Code("not_an_object")
     }
 
-    private let code: Code
+    /// What went wrong.
+    public let code: Code
     /// What went wrong and where (a byte offset), never the document itself.
     public let message: String
 
@@ -26,12 +30,9 @@ public struct JSONParseError: Error, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// A stable short code, safe for logs and metric labels.
+    @available(*, deprecated, renamed: "code.rawValue")
     public var shortDescription: String { code.rawValue }
     public var description: String { message }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public static let invalidUTF8 = Self(.invalidUTF8, "the text is not valid UTF-8")
     public static let byteOrderMark = Self(.byteOrderMark, "the text starts with a byte order mark")

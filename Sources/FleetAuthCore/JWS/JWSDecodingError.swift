@@ -1,18 +1,22 @@
 /// Why ``CompactJWS`` could not decode a token. Messages never contain the token.
-///
-/// Equality compares the code only.
-public struct JWSDecodingError: Error, Hashable, CustomStringConvertible {
-    private enum Code: String {
-        case empty
-        case tooLarge = "token_too_large"
-        case invalidCharacter = "invalid_character"
-        case wrongSegmentCount = "wrong_segment_count"
-        case emptySegment = "empty_segment"
-        case invalidBase64URL = "invalid_base64url"
-        case invalidHeader = "invalid_header"
+public struct JWSDecodingError: CodedError {
+    /// A stable code, safe for logs and metric labels. Codes are static members, so new ones can be added without
+    /// breaking callers.
+    public struct Code: ErrorCode {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        public static let empty = Code("empty")
+        public static let tooLarge = Code("token_too_large")
+        public static let invalidCharacter = Code("invalid_character")
+        public static let wrongSegmentCount = Code("wrong_segment_count")
+        public static let emptySegment = Code("empty_segment")
+        public static let invalidBase64URL = Code("invalid_base64url")
+        public static let invalidHeader = Code("invalid_header")
     }
 
-    private let code: Code
+    /// What went wrong.
+    public let code: Code
     /// A human-readable explanation.
     public let message: String
     /// For an invalid header: what the JSON parser refused.
@@ -24,12 +28,9 @@ public struct JWSDecodingError: Error, Hashable, CustomStringConvertible {
         self.jsonError = jsonError
     }
 
-    /// A stable short code, safe for logs and metric labels.
+    @available(*, deprecated, renamed: "code.rawValue")
     public var shortDescription: String { code.rawValue }
     public var description: String { message }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public static let empty = Self(.empty, "the token is empty")
     public static let tooLarge = Self(.tooLarge, "the token is too large")

@@ -1,16 +1,22 @@
+public import FleetAuthCore
+
 /// A problem with a public key or key set. Messages name the key and the problem, never key material.
-///
-/// Equality compares the code only.
-public struct KeyError: Error, Hashable, CustomStringConvertible {
-    private enum Code: String {
-        case keyTooSmall = "key_too_small"
-        case invalidPublicKey = "invalid_public_key"
-        case invalidJWK = "invalid_jwk"
-        case invalidJWKSet = "invalid_jwk_set"
-        case weakKey = "weak_key"
+public struct KeyError: CodedError {
+    /// A stable code, safe for logs and metric labels. Codes are static members, so new ones can be added without
+    /// breaking callers.
+    public struct Code: ErrorCode {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        public static let keyTooSmall = Code("key_too_small")
+        public static let invalidPublicKey = Code("invalid_public_key")
+        public static let invalidJWK = Code("invalid_jwk")
+        public static let invalidJWKSet = Code("invalid_jwk_set")
+        public static let weakKey = Code("weak_key")
     }
 
-    private let code: Code
+    /// What went wrong.
+    public let code: Code
     /// A human-readable explanation.
     public let message: String
 
@@ -19,11 +25,9 @@ public struct KeyError: Error, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// A stable short code.
+    @available(*, deprecated, renamed: "code.rawValue")
     public var shortDescription: String { code.rawValue }
     public var description: String { message }
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public static let keyTooSmall = Self(.keyTooSmall, "RSA keys must have at least 2048 bits")
     public static let invalidPublicKey = Self(.invalidPublicKey, "not a usable RSA public key")

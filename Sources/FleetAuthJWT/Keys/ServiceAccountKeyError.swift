@@ -1,23 +1,29 @@
+public import FleetAuthCore
+
 /// A problem with a service-account key file. The message names the file and the problem, never key material.
-///
-/// Equality compares the code only.
-public struct ServiceAccountKeyError: Error, Hashable, CustomStringConvertible {
-    private enum Code: String {
-        case fileNotFound = "file_not_found"
-        case unreadable
-        case notJSON = "not_json"
-        case notServiceAccount = "not_service_account"
-        case missingField = "missing_field"
-        case invalidPrivateKey = "invalid_private_key"
-        case keyTooSmall = "key_too_small"
-        case noCredentials = "no_credentials"
-        case invalidIdentifier = "invalid_identifier"
-        case generationFailed = "generation_failed"
-        case fileExists = "file_exists"
-        case writeFailed = "write_failed"
+public struct ServiceAccountKeyError: CodedError {
+    /// A stable code, safe for logs and metric labels. Codes are static members, so new ones can be added without
+    /// breaking callers.
+    public struct Code: ErrorCode {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        public static let fileNotFound = Code("file_not_found")
+        public static let unreadable = Code("unreadable")
+        public static let notJSON = Code("not_json")
+        public static let notServiceAccount = Code("not_service_account")
+        public static let missingField = Code("missing_field")
+        public static let invalidPrivateKey = Code("invalid_private_key")
+        public static let keyTooSmall = Code("key_too_small")
+        public static let noCredentials = Code("no_credentials")
+        public static let invalidIdentifier = Code("invalid_identifier")
+        public static let generationFailed = Code("generation_failed")
+        public static let fileExists = Code("file_exists")
+        public static let writeFailed = Code("write_failed")
     }
 
-    private let code: Code
+    /// What went wrong.
+    public let code: Code
     /// A human-readable explanation that names the file.
     public let message: String
 
@@ -26,11 +32,9 @@ public struct ServiceAccountKeyError: Error, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// A stable short code.
+    @available(*, deprecated, renamed: "code.rawValue")
     public var shortDescription: String { code.rawValue }
     public var description: String { message }
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public static let fileNotFound = Self(.fileNotFound, "key file not found")
     public static let unreadable = Self(.unreadable, "key file cannot be read")

@@ -1,14 +1,22 @@
-/// A minter that cannot be configured as asked. Equality compares the code only.
-public struct MintingError: Error, Hashable, CustomStringConvertible {
-    private enum Code: String {
-        case invalidLifetime = "invalid_lifetime"
-        case invalidBackdate = "invalid_backdate"
-        case backdateExceedsLifetime = "backdate_exceeds_lifetime"
-        case emptyAudience = "empty_audience"
-        case signerNotLocal = "signer_not_local"
+public import FleetAuthCore
+
+/// A minter that cannot be configured as asked.
+public struct MintingError: CodedError {
+    /// A stable code, safe for logs and metric labels. Codes are static members, so new ones can be added without
+    /// breaking callers.
+    public struct Code: ErrorCode {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        public static let invalidLifetime = Code("invalid_lifetime")
+        public static let invalidBackdate = Code("invalid_backdate")
+        public static let backdateExceedsLifetime = Code("backdate_exceeds_lifetime")
+        public static let emptyAudience = Code("empty_audience")
+        public static let signerNotLocal = Code("signer_not_local")
     }
 
-    private let code: Code
+    /// What went wrong.
+    public let code: Code
     /// A human-readable explanation.
     public let message: String
 
@@ -17,11 +25,9 @@ public struct MintingError: Error, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// A stable short code.
+    @available(*, deprecated, renamed: "code.rawValue")
     public var shortDescription: String { code.rawValue }
     public var description: String { message }
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     public static let invalidLifetime = Self(.invalidLifetime, "the token lifetime must be 1 to 3600 seconds")
     public static let invalidBackdate = Self(.invalidBackdate, "the backdate must be 0 to 600 seconds")

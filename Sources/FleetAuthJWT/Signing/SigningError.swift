@@ -1,3 +1,5 @@
+public import FleetAuthCore
+
 /// A token that could not be signed: the signer refused, could not be reached, or answered something unusable.
 ///
 /// Messages name the account, the endpoint or the PKCS#11 object and the problem; never a token, a key or a PIN.
@@ -10,13 +12,12 @@
 /// | `invalid_response` | the signer answered something that is not a usable token or signature | no |
 /// | `claims_mismatch` | a whole-token signer answered a token whose header or claims differ from what was sent | no |
 /// | `configuration` | the signer is configured wrongly (a malformed PKCS#11 URI, a module that does not load, a missing or unusable key object) | no |
-public struct SigningError: Error, Hashable, CustomStringConvertible {
+public struct SigningError: CodedError {
     /// A stable code, safe for metric labels.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The code's text, such as `permission_denied`.
         public let rawValue: String
         private init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         public static let permissionDenied = Code("permission_denied")
         public static let unauthenticated = Code("unauthenticated")
@@ -27,9 +28,9 @@ public struct SigningError: Error, Hashable, CustomStringConvertible {
     }
 
     /// What went wrong.
-    public var code: Code
+    public let code: Code
     /// A human-readable explanation.
-    public var message: String
+    public let message: String
 
     public init(_ code: Code, _ message: String) {
         self.code = code

@@ -71,11 +71,13 @@ enum JWSHeaderPolicy {
         do {
             return try CompactJWS(token, maximumLength: maximumLength)
         } catch {
-            switch error {
+            switch error.code {
             case .tooLarge: throw .tokenTooLarge(token.utf8.count, limit: maximumLength)
             case .invalidBase64URL: throw .invalidBase64URL(error.message)
             case .invalidHeader:
-                if error.jsonError == .duplicateKey { throw .duplicateJSONKey("header", error.jsonError!.message) }
+                if error.jsonError?.code == .duplicateKey {
+                    throw .duplicateJSONKey("header", error.jsonError!.message)
+                }
                 throw .invalidJSON("header", error.jsonError?.message ?? error.message)
             default: throw .malformedToken(error.message)
             }
@@ -87,7 +89,7 @@ enum JWSHeaderPolicy {
         do {
             return try jws.payloadObject()
         } catch {
-            if error == .duplicateKey { throw .duplicateJSONKey("payload", error.message) }
+            if error.code == .duplicateKey { throw .duplicateJSONKey("payload", error.message) }
             throw .invalidJSON("payload", error.message)
         }
     }

@@ -1,8 +1,9 @@
+public import FleetAuthCore
+
 /// Why a token was refused, with a stable reason code.
 ///
-/// ``reason`` is safe for logs and metric labels; ``message`` explains the rule for a developer and never
-/// contains the token. Equality compares the reason only, so a test can write
-/// `#expect(throws: TokenVerificationError.expired) { ... }`.
+/// ``code`` is safe for logs and metric labels; ``message`` explains the rule for a developer and never
+/// contains the token. Compare codes: `#expect(error?.code == .expired)`.
 ///
 /// Every reason is a token problem (HTTP 401 `UNAUTHENTICATED`) except ``missingAuthorization``, which Fleet Engine
 /// answers with 403 `PERMISSION_DENIED` "JWT does not contain any scopes." (see ``isPermissionDenied``).
@@ -38,40 +39,55 @@
 /// | `invalid_authorization` | `authorization` not an object of known claims with valid IDs |
 /// | `invalid_signature` | the RS256 signature does not verify (or has the wrong length) |
 /// | `missing_authorization` | a valid token with no `authorization` claim |
-public struct TokenVerificationError: Error, Hashable, CustomStringConvertible {
-    private enum Code: String, CaseIterable {
-        case tokenTooLarge = "token_too_large"
-        case malformedToken = "malformed_token"
-        case invalidBase64URL = "invalid_base64url"
-        case invalidJSON = "invalid_json"
-        case duplicateJSONKey = "duplicate_json_key"
-        case unsupportedAlgorithm = "unsupported_algorithm"
-        case invalidType = "invalid_type"
-        case untrustedKeyReference = "untrusted_key_reference"
-        case criticalHeader = "critical_header"
-        case forbiddenHeader = "forbidden_header"
-        case invalidKeyID = "invalid_kid"
-        case invalidIssuer = "invalid_issuer"
-        case subjectMismatch = "subject_mismatch"
-        case unknownIssuer = "unknown_issuer"
-        case unknownKeyID = "unknown_kid"
-        case invalidAudience = "invalid_audience"
-        case invalidSubject = "invalid_subject"
-        case invalidAuthorizedParty = "invalid_azp"
-        case invalidIssuedAt = "invalid_issued_at"
-        case issuedInFuture = "issued_in_future"
-        case invalidExpiration = "invalid_expiration"
-        case expired
-        case expirationTooFar = "expiration_too_far"
-        case invalidLifetime = "invalid_lifetime"
-        case invalidNotBefore = "invalid_not_before"
-        case notYetValid = "not_yet_valid"
-        case invalidAuthorization = "invalid_authorization"
-        case invalidSignature = "invalid_signature"
-        case missingAuthorization = "missing_authorization"
+public struct TokenVerificationError: CodedError {
+    /// A stable code, safe for logs and metric labels. Codes are static members, so new ones can be added without
+    /// breaking callers.
+    public struct Code: ErrorCode {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        public static let tokenTooLarge = Code("token_too_large")
+        public static let malformedToken = Code("malformed_token")
+        public static let invalidBase64URL = Code("invalid_base64url")
+        public static let invalidJSON = Code("invalid_json")
+        public static let duplicateJSONKey = Code("duplicate_json_key")
+        public static let unsupportedAlgorithm = Code("unsupported_algorithm")
+        public static let invalidType = Code("invalid_type")
+        public static let untrustedKeyReference = Code("untrusted_key_reference")
+        public static let criticalHeader = Code("critical_header")
+        public static let forbiddenHeader = Code("forbidden_header")
+        public static let invalidKeyID = Code("invalid_kid")
+        public static let invalidIssuer = Code("invalid_issuer")
+        public static let subjectMismatch = Code("subject_mismatch")
+        public static let unknownIssuer = Code("unknown_issuer")
+        public static let unknownKeyID = Code("unknown_kid")
+        public static let invalidAudience = Code("invalid_audience")
+        public static let invalidSubject = Code("invalid_subject")
+        public static let invalidAuthorizedParty = Code("invalid_azp")
+        public static let invalidIssuedAt = Code("invalid_issued_at")
+        public static let issuedInFuture = Code("issued_in_future")
+        public static let invalidExpiration = Code("invalid_expiration")
+        public static let expired = Code("expired")
+        public static let expirationTooFar = Code("expiration_too_far")
+        public static let invalidLifetime = Code("invalid_lifetime")
+        public static let invalidNotBefore = Code("invalid_not_before")
+        public static let notYetValid = Code("not_yet_valid")
+        public static let invalidAuthorization = Code("invalid_authorization")
+        public static let invalidSignature = Code("invalid_signature")
+        public static let missingAuthorization = Code("missing_authorization")
+
+        /// Every code, for documentation and metric pre-registration.
+        public static let allCases: [Code] = [
+            .tokenTooLarge, .malformedToken, .invalidBase64URL, .invalidJSON, .duplicateJSONKey, .unsupportedAlgorithm,
+            .invalidType, .untrustedKeyReference, .criticalHeader, .forbiddenHeader, .invalidKeyID, .invalidIssuer,
+            .subjectMismatch, .unknownIssuer, .unknownKeyID, .invalidAudience, .invalidSubject, .invalidAuthorizedParty,
+            .invalidIssuedAt, .issuedInFuture, .invalidExpiration, .expired, .expirationTooFar, .invalidLifetime,
+            .invalidNotBefore, .notYetValid, .invalidAuthorization, .invalidSignature, .missingAuthorization,
+        ]
     }
 
-    private let code: Code
+    /// What went wrong.
+    public let code: Code
     /// What rule the token broke, for developers. Never contains the token.
     public let message: String
 
@@ -80,17 +96,14 @@ public struct TokenVerificationError: Error, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// The stable reason code, such as `expired` or `invalid_signature`.
+    @available(*, deprecated, renamed: "code.rawValue")
     public var reason: String { code.rawValue }
     public var description: String { "\(code.rawValue): \(message)" }
 
     /// `true` when Fleet Engine answers 403 `PERMISSION_DENIED` rather than 401 `UNAUTHENTICATED`.
     public var isPermissionDenied: Bool { code == .missingAuthorization }
 
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-
-    /// Every reason code, for documentation and metric pre-registration.
+    @available(*, deprecated, message: "use Code.allCases")
     public static let allReasons: [String] = Code.allCases.map(\.rawValue)
 
     public static let tokenTooLarge = Self(.tokenTooLarge, "the token is too large")

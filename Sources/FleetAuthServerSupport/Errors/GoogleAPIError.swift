@@ -12,8 +12,8 @@ public import Hummingbird
 /// emulator's errors and the token server's the same way. The message never contains a password, session token
 /// or JWT.
 ///
-/// Equality compares the code only, so a test can write `#expect(throws: GoogleAPIError.notFound(""))`.
-public struct GoogleAPIError: Error, Hashable, CustomStringConvertible {
+/// Equality compares every field; a test compares codes: `#expect(error?.code == .notFound)`.
+public struct GoogleAPIError: CodedError {
     /// A canonical status (`google.rpc.Code`) with the HTTP status Google's REST front end answers it with.
     ///
     /// | name | HTTP | gRPC |
@@ -34,7 +34,7 @@ public struct GoogleAPIError: Error, Hashable, CustomStringConvertible {
     /// | `DEADLINE_EXCEEDED` | 504 | 4 |
     ///
     /// Codes are static members, so new ones can be added without breaking callers.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         /// The canonical name, such as `PERMISSION_DENIED`.
         public let name: String
         /// The HTTP status of a REST answer.
@@ -48,7 +48,8 @@ public struct GoogleAPIError: Error, Hashable, CustomStringConvertible {
             self.grpcStatus = grpc
         }
 
-        public var description: String { name }
+        /// The canonical name, such as `PERMISSION_DENIED`.
+        public var rawValue: String { name }
 
         public static let cancelled = Code("CANCELLED", http: 499, grpc: 1)
         public static let invalidArgument = Code("INVALID_ARGUMENT", http: 400, grpc: 3)
@@ -83,9 +84,6 @@ public struct GoogleAPIError: Error, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(code.name): \(message)" }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// Google's JSON error body.
     public var jsonObject: JSONObject {
@@ -128,13 +126,14 @@ extension GoogleAPIError: HTTPResponseError {
 extension GoogleAPIError {
     /// The status a store's error is answered with, and its message.
     public init(_ error: StoreError) {
-        switch error.kind {
-        case .notFound: self = .notFound(error.message)
-        case .alreadyExists: self = .alreadyExists(error.message)
-        case .conflict: self = .failedPrecondition(error.message)
-        case .unavailable: self = .unavailable(error.message)
-        case .corrupted: self = .internal(error.message)
-        }
+        self =
+            switch error.code {
+            case .notFound: .notFound(error.message)
+            case .alreadyExists: .alreadyExists(error.message)
+            case .conflict: .failedPrecondition(error.message)
+            case .unavailable: .unavailable(error.message)
+            default: .internal(error.message)
+            }
     }
 }
 

@@ -1,3 +1,5 @@
+public import FleetAuthCore
+
 /// Why a store refused or failed an operation, in the store's own terms; each server turns it into its answer
 /// (``GoogleAPIError/init(_:)`` for both of FleetAuth's).
 ///
@@ -8,34 +10,32 @@
 /// | `conflict` | the record's state forbids the change (a vehicle with active trips) | `FAILED_PRECONDITION` |
 /// | `unavailable` | the database cannot be reached | `UNAVAILABLE` |
 /// | `corrupted` | a stored record cannot be read back | `INTERNAL` |
-///
-/// Equality compares the code only.
-public struct StoreError: Error, Hashable, CustomStringConvertible {
-    enum Kind: String, Sendable {
-        case notFound = "not_found"
-        case alreadyExists = "already_exists"
-        case conflict
-        case unavailable
-        case corrupted
+public struct StoreError: CodedError {
+    /// A stable code, safe for logs and metric labels.
+    public struct Code: ErrorCode {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        public static let notFound = Code("not_found")
+        public static let alreadyExists = Code("already_exists")
+        public static let conflict = Code("conflict")
+        public static let unavailable = Code("unavailable")
+        public static let corrupted = Code("corrupted")
     }
 
-    let kind: Kind
+    /// What went wrong.
+    public let code: Code
     /// What happened, naming the record; never contains a secret.
     public let message: String
 
-    private init(_ kind: Kind, _ message: String) {
-        self.kind = kind
+    private init(_ code: Code, _ message: String) {
+        self.code = code
         self.message = message
     }
 
-    /// The stable short code, such as `not_found`.
-    public var code: String { kind.rawValue }
     /// Whether trying again later may succeed.
-    public var isTransient: Bool { kind == .unavailable }
-    public var description: String { "\(kind.rawValue): \(message)" }
-
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.kind == rhs.kind }
-    public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
+    public var isTransient: Bool { code == .unavailable }
+    public var description: String { "\(code.rawValue): \(message)" }
 
     /// No such record.
     public static func notFound(_ message: String) -> Self { Self(.notFound, message) }

@@ -31,10 +31,13 @@ extension TrustConfiguration {
         do {
             (data, response) = try await URLSession.shared.data(for: request)
         } catch {
-            throw TrustConfigurationError("\(location): cannot fetch the JWK set: \(error.localizedDescription)")
+            throw TrustConfigurationError(
+                .unreadable,
+                "\(location): cannot fetch the JWK set: \(error.localizedDescription)"
+            )
         }
         guard let status = (response as? HTTPURLResponse)?.statusCode, status == 200 else {
-            throw TrustConfigurationError("\(location): the JWK set request did not answer 200")
+            throw TrustConfigurationError(.unreadable, "\(location): the JWK set request did not answer 200")
         }
         do {
             return try JSONWebKeySet(json: Array(data)).verificationKeys()

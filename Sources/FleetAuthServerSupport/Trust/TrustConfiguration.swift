@@ -1,4 +1,4 @@
-import FleetAuthCore
+public import FleetAuthCore
 package import FleetAuthJWT
 import Foundation
 
@@ -63,7 +63,7 @@ public struct TrustConfiguration: Sendable, Hashable {
     /// Reads a trust file.
     public init(contentsOf path: String) throws(TrustConfigurationError) {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw TrustConfigurationError("\(path): no such trust file, or it cannot be read")
+            throw TrustConfigurationError(.unreadable, "\(path): no such trust file, or it cannot be read")
         }
         let directory = (path as NSString).deletingLastPathComponent
         try self.init(json: Array(data), source: path, baseDirectory: directory.isEmpty ? "." : directory)
@@ -177,7 +177,10 @@ public struct TrustConfiguration: Sendable, Hashable {
             return [key.verificationKey]
         case .jwks:
             guard let data = FileManager.default.contents(atPath: entry.keySource.location) else {
-                throw TrustConfigurationError("\(entry.keySource.location): no such JWK set file, or it cannot be read")
+                throw TrustConfigurationError(
+                    .unreadable,
+                    "\(entry.keySource.location): no such JWK set file, or it cannot be read"
+                )
             }
             do {
                 return try JSONWebKeySet(json: Array(data)).verificationKeys()
@@ -191,8 +194,30 @@ public struct TrustConfiguration: Sendable, Hashable {
 }
 
 /// A trust file that cannot be used; the message names the file, the entry and the problem.
-public struct TrustConfigurationError: Error, Hashable, CustomStringConvertible {
+public struct TrustConfigurationError: CodedError {
+    /// A stable code, safe for logs and metric labels.
+    public struct Code: ErrorCode {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The trust file, or a key set it names, breaks a rule of its format.
+        public static let invalid = Code("invalid")
+        /// A file or URL it names cannot be read.
+        public static let unreadable = Code("unreadable")
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// What went wrong, naming the file and the entry.
     public let message: String
-    public init(_ message: String) { self.message = message }
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// A file that breaks a rule of its format (``Code/invalid``).
+    public init(_ message: String) { self.init(.invalid, message) }
+
     public var description: String { message }
 }

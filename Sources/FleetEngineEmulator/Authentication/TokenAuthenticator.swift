@@ -73,7 +73,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
     }
 
     /// The principal behind `authorization` (the header's value), or the error Fleet Engine would answer.
-    public func authenticate(authorization: String?) throws(FleetEngineError) -> Principal {
+    public func authenticate(authorization: String?) throws(GoogleAPIError) -> Principal {
         guard let authorization, let token = Self.bearerToken(authorization) else {
             throw .unauthenticated(Self.missingCredentialsMessage)
         }
@@ -88,7 +88,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
             do {
                 verified = try current.verify(token, nowSeconds: nowSeconds)
             } catch {
-                onRejection?(error.reason)
+                onRejection?(error.code.rawValue)
                 if error.isPermissionDenied { throw .permissionDenied(error.message) }
                 throw .unauthenticated(Self.invalidCredentialsMessage)
             }
@@ -109,7 +109,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
 
     /// Like ``authenticate(authorization:)``, but when the token names a `kid` its issuer does not have and the
     /// issuer's keys come from a URL, refetches them once (rate-limited by `refresher`) and tries again.
-    public func authenticate(authorization: String?, refresher: KeyRefresher?) async throws(FleetEngineError)
+    public func authenticate(authorization: String?, refresher: KeyRefresher?) async throws(GoogleAPIError)
         -> Principal
     {
         do {

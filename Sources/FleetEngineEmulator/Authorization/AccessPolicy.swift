@@ -26,7 +26,7 @@ public enum AccessPolicy {
         method: FleetEngineMethod,
         scope: ResourceScope,
         provider: String
-    ) throws(FleetEngineError) {
+    ) throws(GoogleAPIError) {
         try checkRole(account: account, method: method)
         guard covers(claims, scope) else {
             throw .permissionDenied("The token's authorization claims do not cover \(scope)")
@@ -38,7 +38,7 @@ public enum AccessPolicy {
 
     /// Step 1 alone: throws unless a role of `account` grants `method`'s permission. Routes whose resource must be
     /// read before the claim can be checked call this first, so a caller without the role reads nothing.
-    public static func checkRole(account: TrustedServiceAccount, method: FleetEngineMethod) throws(FleetEngineError) {
+    public static func checkRole(account: TrustedServiceAccount, method: FleetEngineMethod) throws(GoogleAPIError) {
         guard account.isGranted(method.permission) else {
             let roles = account.roles.map(\.id).joined(separator: ", ")
             throw .permissionDenied(

@@ -33,7 +33,7 @@ struct GRPCCall: Sendable {
     }
 
     /// The gRPC status of a failure, with its message.
-    static func rpcError(_ error: FleetEngineError) -> RPCError {
+    static func rpcError(_ error: GoogleAPIError) -> RPCError {
         let code = Status.Code(rawValue: error.code.grpcStatus).flatMap(RPCError.Code.init) ?? .internalError
         return RPCError(code: code, message: error.message)
     }

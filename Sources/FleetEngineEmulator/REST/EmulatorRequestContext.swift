@@ -13,7 +13,7 @@ public struct EmulatorRequestContext: RequestContext {
     }
 
     /// The caller; every `/v1` route runs behind the authentication middleware, so it is always set there.
-    func requirePrincipal() throws(FleetEngineError) -> Principal {
+    func requirePrincipal() throws(GoogleAPIError) -> Principal {
         guard let principal else { throw .unauthenticated(TokenAuthenticator.missingCredentialsMessage) }
         return principal
     }

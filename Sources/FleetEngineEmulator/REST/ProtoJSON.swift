@@ -20,7 +20,7 @@ enum ProtoJSON {
 
     /// `bytes` as message `M` (an empty body is the empty message); `field` names it in errors (`vehicle`).
     static func decode<M: SwiftProtobuf.Message>(_ bytes: [UInt8], as type: M.Type, field: String)
-        throws(FleetEngineError) -> M
+        throws(GoogleAPIError) -> M
     {
         _ = try JSONRequestBody.parse(bytes, field: field)
         if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return M() }
@@ -68,9 +68,9 @@ enum ProtoJSON {
 
     /// The request body as message `M`, read with `limit`.
     static func body<M: SwiftProtobuf.Message>(_ request: Request, limit: Int, as type: M.Type, field: String)
-        async throws(FleetEngineError) -> M
+        async throws(GoogleAPIError) -> M
     {
-        let tooLarge = FleetEngineError(.payloadTooLarge, "The request body is larger than \(limit) bytes.")
+        let tooLarge = GoogleAPIError(.payloadTooLarge, "The request body is larger than \(limit) bytes.")
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw tooLarge }
         let buffer: ByteBuffer
         do {
@@ -82,7 +82,7 @@ enum ProtoJSON {
     }
 
     /// Google's wording for a body its mapping refuses; `field` is the path of the refused value.
-    static func invalid(_ error: JSONDecodingError, field: String) -> FleetEngineError {
+    static func invalid(_ error: JSONDecodingError, field: String) -> GoogleAPIError {
         let reason: String
         switch error {
         case .unknownField(let name):

@@ -47,7 +47,7 @@ struct QueryBinding: Sendable {
         _ query: [(name: String, value: String)],
         as type: M.Type,
         adding extra: JSONObject = [:]
-    ) throws(FleetEngineError) -> M {
+    ) throws(GoogleAPIError) -> M {
         var root = extra
         for (rawName, value) in query {
             if Self.systemParameters.contains(rawName) { continue }
@@ -82,7 +82,7 @@ struct QueryBinding: Sendable {
         at path: ArraySlice<String>,
         repeated: Bool,
         in object: inout JSONObject
-    ) throws(FleetEngineError) {
+    ) throws(GoogleAPIError) {
         guard let key = path.first else { return }
         if path.count == 1 {
             if repeated {

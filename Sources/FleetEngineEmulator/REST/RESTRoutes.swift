@@ -104,19 +104,19 @@ struct RESTRoutes: Sendable {
     }
 
     /// `providers/{provider}` from the path.
-    func parent(_ context: EmulatorRequestContext) throws(FleetEngineError) -> String {
+    func parent(_ context: EmulatorRequestContext) throws(GoogleAPIError) -> String {
         "providers/\(try Self.segment(context, "provider"))"
     }
 
     /// `providers/{provider}/{collection}/{id}` from the path.
-    func name(_ context: EmulatorRequestContext, _ collection: String, _ parameter: String) throws(FleetEngineError)
+    func name(_ context: EmulatorRequestContext, _ collection: String, _ parameter: String) throws(GoogleAPIError)
         -> String
     {
         "providers/\(try Self.segment(context, "provider"))/\(collection)/\(try Self.segment(context, parameter))"
     }
 
     /// One path segment, percent-decoded once and checked against the ID rules.
-    static func segment(_ context: EmulatorRequestContext, _ parameter: String) throws(FleetEngineError) -> String {
+    static func segment(_ context: EmulatorRequestContext, _ parameter: String) throws(GoogleAPIError) -> String {
         guard let raw = context.parameters.get(parameter), let decoded = raw.removingPercentEncoding else {
             throw .invalidArgument("The \(parameter) in the path is not valid percent-encoding.")
         }

@@ -23,7 +23,7 @@ struct AttributeFilter: Sendable {
     let expression: Expression
 
     /// Parses `text`; an empty filter matches every vehicle.
-    init(_ text: String) throws(FleetEngineError) {
+    init(_ text: String) throws(GoogleAPIError) {
         var parser = Parser(tokens: try Self.tokens(text))
         expression = try parser.conjunction()
         guard parser.position == parser.tokens.count else {
@@ -52,7 +52,7 @@ struct AttributeFilter: Sendable {
         let text: String
     }
 
-    static func tokens(_ text: String) throws(FleetEngineError) -> [Token] {
+    static func tokens(_ text: String) throws(GoogleAPIError) -> [Token] {
         var tokens: [Token] = []
         var characters = Array(text)[...]
         while let first = characters.first {
@@ -108,7 +108,7 @@ struct AttributeFilter: Sendable {
         }
 
         /// `a AND b`, or `a b` (AIP-160's implicit AND).
-        mutating func conjunction() throws(FleetEngineError) -> Expression {
+        mutating func conjunction() throws(GoogleAPIError) -> Expression {
             if current == nil { return .and([]) }
             var parts = [try disjunction()]
             while let token = current, token.text != ")" {
@@ -118,13 +118,13 @@ struct AttributeFilter: Sendable {
             return parts.count == 1 ? parts[0] : .and(parts)
         }
 
-        mutating func disjunction() throws(FleetEngineError) -> Expression {
+        mutating func disjunction() throws(GoogleAPIError) -> Expression {
             var parts = [try term()]
             while take("OR") { parts.append(try term()) }
             return parts.count == 1 ? parts[0] : .or(parts)
         }
 
-        mutating func term() throws(FleetEngineError) -> Expression {
+        mutating func term() throws(GoogleAPIError) -> Expression {
             if take("NOT") || take("-") { return .not(try term()) }
             if take("(") {
                 let inner = try conjunction()

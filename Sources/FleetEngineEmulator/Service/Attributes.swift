@@ -29,7 +29,7 @@ enum Attributes {
     }
 
     /// Checks and normalizes a vehicle's attributes: non-empty keys without `:`, each key once, one value each.
-    static func normalized(_ attributes: [FleetEngineV1.VehicleAttribute], field: String) throws(FleetEngineError)
+    static func normalized(_ attributes: [FleetEngineV1.VehicleAttribute], field: String) throws(GoogleAPIError)
         -> [FleetEngineV1.VehicleAttribute]
     {
         guard attributes.count <= maximumCount else {
@@ -65,7 +65,7 @@ enum Attributes {
 
     /// Checks a trip's attributes: non-empty keys without `:`, each key once, a value each.
     static func checkTripAttributes(_ attributes: [FleetEngineV1.TripAttribute], field: String)
-        throws(FleetEngineError)
+        throws(GoogleAPIError)
     {
         guard attributes.count <= maximumCount else {
             throw .invalidArgument("\(field) has \(attributes.count) attributes; at most \(maximumCount) are allowed.")
@@ -83,7 +83,7 @@ enum Attributes {
         }
     }
 
-    private static func checkKey(_ key: String, place: String) throws(FleetEngineError) {
+    private static func checkKey(_ key: String, place: String) throws(GoogleAPIError) {
         guard !key.isEmpty, !key.contains(":") else {
             throw .invalidArgument("\(place).key must be non-empty and without ':'.")
         }
@@ -104,7 +104,7 @@ enum Attributes {
     }
 
     /// `key1:value1|key2:value2` as pairs; each pair needs a key and a `:`.
-    static func pairs(_ text: String, field: String) throws(FleetEngineError) -> [(key: String, value: String)] {
+    static func pairs(_ text: String, field: String) throws(GoogleAPIError) -> [(key: String, value: String)] {
         var result: [(key: String, value: String)] = []
         for part in text.split(separator: "|", omittingEmptySubsequences: false) {
             guard let colon = part.firstIndex(of: ":"), colon != part.startIndex else {

@@ -28,8 +28,8 @@ public final class EmulatorMetrics: Sendable {
             labels: [("source", "cache")],
             buckets: buckets
         )
-        for reason in TokenVerificationError.allReasons {
-            _ = registry.makeCounter(descriptor: Self.rejections, labels: [("reason", reason)])
+        for code in TokenVerificationError.Code.allCases {
+            _ = registry.makeCounter(descriptor: Self.rejections, labels: [("reason", code.rawValue)])
         }
     }
 

@@ -26,7 +26,7 @@ enum FieldMasks {
         updatable: Set<String>,
         fixed: Set<String>,
         message: String
-    ) throws(FleetEngineError) -> [String] {
+    ) throws(GoogleAPIError) -> [String] {
         guard !mask.isEmpty else {
             throw .invalidArgument("updateMask is required and must list at least one field.")
         }

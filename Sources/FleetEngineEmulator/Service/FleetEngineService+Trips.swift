@@ -17,10 +17,10 @@ extension FleetEngineService {
         let given = request.trip
         try MessageChecks.trip(given)
         guard given.tripType != .unknownTripType else {
-            throw FleetEngineError.invalidArgument("trip.tripType is required.")
+            throw GoogleAPIError.invalidArgument("trip.tripType is required.")
         }
         guard given.hasPickupPoint, given.pickupPoint.hasPoint else {
-            throw FleetEngineError.invalidArgument("trip.pickupPoint is required.")
+            throw GoogleAPIError.invalidArgument("trip.pickupPoint is required.")
         }
         var trip = FleetEngineV1.Trip()
         trip.tripStatus = .new
@@ -53,7 +53,7 @@ extension FleetEngineService {
         for method in methods {
             try authorize(caller, method, .trip(id, assignedVehicleID: trip?.vehicleID), provider: provider)
         }
-        guard let trip else { throw FleetEngineError.notFound("Trip \(name) not found.") }
+        guard let trip else { throw GoogleAPIError.notFound("Trip \(name) not found.") }
         return (provider, trip)
     }
 
@@ -87,30 +87,30 @@ extension FleetEngineService {
             let target = try ResourceName.id(source.vehicleID, field: "trip.vehicleId")
             // A driver may not hand its trip to another vehicle.
             if let claim = caller.claims.vehicleID, claim != FleetEngineID.wildcard, !target.hasSameBytes(as: claim) {
-                throw FleetEngineError.permissionDenied(
+                throw GoogleAPIError.permissionDenied(
                     "The token's authorization claims do not cover vehicle \(target)"
                 )
             }
         }
         if paths.contains("trip_status"), source.tripStatus == .unknownTripStatus {
-            throw FleetEngineError.invalidArgument("trip.tripStatus must be set to a known status.")
+            throw GoogleAPIError.invalidArgument("trip.tripStatus must be set to a known status.")
         }
         if paths.contains("trip_type"), source.tripType == .unknownTripType {
-            throw FleetEngineError.invalidArgument("trip.tripType must be SHARED or EXCLUSIVE.")
+            throw GoogleAPIError.invalidArgument("trip.tripType must be SHARED or EXCLUSIVE.")
         }
         let now = self.now
         let updated = try await store.updateTrip(provider: provider, id: current.id) { stored in
             var next = stored
             let status = stored.trip.tripStatus
             guard stored.isActive else {
-                throw FleetEngineError.failedPrecondition(
+                throw GoogleAPIError.failedPrecondition(
                     "Trip \(request.name) is \(status); it cannot change any more."
                 )
             }
             if paths.contains("intermediate_destinations_version"),
                 source.intermediateDestinationsVersion != stored.trip.intermediateDestinationsVersion
             {
-                throw FleetEngineError.failedPrecondition(
+                throw GoogleAPIError.failedPrecondition(
                     "trip.intermediateDestinationsVersion is not the trip's: its intermediate destinations changed."
                 )
             }
@@ -121,7 +121,7 @@ extension FleetEngineService {
                 next.trip.intermediateDestinationsVersion = Google_Protobuf_Timestamp(milliseconds: now)
             }
             guard next.trip.intermediateDestinationIndex <= next.trip.intermediateDestinations.count else {
-                throw FleetEngineError.invalidArgument(
+                throw GoogleAPIError.invalidArgument(
                     "trip.intermediateDestinationIndex is beyond the trip's intermediate destinations."
                 )
             }
@@ -165,7 +165,7 @@ extension FleetEngineService {
     public func deleteTrip(_ request: FleetEngineV1.DeleteTripRequest, caller: Principal) async throws {
         let (provider, trip) = try await authorizedTrip(request.name, [.deleteTrip], caller: caller)
         if trip.isActive, trip.vehicleID != nil {
-            throw FleetEngineError.failedPrecondition(
+            throw GoogleAPIError.failedPrecondition(
                 "Trip \(request.name) is active and assigned to a vehicle; complete or cancel it first."
             )
         }
@@ -219,7 +219,7 @@ extension FleetEngineService {
         let (provider, _) = try ResourceName.resource(request.name, collection: "billableTrips")
         try authorize(caller, .reportBillableTrip, .allTrips, provider: provider)
         guard request.countryCode.utf8.count == 2, request.countryCode.allSatisfy({ $0.isASCII && $0.isLetter }) else {
-            throw FleetEngineError.invalidArgument("countryCode is required: a two-letter country code.")
+            throw GoogleAPIError.invalidArgument("countryCode is required: a two-letter country code.")
         }
         try MessageChecks.known(request.platform, "platform")
         try MessageChecks.known(request.solutionType, "solutionType")

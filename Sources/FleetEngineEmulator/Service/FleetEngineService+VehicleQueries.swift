@@ -63,7 +63,7 @@ extension FleetEngineService {
     /// `maximumStaleness` (default 5 minutes), are within `pickupRadiusMeters` of the pickup point, have room for
     /// `minimumCapacity` more riders, match the attribute filters, and may take the trip given their current
     /// trips; at most `count`, ordered as asked. Distances and ETAs are estimates along straight lines
-    /// (``RouteEstimator``), through the vehicle's remaining waypoints first.
+    /// (`RouteEstimator`), through the vehicle's remaining waypoints first.
     public func searchVehicles(_ request: FleetEngineV1.SearchVehiclesRequest, caller: Principal) async throws
         -> FleetEngineV1.SearchVehiclesResponse
     {
@@ -115,7 +115,7 @@ struct VehicleCriteria {
     var viewport: FleetEngineV1.Viewport?
     var onTripOnly = false
 
-    init(listing request: FleetEngineV1.ListVehiclesRequest, now: Date) throws(FleetEngineError) {
+    init(listing request: FleetEngineV1.ListVehiclesRequest, now: Date) throws(GoogleAPIError) {
         if request.vehicleState != .unknownVehicleState {
             try MessageChecks.known(request.vehicleState, "vehicleState")
             state = request.vehicleState
@@ -135,17 +135,17 @@ struct VehicleCriteria {
         if request.hasMaximumStaleness {
             freshSince = try Self.freshSince(request.maximumStaleness, now: now, field: "maximumStaleness")
         }
-        allOf = try request.requiredAttributes.map { text throws(FleetEngineError) in
+        allOf = try request.requiredAttributes.map { text throws(GoogleAPIError) in
             try Attributes.pairs(text, field: "requiredAttributes")
         }
         if allOf.contains(where: { $0.count != 1 }) {
             throw .invalidArgument("requiredAttributes entries must be key:value, one attribute each.")
         }
         allOf = [allOf.flatMap { $0 }]
-        anyOf = try request.requiredOneOfAttributes.map { text throws(FleetEngineError) in
+        anyOf = try request.requiredOneOfAttributes.map { text throws(GoogleAPIError) in
             try Attributes.pairs(text, field: "requiredOneOfAttributes")
         }
-        anyOfSets = try request.requiredOneOfAttributeSets.map { text throws(FleetEngineError) in
+        anyOfSets = try request.requiredOneOfAttributeSets.map { text throws(GoogleAPIError) in
             try Attributes.pairs(text, field: "requiredOneOfAttributeSets")
         }
         if !request.filter.isEmpty { filter = try AttributeFilter(request.filter) }
@@ -160,7 +160,7 @@ struct VehicleCriteria {
         onTripOnly = request.onTripOnly
     }
 
-    init(searching request: FleetEngineV1.SearchVehiclesRequest, now: Date) throws(FleetEngineError) {
+    init(searching request: FleetEngineV1.SearchVehiclesRequest, now: Date) throws(GoogleAPIError) {
         state = .online
         categories = Set(request.vehicleTypes.map(\.category))
         tripTypes = Set(request.tripTypes)
@@ -182,7 +182,7 @@ struct VehicleCriteria {
         if !request.filter.isEmpty { filter = try AttributeFilter(request.filter) }
     }
 
-    static func freshSince(_ staleness: Google_Protobuf_Duration, now: Date, field: String) throws(FleetEngineError)
+    static func freshSince(_ staleness: Google_Protobuf_Duration, now: Date, field: String) throws(GoogleAPIError)
         -> Date
     {
         guard staleness.seconds >= 0, staleness.nanos >= 0 else {

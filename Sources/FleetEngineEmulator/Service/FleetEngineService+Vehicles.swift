@@ -15,15 +15,15 @@ extension FleetEngineService {
         var vehicle = request.vehicle
         try MessageChecks.vehicle(vehicle)
         guard vehicle.vehicleState != .unknownVehicleState else {
-            throw FleetEngineError.invalidArgument("vehicle.vehicleState is required.")
+            throw GoogleAPIError.invalidArgument("vehicle.vehicleState is required.")
         }
         guard !vehicle.supportedTripTypes.isEmpty else {
-            throw FleetEngineError.invalidArgument("vehicle.supportedTripTypes must list at least one trip type.")
+            throw GoogleAPIError.invalidArgument("vehicle.supportedTripTypes must list at least one trip type.")
         }
         guard vehicle.maximumCapacity >= 1 else {
-            throw FleetEngineError.invalidArgument("vehicle.maximumCapacity is required (at least 1).")
+            throw GoogleAPIError.invalidArgument("vehicle.maximumCapacity is required (at least 1).")
         }
-        guard vehicle.hasVehicleType else { throw FleetEngineError.invalidArgument("vehicle.vehicleType is required.") }
+        guard vehicle.hasVehicleType else { throw GoogleAPIError.invalidArgument("vehicle.vehicleType is required.") }
         vehicle.attributes = try Attributes.normalized(vehicle.attributes, field: "vehicle.attributes")
         // Ignored on create (the server manages or derives them), and input only (read, not kept).
         vehicle.name = ""
@@ -53,7 +53,7 @@ extension FleetEngineService {
         let (provider, id) = try ResourceName.vehicle(request.name)
         try authorize(caller, .getVehicle, .vehicle(id), provider: provider)
         guard let stored = try await store.vehicle(provider: provider, id: id) else {
-            throw FleetEngineError.notFound("Vehicle \(request.name) not found.")
+            throw GoogleAPIError.notFound("Vehicle \(request.name) not found.")
         }
         let trips = try await store.trips(
             provider: provider,
@@ -95,18 +95,18 @@ extension FleetEngineService {
         var source = request.vehicle
         try MessageChecks.vehicle(source)
         if paths.contains("vehicle_state"), source.vehicleState == .unknownVehicleState {
-            throw FleetEngineError.invalidArgument("vehicle.vehicleState must be ONLINE or OFFLINE.")
+            throw GoogleAPIError.invalidArgument("vehicle.vehicleState must be ONLINE or OFFLINE.")
         }
         if paths.contains("supported_trip_types"), source.supportedTripTypes.isEmpty {
-            throw FleetEngineError.invalidArgument("vehicle.supportedTripTypes must list at least one trip type.")
+            throw GoogleAPIError.invalidArgument("vehicle.supportedTripTypes must list at least one trip type.")
         }
         if paths.contains("maximum_capacity"), source.maximumCapacity < 1 {
-            throw FleetEngineError.invalidArgument(
+            throw GoogleAPIError.invalidArgument(
                 "vehicle.maximumCapacity is in the update mask and must be at least 1."
             )
         }
         if paths.contains("vehicle_type"), !source.hasVehicleType {
-            throw FleetEngineError.invalidArgument("vehicle.vehicleType is in the update mask but not set.")
+            throw GoogleAPIError.invalidArgument("vehicle.vehicleType is in the update mask but not set.")
         }
         source.attributes = try Attributes.normalized(source.attributes, field: "vehicle.attributes")
         let given = source
@@ -140,7 +140,7 @@ extension FleetEngineService {
 
     /// A new order of a vehicle's waypoints must list exactly its current waypoints.
     static func checkReorder(_ waypoints: [FleetEngineV1.TripWaypoint], of trips: [StoredTrip], field: String)
-        throws(FleetEngineError)
+        throws(GoogleAPIError)
     {
         let current = trips.flatMap(RouteEstimator.remainingStops).map { "\($0.type.rawValue)/\($0.tripID)" }
         let given = waypoints.map { "\($0.waypointType.rawValue)/\($0.tripID)" }
@@ -159,7 +159,7 @@ extension FleetEngineService {
         let (provider, id) = try ResourceName.vehicle(request.name)
         try authorize(caller, .updateVehicleAttributes, .vehicle(id), provider: provider)
         guard !request.attributes.isEmpty else {
-            throw FleetEngineError.invalidArgument("attributes must list at least one attribute.")
+            throw GoogleAPIError.invalidArgument("attributes must list at least one attribute.")
         }
         let changes = try Attributes.normalized(request.attributes, field: "attributes")
         let updated = try await store.updateVehicle(provider: provider, id: id) { current, _ in
@@ -172,7 +172,7 @@ extension FleetEngineService {
                 }
             }
             guard attributes.count <= Attributes.maximumCount else {
-                throw FleetEngineError.invalidArgument(
+                throw GoogleAPIError.invalidArgument(
                     "A vehicle has at most \(Attributes.maximumCount) attributes."
                 )
             }

@@ -8,7 +8,7 @@ import SwiftProtobuf
 /// services turn their requests into `maps.fleetengine.v1` request messages, authenticate the caller into a
 /// ``Principal``, and call the method of the same name here. Each method authorizes the call
 /// (<doc:AuthorizationModel>) before it reads or writes anything, validates the request, and answers with the
-/// response message; failures are ``FleetEngineError``s (and the store's `StoreError`s, answered the same way).
+/// response message; failures are `GoogleAPIError`s (and the store's `StoreError`s, answered the same way).
 public struct FleetEngineService: Sendable {
     /// Choices where the emulator stands in for what Fleet Engine computes.
     public struct Configuration: Sendable, Hashable {
@@ -38,7 +38,7 @@ public struct FleetEngineService: Sendable {
 
     /// Throws unless `caller` may call `method` on `scope` of `provider` (<doc:AuthorizationModel>, steps 3–5).
     func authorize(_ caller: Principal, _ method: FleetEngineMethod, _ scope: ResourceScope, provider: String)
-        throws(FleetEngineError)
+        throws(GoogleAPIError)
     {
         try AccessPolicy.check(
             account: caller.account,
@@ -49,12 +49,12 @@ public struct FleetEngineService: Sendable {
         )
     }
 
-    /// The error a transport answers for any failure of a method: a ``FleetEngineError`` as it is, a store's error
+    /// The error a transport answers for any failure of a method: a `GoogleAPIError` as it is, a store's error
     /// in Google's terms, anything else `INTERNAL`.
-    public static func apiError(_ error: any Error) -> FleetEngineError {
+    public static func apiError(_ error: any Error) -> GoogleAPIError {
         switch error {
-        case let error as FleetEngineError: error
-        case let error as StoreError: FleetEngineError(error)
+        case let error as GoogleAPIError: error
+        case let error as StoreError: GoogleAPIError(error)
         default: .internal("The emulator failed: \(error)")
         }
     }
@@ -169,7 +169,7 @@ public struct FleetEngineService: Sendable {
     /// Page size and the ID after which a page starts (`pageToken` is the base64url of the last ID of the
     /// previous page).
     static func page(size: Int32, token: String, defaultSize: Int = 100, maximumSize: Int = 1000)
-        throws(FleetEngineError) -> (size: Int, afterID: String?)
+        throws(GoogleAPIError) -> (size: Int, afterID: String?)
     {
         guard size >= 0 else { throw .invalidArgument("pageSize must not be negative.") }
         let pageSize = size == 0 ? defaultSize : min(Int(size), maximumSize)

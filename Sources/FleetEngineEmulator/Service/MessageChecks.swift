@@ -5,7 +5,7 @@ import SwiftProtobuf
 /// The checks on message values that the proto types alone do not make: ranges, known enum values, the shapes
 /// of nested messages. Each names the field in Google's REST spelling.
 enum MessageChecks {
-    static func latLng(_ point: FleetEngineV1.LatLng, _ field: String) throws(FleetEngineError) {
+    static func latLng(_ point: FleetEngineV1.LatLng, _ field: String) throws(GoogleAPIError) {
         guard (-90...90).contains(point.latitude) else {
             throw .invalidArgument("\(field).latitude must be in [-90, 90].")
         }
@@ -14,13 +14,13 @@ enum MessageChecks {
         }
     }
 
-    static func known<E: SwiftProtobuf.Enum & CaseIterable>(_ value: E, _ field: String) throws(FleetEngineError) {
+    static func known<E: SwiftProtobuf.Enum & CaseIterable>(_ value: E, _ field: String) throws(GoogleAPIError) {
         guard E.allCases.contains(value) else {
             throw .invalidArgument("\(field) has an unknown value (\(value.rawValue)).")
         }
     }
 
-    static func location(_ location: FleetEngineV1.VehicleLocation, _ field: String) throws(FleetEngineError) {
+    static func location(_ location: FleetEngineV1.VehicleLocation, _ field: String) throws(GoogleAPIError) {
         for (point, has, name) in [
             (location.location, location.hasLocation, "location"),
             (location.rawLocation, location.hasRawLocation, "rawLocation"),
@@ -41,7 +41,7 @@ enum MessageChecks {
     }
 
     static func terminal(_ location: FleetEngineV1.TerminalLocation, _ field: String, required: Bool = false)
-        throws(FleetEngineError)
+        throws(GoogleAPIError)
     {
         guard location.hasPoint else {
             if required { throw .invalidArgument("\(field).point is required.") }
@@ -50,7 +50,7 @@ enum MessageChecks {
         try latLng(location.point, "\(field).point")
     }
 
-    static func waypoint(_ waypoint: FleetEngineV1.TripWaypoint, _ field: String) throws(FleetEngineError) {
+    static func waypoint(_ waypoint: FleetEngineV1.TripWaypoint, _ field: String) throws(GoogleAPIError) {
         try terminal(waypoint.location, "\(field).location", required: true)
         try known(waypoint.waypointType, "\(field).waypointType")
         guard waypoint.waypointType != .unknownWaypointType else {
@@ -66,13 +66,13 @@ enum MessageChecks {
         }
     }
 
-    static func stop(_ stop: FleetEngineV1.StopLocation, _ field: String) throws(FleetEngineError) {
+    static func stop(_ stop: FleetEngineV1.StopLocation, _ field: String) throws(GoogleAPIError) {
         guard stop.hasPoint else { throw .invalidArgument("\(field).point is required.") }
         try latLng(stop.point, "\(field).point")
     }
 
     /// Every field of a vehicle that a request may carry.
-    static func vehicle(_ vehicle: FleetEngineV1.Vehicle, _ field: String = "vehicle") throws(FleetEngineError) {
+    static func vehicle(_ vehicle: FleetEngineV1.Vehicle, _ field: String = "vehicle") throws(GoogleAPIError) {
         try known(vehicle.vehicleState, "\(field).vehicleState")
         for (index, type) in vehicle.supportedTripTypes.enumerated() {
             try known(type, "\(field).supportedTripTypes[\(index)]")
@@ -120,7 +120,7 @@ enum MessageChecks {
     }
 
     /// Every field of a trip that a request may carry.
-    static func trip(_ trip: FleetEngineV1.Trip, _ field: String = "trip") throws(FleetEngineError) {
+    static func trip(_ trip: FleetEngineV1.Trip, _ field: String = "trip") throws(GoogleAPIError) {
         try known(trip.tripStatus, "\(field).tripStatus")
         try known(trip.tripType, "\(field).tripType")
         try terminal(trip.pickupPoint, "\(field).pickupPoint")

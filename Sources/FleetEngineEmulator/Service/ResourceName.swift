@@ -6,7 +6,7 @@ import FleetAuthServerSupport
 /// ``FleetAuthCore/FleetEngineID``'s rules, so a `/` inside an ID can never be read as a path step.
 enum ResourceName {
     /// The provider of a `parent` field.
-    static func provider(_ parent: String, field: String = "parent") throws(FleetEngineError) -> String {
+    static func provider(_ parent: String, field: String = "parent") throws(GoogleAPIError) -> String {
         let parts = parent.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[0] == "providers" else {
             throw .invalidArgument("\(field) must be providers/{provider}, not \"\(parent.prefix(200))\".")
@@ -15,7 +15,7 @@ enum ResourceName {
     }
 
     /// The provider and ID of a `name` field in `collection` (`vehicles`, `trips`, `billableTrips`).
-    static func resource(_ name: String, collection: String, field: String = "name") throws(FleetEngineError)
+    static func resource(_ name: String, collection: String, field: String = "name") throws(GoogleAPIError)
         -> (provider: String, id: String)
     {
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
@@ -30,17 +30,17 @@ enum ResourceName {
     }
 
     /// A vehicle's name.
-    static func vehicle(_ name: String) throws(FleetEngineError) -> (provider: String, id: String) {
+    static func vehicle(_ name: String) throws(GoogleAPIError) -> (provider: String, id: String) {
         try resource(name, collection: "vehicles")
     }
 
     /// A trip's name.
-    static func trip(_ name: String) throws(FleetEngineError) -> (provider: String, id: String) {
+    static func trip(_ name: String) throws(GoogleAPIError) -> (provider: String, id: String) {
         try resource(name, collection: "trips")
     }
 
     /// An ID, checked against the ID rules.
-    static func id(_ value: String, field: String) throws(FleetEngineError) -> String {
+    static func id(_ value: String, field: String) throws(GoogleAPIError) -> String {
         guard !value.isEmpty else { throw .invalidArgument("\(field) is required.") }
         do {
             try FleetEngineID.validate(value, field: field)

@@ -26,7 +26,7 @@ struct VehicleSearch {
     let currentTrips: FleetEngineV1.SearchVehiclesRequest.CurrentTripsPresent
     let includeBackToBack: Bool
 
-    init(_ request: FleetEngineV1.SearchVehiclesRequest) throws(FleetEngineError) {
+    init(_ request: FleetEngineV1.SearchVehiclesRequest) throws(GoogleAPIError) {
         guard request.hasPickupPoint, request.pickupPoint.hasPoint else {
             throw .invalidArgument("pickupPoint is required.")
         }

@@ -122,7 +122,7 @@ public final class PostgresFleetStore: FleetStore {
     /// one statement; the new body is written by one statement only if neither the vehicle's version nor its set of
     /// active trips changed since (every write of a vehicle takes a new version from a sequence, so a deleted and
     /// recreated vehicle never matches). If another instance got there first, it reads again; after
-    /// `optimisticAttempts` conflicts it falls back to ``lockedUpdate(provider:id:_:)``. Either way each update
+    /// `optimisticAttempts` conflicts it falls back to `lockedUpdate(provider:id:_:)`. Either way each update
     /// applies to the state it read, so none is lost and no two interleave fields.
     public func updateVehicle(
         provider: String,

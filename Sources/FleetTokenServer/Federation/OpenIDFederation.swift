@@ -91,7 +91,7 @@ public final class OpenIDFederation: Sendable {
         let (keys, fetched) = await entry.source.currentKeys()
         do {
             return try verifier.verify(idToken, keys: keys, nowSeconds: nowSeconds)
-        } catch  where error == .unknownKeyID && !fetched {
+        } catch  where error.code == .unknownKeyID && !fetched {
             // A rotation. (A bad signature under a known kid is not one: a provider never reuses a kid, and
             // refetching for it would let forged tokens spend the refetch budget a real rotation needs.)
             guard await entry.source.refreshAfterMiss() else { throw error }

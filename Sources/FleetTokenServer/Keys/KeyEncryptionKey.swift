@@ -1,5 +1,5 @@
 import Crypto
-import FleetAuthCore
+public import FleetAuthCore
 import Foundation
 
 /// The key that seals the token server's signing keys when they are kept in the database: 32 random bytes, an
@@ -28,10 +28,13 @@ public struct KeyEncryptionKey: Sendable, Hashable {
     public init(base64 text: String, source: String = "the key-encryption key") throws(KeyEncryptionKeyError) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let bytes = Data(base64Encoded: trimmed) else {
-            throw KeyEncryptionKeyError("\(source) is not base64 (expected 32 random bytes in base64).")
+            throw KeyEncryptionKeyError(.invalidKey, "\(source) is not base64 (expected 32 random bytes in base64).")
         }
         guard bytes.count == 32 else {
-            throw KeyEncryptionKeyError("\(source) holds \(bytes.count) bytes; a key-encryption key is 32 bytes.")
+            throw KeyEncryptionKeyError(
+                .invalidKey,
+                "\(source) holds \(bytes.count) bytes; a key-encryption key is 32 bytes."
+            )
         }
         key = SymmetricKey(data: bytes)
     }
@@ -39,7 +42,7 @@ public struct KeyEncryptionKey: Sendable, Hashable {
     /// Reads a key file.
     public init(contentsOf path: String) throws(KeyEncryptionKeyError) {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw KeyEncryptionKeyError("Cannot read the key-encryption key file \(path).")
+            throw KeyEncryptionKeyError(.invalidKey, "Cannot read the key-encryption key file \(path).")
         }
         try self.init(base64: String(decoding: data, as: UTF8.self), source: "The key-encryption key file \(path)")
     }
@@ -61,12 +64,12 @@ public struct KeyEncryptionKey: Sendable, Hashable {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
         guard descriptor >= 0 else {
             let reason = errno == EEXIST ? "it already exists" : String(cString: strerror(errno))
-            throw KeyEncryptionKeyError("Cannot write \(path): \(reason).")
+            throw KeyEncryptionKeyError(.invalidKey, "Cannot write \(path): \(reason).")
         }
         defer { close(descriptor) }
         let written = bytes.withUnsafeBytes { Foundation.write(descriptor, $0.baseAddress, $0.count) }
         guard written == bytes.count else {
-            throw KeyEncryptionKeyError("Cannot write \(path): \(String(cString: strerror(errno))).")
+            throw KeyEncryptionKeyError(.invalidKey, "Cannot write \(path): \(String(cString: strerror(errno))).")
         }
     }
 
@@ -74,7 +77,7 @@ public struct KeyEncryptionKey: Sendable, Hashable {
     public func seal(_ plaintext: [UInt8], keyID: String) throws -> [UInt8] {
         let box = try AES.GCM.seal(plaintext, using: key, authenticating: Array(keyID.utf8))
         guard let combined = box.combined else {
-            throw KeyEncryptionKeyError("AES-GCM did not produce a sealed box.")
+            throw KeyEncryptionKeyError(.cannotUnseal, "AES-GCM did not produce a sealed box.")
         }
         return [Self.version] + Array(combined)
     }
@@ -83,13 +86,17 @@ public struct KeyEncryptionKey: Sendable, Hashable {
     /// bytes were changed.
     public func unseal(_ sealed: [UInt8], keyID: String) throws(KeyEncryptionKeyError) -> [UInt8] {
         guard sealed.first == Self.version, sealed.count > 1 + 12 + 16 else {
-            throw KeyEncryptionKeyError("Signing key \(keyID) is not in the sealed format this version reads.")
+            throw KeyEncryptionKeyError(
+                .cannotUnseal,
+                "Signing key \(keyID) is not in the sealed format this version reads."
+            )
         }
         do {
             let box = try AES.GCM.SealedBox(combined: sealed.dropFirst())
             return Array(try AES.GCM.open(box, using: key, authenticating: Array(keyID.utf8)))
         } catch {
             throw KeyEncryptionKeyError(
+                .cannotUnseal,
                 "The key-encryption key does not open signing key \(keyID): it is not the key the signing keys "
                     + "were sealed with (or the stored key was altered)."
             )
@@ -98,10 +105,26 @@ public struct KeyEncryptionKey: Sendable, Hashable {
 }
 
 /// Why a key-encryption key cannot be read, written or used.
-public struct KeyEncryptionKeyError: Error, Hashable, CustomStringConvertible {
+public struct KeyEncryptionKeyError: CodedError {
+    /// A stable code, safe for logs and metric labels.
+    public struct Code: ErrorCode {
+        public let rawValue: String
+        private init(_ rawValue: String) { self.rawValue = rawValue }
+
+        /// The key is not 32 bytes of base64, or its file cannot be read or written.
+        public static let invalidKey = Code("invalid_key")
+        /// A signing key cannot be opened: the wrong key-encryption key, none given, an altered record, or a key
+        /// FleetAuth does not hold.
+        public static let cannotUnseal = Code("cannot_unseal")
+    }
+
+    /// What went wrong.
+    public let code: Code
+    /// What went wrong, naming the file or the signing key; never key material.
     public let message: String
 
-    public init(_ message: String) {
+    public init(_ code: Code, _ message: String) {
+        self.code = code
         self.message = message
     }
 

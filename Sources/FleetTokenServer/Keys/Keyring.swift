@@ -157,12 +157,14 @@ public final class Keyring: @unchecked Sendable {
             return try ServiceAccountKey(contentsOf: path)
         case .external(let kind, let email):
             throw KeyEncryptionKeyError(
+                .cannotUnseal,
                 "Signing key \(record.kid) of \(email) is held by \(kind == "iam" ? "Google (IAM)" : "a PKCS#11 token"), "
                     + "not by FleetAuth."
             )
         case .sealed(let sealed):
             guard let keyEncryptionKey else {
                 throw KeyEncryptionKeyError(
+                    .cannotUnseal,
                     "Signing key \(record.kid) is sealed in the database: give the key-encryption key "
                         + "(--key-encryption-key-file FILE or \(KeyEncryptionKey.environmentVariable))."
                 )
@@ -257,7 +259,7 @@ public final class Keyring: @unchecked Sendable {
 
     /// The minter of `family`'s tokens; `UNAVAILABLE` when the family signs keylessly through a signer this
     /// process was not given.
-    public func minter(for family: TokenFamily) throws(TokenServerError) -> (FleetEngineTokenMinter, Entry) {
+    public func minter(for family: TokenFamily) throws(GoogleAPIError) -> (FleetEngineTokenMinter, Entry) {
         let entry = try signingKey(for: family)
         guard let minter = entry.minter else {
             throw .unavailable(
@@ -269,7 +271,7 @@ public final class Keyring: @unchecked Sendable {
     }
 
     /// The key that signs `family`'s tokens.
-    public func signingKey(for family: TokenFamily) throws(TokenServerError) -> Entry {
+    public func signingKey(for family: TokenFamily) throws(GoogleAPIError) -> Entry {
         let entry = lock.withLock { entries.last { $0.record.family == family && $0.record.retiredAt == nil } }
         guard let entry else {
             throw .internal("No signing key for the \(family) family.")
@@ -300,7 +302,7 @@ public final class Keyring: @unchecked Sendable {
                 current.googleKeySetURL != nil
                 ? "Google's IAM (rotate it there: gcloud iam service-accounts keys create/delete)"
                 : "a PKCS#11 token (create a new key there, upload its certificate, and restart with its --key-id)"
-            throw TokenServerError.failedPrecondition(
+            throw GoogleAPIError.failedPrecondition(
                 "The \(family) family signs as \(current.email) with a key held by \(place); FleetAuth holds no key "
                     + "of it to rotate."
             )

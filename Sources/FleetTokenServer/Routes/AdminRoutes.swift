@@ -37,7 +37,7 @@ struct AdminRoutes {
             if body["subject"] != nil {
                 // A user who logs in with an OpenID Provider's ID tokens: no password.
                 guard body["password"] == nil else {
-                    throw TokenServerError.invalidArgument(
+                    throw GoogleAPIError.invalidArgument(
                         "Give a password or a subject (an OpenID identity), not both."
                     )
                 }
@@ -62,7 +62,7 @@ struct AdminRoutes {
             let operatorUser = try await requireOperator(request)
             let username = context.parameters.get("username") ?? ""
             guard username != operatorUser.username else {
-                throw TokenServerError.invalidArgument("Operators cannot delete their own account.")
+                throw GoogleAPIError.invalidArgument("Operators cannot delete their own account.")
             }
             try await users.removeUser(username)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
@@ -89,7 +89,7 @@ struct AdminRoutes {
         group.post("keys/{family}/rotate") { request, context in
             _ = try await requireOperator(request)
             guard let family = TokenFamily(rawValue: context.parameters.get("family") ?? "") else {
-                throw TokenServerError.notFound(
+                throw GoogleAPIError.notFound(
                     "Unknown token family; one of \(TokenFamily.allCases.map(\.rawValue).joined(separator: ", "))."
                 )
             }
@@ -103,7 +103,7 @@ struct AdminRoutes {
             _ = try await requireOperator(request)
             let limit = request.uri.queryParameters.get("limit").flatMap { Int($0) } ?? 100
             guard (1...10_000).contains(limit) else {
-                throw TokenServerError.invalidArgument("limit must be between 1 and 10000.")
+                throw GoogleAPIError.invalidArgument("limit must be between 1 and 10000.")
             }
             let entries = try await audit.recentEntries(limit: limit).map { entry -> JSONValue in
                 .object([
@@ -116,14 +116,14 @@ struct AdminRoutes {
         }
     }
 
-    func readBody(_ request: Request, _ field: String) async throws(TokenServerError) -> JSONObject {
+    func readBody(_ request: Request, _ field: String) async throws(GoogleAPIError) -> JSONObject {
         try await JSONRequestBody.read(request, limit: maximumBodySize, field: field)
     }
 
     func requireOperator(_ request: Request) async throws -> AppUser {
         let user = try await login.user(sessionToken: TokenServerRoutes.bearer(request))
         guard user.role == .operator else {
-            throw TokenServerError.permissionDenied(
+            throw GoogleAPIError.permissionDenied(
                 user.role == .service
                     ? "A service key may only grant and revoke; this needs an operator."
                     : "Only operators may use the admin API."
@@ -136,12 +136,12 @@ struct AdminRoutes {
     func requireGrantManager(_ request: Request) async throws {
         let user = try await login.user(sessionToken: TokenServerRoutes.bearer(request))
         guard user.role == .operator || user.role == .service else {
-            throw TokenServerError.permissionDenied("Only operators and service accounts may manage grants.")
+            throw GoogleAPIError.permissionDenied("Only operators and service accounts may manage grants.")
         }
     }
 
     /// `{"subject", "issuer"?}` of a request body.
-    static func identity(_ body: JSONObject) throws(TokenServerError) -> ExternalIdentity {
+    static func identity(_ body: JSONObject) throws(GoogleAPIError) -> ExternalIdentity {
         let subject = try JSONRequestBody.string(body, "subject")
         let issuer = body["issuer"] == nil ? "" : try JSONRequestBody.string(body, "issuer")
         return ExternalIdentity(issuer: issuer, subject: subject)
@@ -153,14 +153,14 @@ struct AdminRoutes {
         return object
     }
 
-    static func role(_ name: String) throws(TokenServerError) -> AppUserRole {
+    static func role(_ name: String) throws(GoogleAPIError) -> AppUserRole {
         guard let role = AppUserRole(rawValue: name) else {
             throw .invalidArgument("role must be one of \(AppUserRole.names).")
         }
         return role
     }
 
-    static func grant(kind: String, id: String) throws(TokenServerError) -> Grant {
+    static func grant(kind: String, id: String) throws(GoogleAPIError) -> Grant {
         guard let grantKind = GrantKind(rawValue: kind) else {
             throw .invalidArgument("kind must be one of \(GrantKind.allCases.map(\.rawValue).joined(separator: ", ")).")
         }

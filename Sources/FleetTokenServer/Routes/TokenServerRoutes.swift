@@ -37,7 +37,7 @@ struct TokenServerRoutes {
                     try await self.token(endpoint, id: context.parameters.get("id"), request)
                 }
                 router.get("token/\(endpoint.name)") { _, _ -> Response in
-                    throw TokenServerError.invalidArgument("GET /token/\(endpoint.name)/{id} needs an ID.")
+                    throw GoogleAPIError.invalidArgument("GET /token/\(endpoint.name)/{id} needs an ID.")
                 }
             } else {
                 router.get("token/\(endpoint.name)") { request, _ in try await self.token(endpoint, id: nil, request) }
@@ -56,7 +56,7 @@ struct TokenServerRoutes {
         let session: Session
         if body["idToken"] != nil {
             guard body["username"] == nil, body["password"] == nil else {
-                throw TokenServerError.invalidArgument(
+                throw GoogleAPIError.invalidArgument(
                     "Log in with an idToken or with a username and password, not both."
                 )
             }
@@ -93,16 +93,16 @@ struct TokenServerRoutes {
         let (user, granted) = try await login.user(sessionToken: Self.bearer(request), holding: grant)
         if let kind = endpoint.grantKind {
             guard let id, id != FleetEngineID.wildcard, FleetEngineID.isValid(id) else {
-                throw TokenServerError.invalidArgument(
+                throw GoogleAPIError.invalidArgument(
                     "The \(kind) ID must be 1–64 characters, NFC, without / : ? , # and not \"*\"."
                 )
             }
             // The same answer whether or not the resource exists anywhere.
             guard user.role == .operator || granted else {
-                throw TokenServerError.permissionDenied("This user is not granted that \(kind).")
+                throw GoogleAPIError.permissionDenied("This user is not granted that \(kind).")
             }
         } else if user.role != .operator {
-            throw TokenServerError.permissionDenied("Only operators may get \(endpoint.name) tokens.")
+            throw GoogleAPIError.permissionDenied("Only operators may get \(endpoint.name) tokens.")
         }
         let type = try endpoint.tokenType(id: id ?? "")
         let issuedAt = clock.currentDate
@@ -120,7 +120,7 @@ struct TokenServerRoutes {
                     "code": .string(error.code.rawValue), "error": .string(error.message),
                 ])
             )
-            throw TokenServerError.unavailable(
+            throw GoogleAPIError.unavailable(
                 error.code == .permissionDenied
                     ? "The token server may not sign \(endpoint.family) tokens right now; its operator has been told why."
                     : "The token server cannot sign \(endpoint.family) tokens right now; try again shortly."
@@ -158,7 +158,7 @@ struct TokenServerRoutes {
         let email = context.parameters.get("email") ?? ""
         try await keyring.refreshIfStale()
         guard let keys = keyring.publishedKeys(email: email) else {
-            throw TokenServerError.notFound("No service account \(email.prefix(200)) is served here.")
+            throw GoogleAPIError.notFound("No service account \(email.prefix(200)) is served here.")
         }
         return JSONResponse.make(JSONWebKeySet(keys).jsonObject, headers: [.cacheControl: "public, max-age=60"])
     }

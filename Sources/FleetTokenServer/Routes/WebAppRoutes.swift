@@ -76,7 +76,7 @@ struct WebAppRoutes {
     }
 
     func file(_ name: String) throws -> Response {
-        guard let file = Self.files[name] else { throw TokenServerError.notFound("No such file.") }
+        guard let file = Self.files[name] else { throw GoogleAPIError.notFound("No such file.") }
         var headers = securityHeaders()
         headers[.contentType] = file.type
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
@@ -87,7 +87,7 @@ struct WebAppRoutes {
         router.get("app/console") { _, _ in try self.file("console.html") }
         router.get("app/static/{name}") { _, context in
             let name = context.parameters.get("name") ?? ""
-            guard name != "trip.html", name != "console.html" else { throw TokenServerError.notFound("No such file.") }
+            guard name != "trip.html", name != "console.html" else { throw GoogleAPIError.notFound("No such file.") }
             return try self.file(name)
         }
         router.get("app/config.json") { _, _ in

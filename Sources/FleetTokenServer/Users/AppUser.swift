@@ -24,7 +24,7 @@ public struct AppUser: Sendable, Hashable {
     }
 
     /// Checks a username: 1–64 characters of `a-z 0-9 . _ @ -`, starting with a letter or digit.
-    public static func validate(username: String) throws(TokenServerError) {
+    public static func validate(username: String) throws(GoogleAPIError) {
         let allowed = username.utf8.allSatisfy {
             ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E || $0 == 0x5F || $0 == 0x40
                 || $0 == 0x2D
@@ -39,7 +39,7 @@ public struct AppUser: Sendable, Hashable {
     }
 
     /// Checks a new password: 8 to 72 bytes (bcrypt reads no further than 72).
-    public static func validate(password: String) throws(TokenServerError) {
+    public static func validate(password: String) throws(GoogleAPIError) {
         guard password.utf8.count >= 8 else { throw .invalidArgument("password must be at least 8 characters.") }
         guard password.utf8.count <= 72 else { throw .invalidArgument("password must be at most 72 bytes.") }
     }

@@ -71,7 +71,7 @@ public final class LoginService: Sendable {
         let matches = try await hasher.verify(password, against: credentials?.passwordHash)
         guard let credentials, matches else {
             try await throttle.recordFailure(username: throttled, address: address, now: started)
-            throw TokenServerError.unauthenticated(Self.invalidCredentialsMessage)
+            throw GoogleAPIError.unauthenticated(Self.invalidCredentialsMessage)
         }
         try await throttle.recordSuccess(username: username)
         return try await startSession(for: credentials.user, at: started)
@@ -84,7 +84,7 @@ public final class LoginService: Sendable {
         guard let federation, let identities else {
             logger.info("ID token refused", metadata: .fleetauth(["reason": "no OpenID Provider is configured"]))
             try await throttle.recordFailure(username: nil, address: address, now: started)
-            throw TokenServerError.unauthenticated(Self.invalidCredentialsMessage)
+            throw GoogleAPIError.unauthenticated(Self.invalidCredentialsMessage)
         }
         let verified: VerifiedIDToken
         do {
@@ -92,10 +92,10 @@ public final class LoginService: Sendable {
         } catch {
             logger.info(
                 "ID token refused",
-                metadata: .fleetauth(["reason": .string(error.reason), "detail": .string(error.message)])
+                metadata: .fleetauth(["reason": .string(error.code.rawValue), "detail": .string(error.message)])
             )
             try await throttle.recordFailure(username: nil, address: address, now: started)
-            throw TokenServerError.unauthenticated(Self.invalidCredentialsMessage)
+            throw GoogleAPIError.unauthenticated(Self.invalidCredentialsMessage)
         }
         let identity = ExternalIdentity(issuer: verified.issuer, subject: verified.subject)
         var user = try await identities.linkedUser(
@@ -115,7 +115,7 @@ public final class LoginService: Sendable {
                 ])
             )
             try await throttle.recordFailure(username: nil, address: address, now: started)
-            throw TokenServerError.unauthenticated(Self.invalidCredentialsMessage)
+            throw GoogleAPIError.unauthenticated(Self.invalidCredentialsMessage)
         }
         // A user locked out by password guesses stays locked out, whatever way it logs in.
         try await throttle.check(username: user.username, address: address, now: started)
@@ -151,7 +151,7 @@ public final class LoginService: Sendable {
                 ])
             )
             return user
-        } catch let error as StoreError where error.code == "already_exists" {
+        } catch let error as StoreError where error.code == .alreadyExists {
             return try await identities.linkedUser(
                 issuer: identity.issuer,
                 subject: identity.subject,
@@ -186,14 +186,14 @@ public final class LoginService: Sendable {
     /// The user of a bearer session token (or 401) and whether it holds `grant`, in one database read.
     public func user(sessionToken: String?, holding grant: Grant?) async throws -> (user: AppUser, granted: Bool) {
         guard let sessionToken, !sessionToken.isEmpty, sessionToken.utf8.count <= 256 else {
-            throw TokenServerError.unauthenticated("A session is required: \"Authorization: Bearer <session token>\".")
+            throw GoogleAPIError.unauthenticated("A session is required: \"Authorization: Bearer <session token>\".")
         }
         let found = try await sessions.sessionUser(
             tokenHash: Self.hash(sessionToken: sessionToken),
             at: clock.currentDate,
             holding: grant
         )
-        guard let found else { throw TokenServerError.unauthenticated("The session is invalid or has expired.") }
+        guard let found else { throw GoogleAPIError.unauthenticated("The session is invalid or has expired.") }
         return found
     }
 

@@ -43,7 +43,7 @@ public final class LoginThrottle: Sendable {
     public func check(username: String?, address: String?, now: Date) async throws {
         let entries = try await store.throttleEntries(keys: Self.keys(username: username, address: address), at: now)
         if let until = entries.values.compactMap(\.lockedUntil).filter({ $0 > now }).max() {
-            throw TokenServerError.tooManyRequests(
+            throw GoogleAPIError.tooManyRequests(
                 "Too many failed logins; try again later.",
                 retryAfter: Int(until.timeIntervalSince(now).rounded(.up))
             )
