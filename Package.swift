@@ -91,8 +91,8 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // What both servers stand on: Google's error body, JSON in and out, the HTTP application with limits, the
-        // logging policy, SQLite opened one way, periodic work, and the trust-file format. Reached through the
-        // server modules, which re-export it; no product of its own.
+        // logging policy, SQLite and PostgreSQL opened one way, periodic work, and the trust-file format. No product
+        // of its own: each server re-exports its user-facing types by name (Exports.swift); the rest is `package`.
         .target(
             name: "FleetAuthServerSupport",
             dependencies: [
