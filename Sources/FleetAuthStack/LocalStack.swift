@@ -121,7 +121,10 @@ public struct LocalStack {
                 if FileManager.default.fileExists(atPath: path) {
                     key = try ServiceAccountKey(contentsOf: path)
                 } else {
-                    key = try ServiceAccountKey.generate(projectID: configuration.project, name: family.accountName)
+                    key = try await ServiceAccountKey.generateDetached(
+                        projectID: configuration.project,
+                        name: family.accountName
+                    )
                     try key.write(to: path)
                 }
                 iamKeys[family] = key

@@ -110,6 +110,16 @@ public struct ServiceAccountKey: Sendable {
         throw .noCredentials
     }
 
+    /// ``generate(projectID:name:)`` on a thread of its own, for servers and other async code: generating an
+    /// RSA-2048 key takes from a tenth of a second to seconds of CPU, too long to hold one of Swift concurrency's
+    /// few threads (a burst of them stalls every request of the process).
+    public static func generateDetached(projectID: String, name: String) async throws(ServiceAccountKeyError)
+        -> ServiceAccountKey
+    {
+        try await onThreadOfItsOwn { () throws(ServiceAccountKeyError) in try generate(projectID: projectID, name: name)
+        }
+    }
+
     /// Makes a new key for service account `name` in project `projectID`: RSA-2048, a random 40-hex-digit
     /// `private_key_id`, and the email `name@projectID.iam.gserviceaccount.com`.
     public static func generate(projectID: String, name: String) throws(ServiceAccountKeyError) -> ServiceAccountKey {
@@ -144,6 +154,11 @@ public struct ServiceAccountKey: Sendable {
             clientID: clientID ?? fresh.clientID ?? "",
             privateKey: fresh.privateKey
         )
+    }
+
+    /// ``newKey()`` on a thread of its own (see ``generateDetached(projectID:name:)``).
+    public func newKeyDetached() async throws(ServiceAccountKeyError) -> ServiceAccountKey {
+        try await onThreadOfItsOwn { () throws(ServiceAccountKeyError) in try newKey() }
     }
 
     private static func checkIdentifier(_ value: String, what: String) throws(ServiceAccountKeyError) {

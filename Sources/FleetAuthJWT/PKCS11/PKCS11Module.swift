@@ -48,16 +48,7 @@ final class PKCS11Module: @unchecked Sendable {
         async throws(SigningError)
         -> T
     {
-        let result: Result<T, SigningError> = await withCheckedContinuation { continuation in
-            Thread {
-                do throws(SigningError) {
-                    continuation.resume(returning: .success(try body()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }.start()
-        }
-        return try result.get()
+        try await onThreadOfItsOwn(body)
     }
 
     // MARK: Calls

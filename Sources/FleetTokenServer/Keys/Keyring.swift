@@ -117,7 +117,7 @@ public final class Keyring: @unchecked Sendable {
                 if let file = keyFiles[family] {
                     try ServiceAccountKey(contentsOf: file)
                 } else {
-                    try ServiceAccountKey.generate(projectID: project, name: family.accountName)
+                    try await ServiceAccountKey.generateDetached(projectID: project, name: family.accountName)
                 }
             let material = try keep(key, family: family, file: keyFiles[family])
             let record = SigningKeyRecord(kid: key.privateKeyID, family: family, material: material, createdAt: now)
@@ -307,7 +307,7 @@ public final class Keyring: @unchecked Sendable {
                     + "of it to rotate."
             )
         }
-        let key = try currentKey.newKey()
+        let key = try await currentKey.newKeyDetached()
         let record = SigningKeyRecord(
             kid: key.privateKeyID,
             family: family,
