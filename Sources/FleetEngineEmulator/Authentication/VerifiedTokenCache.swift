@@ -1,6 +1,7 @@
 import FleetAuthCore
 import FleetAuthJWT
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Tokens that passed full verification, so the same token on the next location update costs a lookup instead
 /// of an RSA verification. Apps reuse one token for up to an hour, so nearly every request hits.
@@ -13,7 +14,7 @@ import Foundation
 ///   `iat` and `nbf` move further into the past, `exp` comes closer);
 /// - the cache is emptied whenever the trusted keys change, so a removed key stops working at once;
 /// - it holds at most ``capacity`` entries; when full, expired entries go first, then the oldest half.
-final class VerifiedTokenCache: @unchecked Sendable {
+final class VerifiedTokenCache: Sendable {
     struct Entry {
         let token: VerifiedToken
         let expiresAt: Int64
@@ -21,9 +22,12 @@ final class VerifiedTokenCache: @unchecked Sendable {
     }
 
     let capacity: Int
-    private let lock = NSLock()
-    private var entries: [String: Entry] = [:]
-    private var counter: UInt64 = 0
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var counter: UInt64 = 0
+    }
+
+    private let state = NIOLockedValueBox(State())
 
     init(capacity: Int = 100_000) {
         self.capacity = capacity
@@ -31,10 +35,10 @@ final class VerifiedTokenCache: @unchecked Sendable {
 
     /// The cached verification of `token`, if it is still unexpired at `now`.
     func lookup(_ token: String, now: Int64) -> VerifiedToken? {
-        lock.withLock {
-            guard let entry = entries[token] else { return nil }
+        state.withLockedValue { state in
+            guard let entry = state.entries[token] else { return nil }
             guard now < entry.expiresAt else {
-                entries[token] = nil
+                state.entries[token] = nil
                 return nil
             }
             return entry.token
@@ -43,23 +47,27 @@ final class VerifiedTokenCache: @unchecked Sendable {
 
     /// Stores a token that has just passed verification.
     func insert(_ token: String, verified: VerifiedToken, now: Int64) {
-        lock.withLock {
-            if entries.count >= capacity {
-                entries = entries.filter { $0.value.expiresAt > now }
-                if entries.count >= capacity {
-                    let cutoff = entries.values.map(\.insertedAt).sorted()[entries.count / 2]
-                    entries = entries.filter { $0.value.insertedAt > cutoff }
+        state.withLockedValue { state in
+            if state.entries.count >= capacity {
+                state.entries = state.entries.filter { $0.value.expiresAt > now }
+                if state.entries.count >= capacity {
+                    let cutoff = state.entries.values.map(\.insertedAt).sorted()[state.entries.count / 2]
+                    state.entries = state.entries.filter { $0.value.insertedAt > cutoff }
                 }
             }
-            counter += 1
-            entries[token] = Entry(token: verified, expiresAt: verified.claims.expiresAt, insertedAt: counter)
+            state.counter += 1
+            state.entries[token] = Entry(
+                token: verified,
+                expiresAt: verified.claims.expiresAt,
+                insertedAt: state.counter
+            )
         }
     }
 
     /// Forgets every token (the trusted keys changed).
     func removeAll() {
-        lock.withLock { entries.removeAll(keepingCapacity: true) }
+        state.withLockedValue { $0.entries.removeAll(keepingCapacity: true) }
     }
 
-    var count: Int { lock.withLock { entries.count } }
+    var count: Int { state.withLockedValue { $0.entries.count } }
 }

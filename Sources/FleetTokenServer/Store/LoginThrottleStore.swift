@@ -1,4 +1,5 @@
 public import Foundation
+import NIOConcurrencyHelpers
 
 /// The failed-login counts behind ``LoginThrottle``, kept where every instance of the token server sees them and
 /// a restart does not forget them.
@@ -42,14 +43,13 @@ public struct ThrottleEntry: Sendable, Hashable {
 
 /// A ``LoginThrottleStore`` in this process's memory, for a ``LoginService`` used without a database. Entries are
 /// dropped only when forgotten, never to make room.
-public final class InMemoryLoginThrottleStore: LoginThrottleStore, @unchecked Sendable {
-    private let lock = NSLock()
-    private var entries: [String: ThrottleEntry] = [:]
+public final class InMemoryLoginThrottleStore: LoginThrottleStore {
+    private let entries = NIOLockedValueBox<[String: ThrottleEntry]>([:])
 
     public init() {}
 
     public func throttleEntries(keys: [String], at now: Date) async throws -> [String: ThrottleEntry] {
-        lock.withLock {
+        entries.withLockedValue { entries in
             keys.reduce(into: [:]) { found, key in found[key] = entries[key].flatMap { $0.forgetAfter > now ? $0 : nil }
             }
         }
@@ -60,7 +60,7 @@ public final class InMemoryLoginThrottleStore: LoginThrottleStore, @unchecked Se
         at now: Date,
         _ update: @escaping @Sendable ([String: ThrottleEntry]) -> [String: ThrottleEntry]
     ) async throws {
-        lock.withLock {
+        entries.withLockedValue { entries in
             entries = entries.filter { $0.value.forgetAfter > now }
             let current = keys.reduce(into: [String: ThrottleEntry]()) { $0[$1] = entries[$1] }
             for (key, entry) in update(current) { entries[key] = entry }
@@ -68,6 +68,6 @@ public final class InMemoryLoginThrottleStore: LoginThrottleStore, @unchecked Se
     }
 
     public func removeThrottleEntries(keys: [String]) async throws {
-        lock.withLock { for key in keys { entries[key] = nil } }
+        entries.withLockedValue { entries in for key in keys { entries[key] = nil } }
     }
 }
