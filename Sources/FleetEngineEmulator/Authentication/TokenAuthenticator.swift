@@ -2,6 +2,7 @@ public import FleetAuthCore
 public import FleetAuthJWT
 public import FleetAuthServerSupport
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Turns an `Authorization: Bearer <JWT>` header into a ``Principal``, as Fleet Engine does before any
 /// authorization check: strict verification (`FleetEngineTokenVerifier`), then the trusted account of `iss`.
@@ -9,7 +10,7 @@ import Foundation
 /// Every token problem is the same 401 `UNAUTHENTICATED` body, whatever the reason (no oracle for an attacker,
 /// <doc:AuthorizationModel>); the reason code goes to the `onRejection` hook for metrics and logs. A genuine token
 /// without `authorization` claims is 403 "JWT does not contain any scopes.".
-public final class TokenAuthenticator: @unchecked Sendable {
+public final class TokenAuthenticator: Sendable {
     /// The message of every 401 for a token that is present but unacceptable.
     public static let invalidCredentialsMessage =
         "Request had invalid authentication credentials. Expected a valid Fleet Engine JWT in the Authorization header."
@@ -17,12 +18,15 @@ public final class TokenAuthenticator: @unchecked Sendable {
     public static let missingCredentialsMessage =
         "Request is missing required authentication credential. Expected \"Authorization: Bearer <JWT>\"."
 
-    /// Guards `verifier`, `accounts` and `keyGeneration`; taken before the cache's own lock, never after.
-    private let lock = NSLock()
-    private var verifier: FleetEngineTokenVerifier
-    /// Incremented whenever keys change, so a verification that raced a key change is not cached.
-    private var keyGeneration: UInt64 = 0
-    private var accounts: [String: TrustedServiceAccount]
+    /// The verifier with its keys and the trusted accounts; its lock is taken before the cache's own, never after.
+    private struct Trust {
+        var verifier: FleetEngineTokenVerifier
+        /// Incremented whenever keys change, so a verification that raced a key change is not cached.
+        var keyGeneration: UInt64 = 0
+        var accounts: [String: TrustedServiceAccount]
+    }
+
+    private let trust: NIOLockedValueBox<Trust>
     private let cache: VerifiedTokenCache
     private let clock: any WallClock
     /// Called with the reason code of every rejected token.
@@ -53,8 +57,9 @@ public final class TokenAuthenticator: @unchecked Sendable {
             store.add(keys, issuer: account.email)
             byEmail[account.email] = account
         }
-        self.verifier = FleetEngineTokenVerifier(trustStore: store, policy: policy)
-        self.accounts = byEmail
+        self.trust = NIOLockedValueBox(
+            Trust(verifier: FleetEngineTokenVerifier(trustStore: store, policy: policy), accounts: byEmail)
+        )
         self.cache = VerifiedTokenCache(capacity: max(cacheCapacity, 1))
         self.cacheEnabled = cacheCapacity > 0
         self.clock = clock
@@ -64,10 +69,10 @@ public final class TokenAuthenticator: @unchecked Sendable {
 
     /// Replaces the keys of `email` (key rotation, a refreshed JWK set). Cached tokens are forgotten.
     public func replaceKeys(_ keys: [RSAVerificationKey], for email: String) {
-        lock.withLock {
-            verifier.trustStore.remove(issuer: email)
-            verifier.trustStore.add(keys, issuer: email)
-            keyGeneration += 1
+        trust.withLockedValue { trust in
+            trust.verifier.trustStore.remove(issuer: email)
+            trust.verifier.trustStore.add(keys, issuer: email)
+            trust.keyGeneration += 1
             cache.removeAll()
         }
     }
@@ -84,7 +89,7 @@ public final class TokenAuthenticator: @unchecked Sendable {
             verified = cached
             onAuthentication?(ContinuousClock.now - started, true)
         } else {
-            let (current, generation) = lock.withLock { (verifier, keyGeneration) }
+            let (current, generation) = trust.withLockedValue { ($0.verifier, $0.keyGeneration) }
             do {
                 verified = try current.verify(token, nowSeconds: nowSeconds)
             } catch {
@@ -94,13 +99,13 @@ public final class TokenAuthenticator: @unchecked Sendable {
             }
             if cacheEnabled {
                 // Only if the keys did not change while this token was being verified.
-                lock.withLock {
-                    if keyGeneration == generation { cache.insert(token, verified: verified, now: nowSeconds) }
+                trust.withLockedValue { trust in
+                    if trust.keyGeneration == generation { cache.insert(token, verified: verified, now: nowSeconds) }
                 }
             }
             onAuthentication?(ContinuousClock.now - started, false)
         }
-        guard let account = lock.withLock({ accounts[verified.claims.issuer] }) else {
+        guard let account = trust.withLockedValue({ $0.accounts[verified.claims.issuer] }) else {
             // Trust changed between verification and lookup.
             throw .unauthenticated(Self.invalidCredentialsMessage)
         }
@@ -118,10 +123,10 @@ public final class TokenAuthenticator: @unchecked Sendable {
             guard let refresher, error.code == .unauthenticated, let authorization,
                 let token = Self.bearerToken(authorization), let jws = try? CompactJWS(token), jws.keyID != nil,
                 case .string(let issuer)? = (try? jws.payloadObject())?["iss"],
-                lock.withLock({ accounts[issuer] }) != nil,
+                trust.withLockedValue({ $0.accounts[issuer] }) != nil,
                 let keys = await refresher.refreshedKeys(for: issuer)
             else { throw error }
-            let known = lock.withLock { verifier.trustStore.keys(forIssuer: issuer)?.map(\.keyID) ?? [] }
+            let known = trust.withLockedValue { $0.verifier.trustStore.keys(forIssuer: issuer)?.map(\.keyID) ?? [] }
             if keys.map(\.keyID) != known { replaceKeys(keys, for: issuer) }
             return try authenticate(authorization: authorization)
         }
