@@ -3,6 +3,7 @@ public import FleetAuthJWT
 public import FleetAuthServerSupport
 import Foundation
 package import Logging
+import NIOConcurrencyHelpers
 
 /// The signing keys of every token family, with rotation.
 ///
@@ -21,7 +22,7 @@ package import Logging
 /// instance, `fleetauth keys rotate`) is used and published everywhere within about a second. Instances that start
 /// together agree on one first key per family (``SigningKeyStore/addFirstSigningKey(_:)``), and each retired key
 /// is pruned by exactly one of them.
-public final class Keyring: @unchecked Sendable {
+public final class Keyring: Sendable {
     /// One key of a family.
     public struct Entry: Sendable {
         public let record: SigningKeyRecord
@@ -51,9 +52,13 @@ public final class Keyring: @unchecked Sendable {
     private let clock: any WallClock
     private let project: String
     private let keyless: [TokenFamily: KeylessSigner]
-    private let lock = NSLock()
-    private var entries: [Entry] = []
-    private var lastRefresh: Date = .distantPast
+    /// The entries as last read from the store, and when.
+    private struct State {
+        var entries: [Entry] = []
+        var lastRefresh: Date = .distantPast
+    }
+
+    private let state = NIOLockedValueBox(State())
 
     /// Opens the keyring of `store`, creating the missing families' keys: from `keyFiles` when given, otherwise
     /// generated as `fleetauth-<family>@<project>.iam.gserviceaccount.com`.
@@ -183,7 +188,9 @@ public final class Keyring: @unchecked Sendable {
     /// Rereads the store if ``refreshInterval`` has passed since the last read.
     public func refreshIfStale() async throws {
         let now = clock.currentDate
-        guard lock.withLock({ now.timeIntervalSince(lastRefresh) >= refreshInterval.timeInterval }) else { return }
+        guard state.withLockedValue({ now.timeIntervalSince($0.lastRefresh) >= refreshInterval.timeInterval }) else {
+            return
+        }
         try await refresh()
     }
 
@@ -191,7 +198,7 @@ public final class Keyring: @unchecked Sendable {
     public func refresh() async throws {
         let now = clock.currentDate
         let records = try await store.signingKeys()
-        let known = lock.withLock { Dictionary(uniqueKeysWithValues: entries.map { ($0.record.kid, $0) }) }
+        let known = state.withLockedValue { Dictionary(uniqueKeysWithValues: $0.entries.map { ($0.record.kid, $0) }) }
         var fresh: [Entry] = []
         for record in records {
             if let entry = known[record.kid], entry.record == record {
@@ -219,10 +226,7 @@ public final class Keyring: @unchecked Sendable {
                 )
             )
         }
-        lock.withLock {
-            entries = fresh
-            lastRefresh = now
-        }
+        state.withLockedValue { $0 = State(entries: fresh, lastRefresh: now) }
     }
 
     /// The entry of a keyless family's record: its signer's minter when this process was given that signer.
@@ -272,7 +276,9 @@ public final class Keyring: @unchecked Sendable {
 
     /// The key that signs `family`'s tokens.
     public func signingKey(for family: TokenFamily) throws(GoogleAPIError) -> Entry {
-        let entry = lock.withLock { entries.last { $0.record.family == family && $0.record.retiredAt == nil } }
+        let entry = state.withLockedValue {
+            $0.entries.last { $0.record.family == family && $0.record.retiredAt == nil }
+        }
         guard let entry else {
             throw .internal("No signing key for the \(family) family.")
         }
@@ -284,8 +290,8 @@ public final class Keyring: @unchecked Sendable {
     public func publishedKeys(email: String) -> [RSAVerificationKey]? {
         let now = clock.currentDate
         let window = publicationWindow.timeInterval
-        let keys = lock.withLock {
-            entries.filter {
+        let keys = state.withLockedValue {
+            $0.entries.filter {
                 $0.email == email && $0.publishedKey != nil && ($0.record.retiredAt.map { now < $0 + window } ?? true)
             }
         }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// An ``AuditLog`` that commits the entries of concurrent token requests together (group commit).
 ///
@@ -7,16 +8,20 @@ import Foundation
 /// previous batch commits; each batch is one transaction of the underlying log, and every request waits until the
 /// transaction holding its entry has committed (or failed, which fails every request in it). No entry is answered
 /// before it is durable; a lone request waits for one commit, as before.
-public final class GroupCommitAuditLog: AuditLog, @unchecked Sendable {
+public final class GroupCommitAuditLog: AuditLog {
     private typealias Waiter = (entries: [AuditEntry], continuation: CheckedContinuation<Void, any Error>)
 
     /// Where batches are written.
     public let log: any AuditLog
     /// The most entries written in one transaction.
     public let maximumBatch: Int
-    private let lock = NSLock()
-    private var pending: [Waiter] = []
-    private var committing = false
+    /// The requests waiting for a batch, and whether a batch is being committed.
+    private struct State {
+        var pending: [Waiter] = []
+        var committing = false
+    }
+
+    private let state = NIOLockedValueBox(State())
 
     public init(_ log: any AuditLog, maximumBatch: Int = 512) {
         self.log = log
@@ -26,10 +31,10 @@ public final class GroupCommitAuditLog: AuditLog, @unchecked Sendable {
     public func append(contentsOf entries: [AuditEntry]) async throws {
         guard !entries.isEmpty else { return }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let starts = lock.withLock {
-                pending.append((entries, continuation))
-                if committing { return false }
-                committing = true
+            let starts = state.withLockedValue { state in
+                state.pending.append((entries, continuation))
+                if state.committing { return false }
+                state.committing = true
                 return true
             }
             if starts { Task { await self.commitPending() } }
@@ -39,19 +44,21 @@ public final class GroupCommitAuditLog: AuditLog, @unchecked Sendable {
     /// Commits batches until nothing is pending.
     private func commitPending() async {
         while true {
-            let batch: [Waiter]? = lock.withLock {
-                guard !pending.isEmpty else {
-                    committing = false
+            let batch: [Waiter]? = state.withLockedValue { state in
+                guard !state.pending.isEmpty else {
+                    state.committing = false
                     return nil
                 }
                 var count = 0
                 var taken = 0
-                while taken < pending.count, taken == 0 || count + pending[taken].entries.count <= maximumBatch {
-                    count += pending[taken].entries.count
+                while taken < state.pending.count,
+                    taken == 0 || count + state.pending[taken].entries.count <= maximumBatch
+                {
+                    count += state.pending[taken].entries.count
                     taken += 1
                 }
-                let batch = Array(pending.prefix(taken))
-                pending.removeFirst(taken)
+                let batch = Array(state.pending.prefix(taken))
+                state.pending.removeFirst(taken)
                 return batch
             }
             guard let batch else { return }
