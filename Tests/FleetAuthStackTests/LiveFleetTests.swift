@@ -8,6 +8,10 @@ import FleetTokenServer
 import Foundation
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The token server and emulator of a ``LocalStack`` in a temporary directory, with users: `ops` (operator),
 /// `dana` (driver of v1) and `carl` (consumer of t1).
 struct StackFixture {
@@ -378,5 +382,45 @@ struct LiveFleetTests {
         reporting.cancel()
         await reporting.value
         #expect(await reports.next() == nil)
+    }
+
+    @Test(
+        "requests cancelled as their answers or refusals arrive end in CancellationError, never a crash",
+        .timeLimit(.minutes(1))
+    )
+    func cancellationRaces() async throws {
+        let fixture = try await StackFixture()
+        try await fixture.stack.run { endpoints in
+            // An answer (401: no token) over a live connection, and a refused connection.
+            let answered = try #require(URL(string: endpoints.emulatorURL + "/v1/providers/p/vehicles/v1"))
+            let refused = try #require(URL(string: "http://127.0.0.1:1/"))
+            var outcomes: [String: Int] = [:]
+            for round in 0..<400 {
+                let request = URLRequest(url: round.isMultiple(of: 2) ? answered : refused, timeoutInterval: 5)
+                let call = Task { try await URLSession.shared.cancellationSafeData(for: request) }
+                for _ in 0..<(round % 40) { await Task.yield() }
+                call.cancel()
+                let outcome: String
+                do {
+                    let (_, response) = try await call.value
+                    outcome = "HTTP \((response as? HTTPURLResponse)?.statusCode ?? 0)"
+                } catch is CancellationError {
+                    outcome = "cancelled"
+                } catch let error as URLError {
+                    outcome = error.code == .cancelled ? "URLError.cancelled" : "unreachable"
+                }
+                outcomes[outcome, default: 0] += 1
+            }
+            #expect(outcomes["URLError.cancelled"] == nil, "\(outcomes)")
+            #expect(outcomes["cancelled", default: 0] > 0, "\(outcomes)")
+            #expect(Set(outcomes.keys).isSubset(of: ["HTTP 401", "cancelled", "unreachable"]), "\(outcomes)")
+
+            // Cancelled before it starts: no request is made.
+            let early = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await URLSession.shared.cancellationSafeData(for: URLRequest(url: answered))
+            }
+            await #expect(throws: CancellationError.self) { try await early.value }
+        }
     }
 }

@@ -107,7 +107,7 @@ public struct TokenServerSession: Sendable {
 
     private static func send(_ request: URLRequest, session: URLSession) async throws(FleetTokenError) -> (Data, Int) {
         do {
-            let (body, response) = try await session.data(for: request)
+            let (body, response) = try await session.cancellationSafeData(for: request)
             guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
             return (body, http.statusCode)
         } catch {

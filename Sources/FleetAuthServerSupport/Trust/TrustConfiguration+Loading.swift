@@ -1,3 +1,4 @@
+import FleetAuthCore
 public import FleetAuthJWT
 import Foundation
 
@@ -29,7 +30,7 @@ extension TrustConfiguration {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
+            (data, response) = try await URLSession.shared.cancellationSafeData(for: request)
         } catch {
             throw TrustConfigurationError(
                 .unreadable,

@@ -174,7 +174,7 @@ actor OpenIDKeySource {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
+            (data, response) = try await URLSession.shared.cancellationSafeData(for: request)
         } catch {
             throw OpenIDFetchError("cannot fetch the \(what) at \(location): \(error.localizedDescription)")
         }

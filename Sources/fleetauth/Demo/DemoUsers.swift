@@ -59,7 +59,7 @@ struct AdminAPIUsers: DemoUsers {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue("Bearer \(operatorSession.sessionToken)", forHTTPHeaderField: "Authorization")
         request.httpBody = Data(body.jsonBytes)
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await URLSession.shared.cancellationSafeData(for: request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard (200..<300).contains(status) else {
             throw CLIError("POST \(path): \(status) \(String(decoding: data.prefix(300), as: UTF8.self))")
