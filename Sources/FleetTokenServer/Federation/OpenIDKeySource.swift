@@ -16,16 +16,16 @@ import Logging
 /// success: every ID token of the issuer is refused) and logs one error line.
 actor OpenIDKeySource {
     let provider: OpenIDProviderConfiguration
-    let minimumInterval: Duration
     let maximumAge: Duration
     private let logger: Logger
     /// Time since this source was made, on the injected clock (monotonic on the system clock).
     private let elapsed: @Sendable () -> Duration
+    private let refetcher: KeyRefetcher<(keys: [SignatureVerificationKey], skipped: [String])>
     private var keys: [SignatureVerificationKey] = []
     private var fetchedAt: Duration?
-    private var lastAttempt: Duration?
     private var lastUnknownKeyRefetch: Duration?
-    private var inFlight: Task<Bool, Never>?
+
+    var minimumInterval: Duration { refetcher.minimumInterval }
 
     init(
         provider: OpenIDProviderConfiguration,
@@ -35,10 +35,16 @@ actor OpenIDKeySource {
         logger: Logger
     ) {
         self.provider = provider
-        self.minimumInterval = minimumInterval
         self.maximumAge = maximumAge
         self.elapsed = Self.stopwatch(clock)
         self.logger = logger
+        self.refetcher = KeyRefetcher(
+            source: provider.issuer,
+            minimumInterval: minimumInterval,
+            clock: clock,
+            logger: logger,
+            failure: "cannot fetch the OpenID Provider's signing keys; its ID tokens are refused until they can be read"
+        ) { try await Self.fetchKeys(provider) }
     }
 
     private static func stopwatch<C: WallClock>(_ clock: C) -> @Sendable () -> Duration {
@@ -50,10 +56,9 @@ actor OpenIDKeySource {
     /// whether a fetch was just tried (so an unknown `kid` is not worth another).
     func currentKeys() async -> (keys: [SignatureVerificationKey], fetched: Bool) {
         var fetched = false
-        let now = elapsed()
-        if fetchedAt.map({ now - $0 >= maximumAge }) ?? true {
+        if fetchedAt.map({ elapsed() - $0 >= maximumAge }) ?? true {
             let interval = keys.isEmpty ? min(minimumInterval, .seconds(1)) : minimumInterval
-            if lastAttempt.map({ now - $0 >= interval }) ?? true {
+            if await refetcher.sinceLastFetch.map({ $0 >= interval }) ?? true {
                 _ = await fetch()
                 fetched = true
             }
@@ -73,42 +78,13 @@ actor OpenIDKeySource {
         return await fetch()
     }
 
+    /// Fetches (or joins the fetch in flight) and keeps what it read; a failure (logged by the refetcher) keeps
+    /// the keys already known.
     private func fetch() async -> Bool {
-        if let inFlight { return await inFlight.value }
-        lastAttempt = elapsed()
-        let provider = self.provider
-        let task = Task { () -> Result<(keys: [SignatureVerificationKey], skipped: [String]), OpenIDFetchError> in
-            do {
-                return .success(try await Self.fetchKeys(provider))
-            } catch let error as OpenIDFetchError {
-                return .failure(error)
-            } catch {
-                return .failure(OpenIDFetchError("\(error)"))
-            }
-        }
-        let waiting = Task { () -> Bool in
-            switch await task.value {
-            case .success(let result):
-                self.store(result.keys, skipped: result.skipped)
-                return true
-            case .failure(let error):
-                self.logger.error(
-                    "cannot fetch the OpenID Provider's signing keys; its ID tokens are refused until they can be read",
-                    metadata: .fleetauth(["issuer": .string(provider.issuer), "error": .string(error.message)])
-                )
-                return false
-            }
-        }
-        inFlight = waiting
-        let result = await waiting.value
-        inFlight = nil
-        return result
-    }
-
-    private func store(_ newKeys: [SignatureVerificationKey], skipped: [String]) {
-        keys = newKeys
+        guard let result = await refetcher.fetch() else { return false }
+        keys = result.keys
         fetchedAt = elapsed()
-        for reason in skipped {
+        for reason in result.skipped {
             logger.debug(
                 "skipped a key of the OpenID Provider",
                 metadata: .fleetauth([
@@ -117,6 +93,7 @@ actor OpenIDKeySource {
                 ])
             )
         }
+        return true
     }
 
     /// The number of keys held now.
@@ -188,7 +165,8 @@ actor OpenIDKeySource {
 }
 
 /// Why a provider's keys could not be read.
-struct OpenIDFetchError: Error {
+struct OpenIDFetchError: Error, CustomStringConvertible {
     let message: String
     init(_ message: String) { self.message = message }
+    var description: String { message }
 }
