@@ -13,9 +13,21 @@ struct AdminRoutes {
     let audit: any AuditLog
     let maximumBodySize: Int
 
-    func register(on group: RouterGroup<TokenServerRequestContext>) {
+    func register(on admin: RouterGroup<TokenServerRequestContext>) {
+        // Who may call what is decided once per route group, before any handler runs.
+        let group = admin.group().add(
+            middleware: RoleRequirement(login: login, roles: [.operator]) { role in
+                role == .service
+                    ? "A service key may only grant and revoke; this needs an operator."
+                    : "Only operators may use the admin API."
+            }
+        )
+        let grants = admin.group().add(
+            middleware: RoleRequirement(login: login, roles: [.operator, .service]) { _ in
+                "Only operators and service accounts may manage grants."
+            }
+        )
         group.get("users") { request, _ in
-            _ = try await requireOperator(request)
             let identities = try await users.identities()
             let users = try await users.users().map { entry -> JSONValue in
                 .object([
@@ -29,7 +41,6 @@ struct AdminRoutes {
             return JSONResponse.make(["users": .array(users)])
         }
         group.post("users") { request, _ in
-            _ = try await requireOperator(request)
             let body = try await readBody(request, "user")
             let username = try JSONRequestBody.string(body, "username")
             let role = try Self.role(try JSONRequestBody.string(body, "role"))
@@ -53,22 +64,19 @@ struct AdminRoutes {
             return JSONResponse.make(answer, status: .created)
         }
         group.post("users/{username}/identities") { request, context in
-            _ = try await requireOperator(request)
             let identity = try Self.identity(try await readBody(request, "identity"))
             try await users.link(identity, to: context.parameters.get("username") ?? "")
             return JSONResponse.make(Self.json(identity), status: .created)
         }
         group.delete("users/{username}") { request, context in
-            let operatorUser = try await requireOperator(request)
             let username = context.parameters.get("username") ?? ""
-            guard username != operatorUser.username else {
+            guard username != context.appUser?.username else {
                 throw GoogleAPIError.invalidArgument("Operators cannot delete their own account.")
             }
             try await users.removeUser(username)
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
-        group.post("users/{username}/grants") { request, context in
-            try await requireGrantManager(request)
+        grants.post("users/{username}/grants") { request, context in
             let body = try await readBody(request, "grant")
             let grant = try Self.grant(
                 kind: try JSONRequestBody.string(body, "kind"),
@@ -77,8 +85,7 @@ struct AdminRoutes {
             try await users.grant(grant, to: context.parameters.get("username") ?? "")
             return JSONResponse.make(["kind": .string(grant.kind.rawValue), "id": .string(grant.id)], status: .created)
         }
-        group.delete("users/{username}/grants/{kind}/{id}") { request, context in
-            try await requireGrantManager(request)
+        grants.delete("users/{username}/grants/{kind}/{id}") { request, context in
             let grant = try Self.grant(
                 kind: context.parameters.get("kind") ?? "",
                 id: (context.parameters.get("id") ?? "").removingPercentEncoding ?? ""
@@ -87,7 +94,6 @@ struct AdminRoutes {
             return Response(status: .noContent, headers: [.cacheControl: "no-store"])
         }
         group.post("keys/{family}/rotate") { request, context in
-            _ = try await requireOperator(request)
             guard let family = TokenFamily(rawValue: context.parameters.get("family") ?? "") else {
                 throw GoogleAPIError.notFound(
                     "Unknown token family; one of \(TokenFamily.allCases.map(\.rawValue).joined(separator: ", "))."
@@ -100,7 +106,6 @@ struct AdminRoutes {
             ])
         }
         group.get("audit") { request, _ in
-            _ = try await requireOperator(request)
             let limit = request.uri.queryParameters.get("limit").flatMap { Int($0) } ?? 100
             guard (1...10_000).contains(limit) else {
                 throw GoogleAPIError.invalidArgument("limit must be between 1 and 10000.")
@@ -118,26 +123,6 @@ struct AdminRoutes {
 
     func readBody(_ request: Request, _ field: String) async throws(GoogleAPIError) -> JSONObject {
         try await JSONRequestBody.read(request, limit: maximumBodySize, field: field)
-    }
-
-    func requireOperator(_ request: Request) async throws -> AppUser {
-        let user = try await login.user(sessionToken: TokenServerRoutes.bearer(request))
-        guard user.role == .operator else {
-            throw GoogleAPIError.permissionDenied(
-                user.role == .service
-                    ? "A service key may only grant and revoke; this needs an operator."
-                    : "Only operators may use the admin API."
-            )
-        }
-        return user
-    }
-
-    /// An operator's session or a service account's API key.
-    func requireGrantManager(_ request: Request) async throws {
-        let user = try await login.user(sessionToken: TokenServerRoutes.bearer(request))
-        guard user.role == .operator || user.role == .service else {
-            throw GoogleAPIError.permissionDenied("Only operators and service accounts may manage grants.")
-        }
     }
 
     /// `{"subject", "issuer"?}` of a request body.
@@ -168,5 +153,28 @@ struct AdminRoutes {
             throw .invalidArgument("id must be 1–64 characters, NFC, without / : ? , # and not \"*\".")
         }
         return Grant(kind: grantKind, id: id)
+    }
+}
+
+/// Lets a request through only with a session (or API key) of one of `roles`, and puts its user in the context:
+/// 401 without a valid one, 403 with another role.
+struct RoleRequirement: RouterMiddleware {
+    typealias Context = TokenServerRequestContext
+
+    let login: LoginService
+    let roles: Set<AppUserRole>
+    /// The 403 message for a user of another role.
+    let refusal: @Sendable (AppUserRole) -> String
+
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        let user = try await login.user(sessionToken: TokenServerRoutes.bearer(request))
+        guard roles.contains(user.role) else { throw GoogleAPIError.permissionDenied(refusal(user.role)) }
+        var context = context
+        context.appUser = user
+        return try await next(request, context)
     }
 }

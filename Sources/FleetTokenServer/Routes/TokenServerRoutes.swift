@@ -10,6 +10,8 @@ public struct TokenServerRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The client's IP address, if known.
     public let remoteAddress: String?
+    /// The user whose session (or API key) the route group's role check accepted; nil on routes without one.
+    public internal(set) var appUser: AppUser?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
