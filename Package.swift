@@ -262,9 +262,19 @@ let package = Package(
             name: "FleetAuthStackTests",
             dependencies: [
                 "FleetAuthCore", "FleetAuthClient", "FleetAuthTesting", "FleetTokenServer", "FleetAuthStack",
-                "FleetAuthJWT", "FleetEngineEmulator",
+                "FleetAuthJWT", "FleetEngineEmulator", "FleetAuthServerTesting",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FleetAuthServerSupportTests",
+            dependencies: [
+                "FleetAuthServerSupport", "FleetAuthServerTesting", "FleetAuthTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),

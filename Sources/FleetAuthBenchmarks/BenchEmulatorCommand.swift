@@ -82,92 +82,98 @@ extension BenchCommand {
                 tokens.append(try minter.mintSynchronously(.driver(vehicleID: id)).jwt)
             }
             let requests = Self.requests(tokens: tokens, connections: connections)
-            var postgresStore: PostgresFleetStore?
-            if let database {
-                let url: PostgresURL
-                do {
-                    url = try PostgresURL(database)
-                    say("Storing \(vehicles) vehicles in PostgreSQL at \(url)…")
-                    let store = try await PostgresFleetStore.connect(url)  // the pool `fleetauth emulator` uses
-                    try await Self.clear(store)
-                    for index in 0..<vehicles {
-                        try await store.insertVehicle(Self.vehicle, provider: Self.provider, id: Self.vehicleID(index))
+            try await PostgresPools.withPools { pools in
+                var postgresStore: PostgresFleetStore?
+                if let database {
+                    let url: PostgresURL
+                    do {
+                        url = try PostgresURL(database)
+                        say("Storing \(vehicles) vehicles in PostgreSQL at \(url)…")
+                        // The pool `fleetauth emulator` uses.
+                        let store = try await PostgresFleetStore.connect(url, in: pools)
+                        try await Self.clear(store)
+                        for index in 0..<vehicles {
+                            try await store.insertVehicle(
+                                Self.vehicle,
+                                provider: Self.provider,
+                                id: Self.vehicleID(index)
+                            )
+                        }
+                        postgresStore = store
+                    } catch let error as StoreError {
+                        throw BenchmarkFailure(error.message)
                     }
-                    postgresStore = store
-                } catch let error as StoreError {
-                    throw BenchmarkFailure(error.message)
                 }
-            }
-            defer { if let postgresStore { Task { await postgresStore.database.close() } } }
-            var onPostgres: EmulatorServer?
-            if let postgresStore { onPostgres = try await EmulatorServer(trust: trust, store: postgresStore) }
+                var onPostgres: EmulatorServer?
+                if let postgresStore { onPostgres = try await EmulatorServer(trust: trust, store: postgresStore) }
 
-            let cached = try await EmulatorServer(trust: trust, store: store)
-            let uncached = try await EmulatorServer(
-                configuration: .init(tokenCacheCapacity: 0),
-                trust: trust,
-                store: store
-            )
-            let trivial = Router()
-            trivial.put("v1/providers/{provider}/vehicles/{vehicle}") { _, _ in "{}" }
+                let cached = try await EmulatorServer(trust: trust, store: store)
+                let uncached = try await EmulatorServer(
+                    configuration: .init(tokenCacheCapacity: 0),
+                    trust: trust,
+                    store: store
+                )
+                let trivial = Router()
+                trivial.put("v1/providers/{provider}/vehicles/{vehicle}") { _, _ in "{}" }
 
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                let ports = AsyncStream.makeStream(of: (String, Int).self)
-                let logger = Logger.quiet(label: "fleetauth.bench")
-                var servers: [(String, any ApplicationProtocol)] = [
-                    (
-                        "trivial",
-                        ServerApplication.make(
-                            router: trivial,
-                            serverName: "bench-trivial",
-                            host: "127.0.0.1",
-                            port: 0,
-                            limits: ServerLimits(),
-                            logger: logger
-                        ) { ports.continuation.yield(("trivial", $0)) }
-                    ),
-                    ("cached", cached.application(port: 0) { ports.continuation.yield(("cached", $0)) }),
-                ]
-                if !skipUncached {
-                    servers.append(
-                        ("uncached", uncached.application(port: 0) { ports.continuation.yield(("uncached", $0)) })
-                    )
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    let ports = AsyncStream.makeStream(of: (String, Int).self)
+                    let logger = Logger.quiet(label: "fleetauth.bench")
+                    var servers: [(String, any ApplicationProtocol)] = [
+                        (
+                            "trivial",
+                            ServerApplication.make(
+                                router: trivial,
+                                serverName: "bench-trivial",
+                                host: "127.0.0.1",
+                                port: 0,
+                                limits: ServerLimits(),
+                                logger: logger
+                            ) { ports.continuation.yield(("trivial", $0)) }
+                        ),
+                        ("cached", cached.application(port: 0) { ports.continuation.yield(("cached", $0)) }),
+                    ]
+                    if !skipUncached {
+                        servers.append(
+                            ("uncached", uncached.application(port: 0) { ports.continuation.yield(("uncached", $0)) })
+                        )
+                    }
+                    if let onPostgres {
+                        servers.append(
+                            ("postgres", onPostgres.application(port: 0) { ports.continuation.yield(("postgres", $0)) })
+                        )
+                    }
+                    var services: [any Service] = servers.map { $0.1 }
+                    if !skipGRPC, #available(FleetAuthGRPC , *) {
+                        services.append(TrivialGRPCServer { ports.continuation.yield(("grpc-trivial", $0)) })
+                        services.append(cached.grpcServer(port: 0) { ports.continuation.yield(("grpc", $0)) })
+                    }
+                    let serviceGroup = ServiceGroup(configuration: .init(services: services, logger: logger))
+                    group.addTask { try await serviceGroup.run() }
+                    var portOf: [String: Int] = [:]
+                    for await (name, port) in ports.stream {
+                        portOf[name] = port
+                        if portOf.count == services.count { break }
+                    }
+                    try await measure(ports: portOf, requests: requests, tokens: tokens)
+                    await serviceGroup.triggerGracefulShutdown()
                 }
-                if let onPostgres {
-                    servers.append(
-                        ("postgres", onPostgres.application(port: 0) { ports.continuation.yield(("postgres", $0)) })
-                    )
+                let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
+                let sqliteMeasured = chosen.map { !$0.isDisjoint(with: ["cached", "uncached", "grpc"]) } ?? true
+                let postgresMeasured = chosen.map { $0.contains("postgres") } ?? true
+                for checked in (sqliteMeasured ? [store as any FleetStore] : [])
+                    + (postgresMeasured ? postgresStore.map { [$0 as any FleetStore] } ?? [] : [])
+                {
+                    guard let sample = try await checked.vehicle(provider: Self.provider, id: Self.vehicleID(0)),
+                        sample.lastLocation.hasServerTime
+                    else {
+                        throw BenchmarkFailure(
+                            "The updates were not persisted: vehicle \(Self.vehicleID(0)) has no lastLocation."
+                        )
+                    }
                 }
-                var services: [any Service] = servers.map { $0.1 }
-                if !skipGRPC, #available(FleetAuthGRPC , *) {
-                    services.append(TrivialGRPCServer { ports.continuation.yield(("grpc-trivial", $0)) })
-                    services.append(cached.grpcServer(port: 0) { ports.continuation.yield(("grpc", $0)) })
-                }
-                let serviceGroup = ServiceGroup(configuration: .init(services: services, logger: logger))
-                group.addTask { try await serviceGroup.run() }
-                var portOf: [String: Int] = [:]
-                for await (name, port) in ports.stream {
-                    portOf[name] = port
-                    if portOf.count == services.count { break }
-                }
-                try await measure(ports: portOf, requests: requests, tokens: tokens)
-                await serviceGroup.triggerGracefulShutdown()
+                if let postgresStore { try await Self.clear(postgresStore) }
             }
-            let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
-            let sqliteMeasured = chosen.map { !$0.isDisjoint(with: ["cached", "uncached", "grpc"]) } ?? true
-            let postgresMeasured = chosen.map { $0.contains("postgres") } ?? true
-            for checked in (sqliteMeasured ? [store as any FleetStore] : [])
-                + (postgresMeasured ? postgresStore.map { [$0 as any FleetStore] } ?? [] : [])
-            {
-                guard let sample = try await checked.vehicle(provider: Self.provider, id: Self.vehicleID(0)),
-                    sample.lastLocation.hasServerTime
-                else {
-                    throw BenchmarkFailure(
-                        "The updates were not persisted: vehicle \(Self.vehicleID(0)) has no lastLocation."
-                    )
-                }
-            }
-            if let postgresStore { try await Self.clear(postgresStore) }
         }
 
         /// Interleaved rounds over the servers; prints the best round of each and the ratios.

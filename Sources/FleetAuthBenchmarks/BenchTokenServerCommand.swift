@@ -73,7 +73,7 @@ extension BenchCommand {
                 .appendingPathComponent("fleetauth-bench-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: directory) }
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            var backends = [
+            let backends = [
                 try await Self.backend(
                     "SQLite",
                     store: try SQLiteTokenServerStore(
@@ -82,24 +82,24 @@ extension BenchCommand {
                     directory: directory + "/sqlite"
                 )
             ]
-            var temporary: TemporaryPostgresDatabase?
-            if let database {
-                let made = try await TemporaryPostgresDatabase.create(on: database, prefix: "fleetauth_bench_tokens")
-                temporary = made
-                // The pool `fleetauth token-server` uses.
-                let store = try await PostgresTokenServerStore.connect(made.url)
-                backends.append(try await Self.backend("PostgreSQL", store: store, directory: directory + "/postgres"))
-                say("PostgreSQL: a temporary database \(made.url.database) on \(made.url.location)")
-            }
+            guard let database else { return try await measure(backends) }
+            let admin: PostgresURL
             do {
-                try await measure(backends)
+                admin = try PostgresURL(database)
             } catch {
-                for backend in backends { await backend.store.close() }
-                try? await temporary?.drop()
-                throw error
+                throw BenchmarkFailure(error.message)
             }
-            for backend in backends { await backend.store.close() }
-            try await temporary?.drop()
+            try await admin.withTemporaryDatabase(prefix: "fleetauth_bench_tokens") { url in
+                // The pool `fleetauth token-server` uses.
+                try await PostgresTokenServerStore.withConnected(url) { store in
+                    say("PostgreSQL: a temporary database \(url.database) on \(url.location)")
+                    try await measure(
+                        backends + [
+                            try await Self.backend("PostgreSQL", store: store, directory: directory + "/postgres")
+                        ]
+                    )
+                }
+            }
         }
 
         func measure(_ backends: [Backend]) async throws {
@@ -222,32 +222,5 @@ extension BenchCommand {
             let elapsed = start.duration(to: clock.now)
             return Double(counts) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         }
-    }
-}
-
-/// A database of the benchmark's own on a PostgreSQL server, dropped afterwards.
-struct TemporaryPostgresDatabase {
-    let url: PostgresURL
-    let admin: PostgresURL
-
-    static func create(on text: String, prefix: String) async throws -> TemporaryPostgresDatabase {
-        let admin: PostgresURL
-        do {
-            admin = try PostgresURL(text)
-        } catch {
-            throw BenchmarkFailure(error.message)
-        }
-        var url = admin
-        url.database = prefix + "_" + UUID().uuidString.prefix(8).lowercased()
-        let database = try await PostgreSQLDatabase.connect(admin, migrations: nil, maximumConnections: 1)
-        defer { Task { await database.close() } }
-        _ = try await database.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(url.database)"))
-        return TemporaryPostgresDatabase(url: url, admin: admin)
-    }
-
-    func drop() async throws {
-        let database = try await PostgreSQLDatabase.connect(admin, migrations: nil, maximumConnections: 1)
-        _ = try await database.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(url.database) WITH (FORCE)"))
-        await database.close()
     }
 }

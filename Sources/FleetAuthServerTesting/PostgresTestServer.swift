@@ -12,14 +12,11 @@ public enum PostgresTestServer {
     }
     public static let required = ProcessInfo.processInfo.environment["FLEETAUTH_REQUIRE_POSTGRES"] == "1"
 
-    /// A new, empty database on the server, for one test.
-    public static func freshDatabase() async throws -> PostgresURL {
-        guard var url else { throw StoreError.unavailable("No PostgreSQL server is configured.") }
-        let admin = try await PostgreSQLDatabase.connect(url, migrations: nil, maximumConnections: 1)
-        let name = "fleetauth_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        defer { Task { await admin.close() } }
-        _ = try await admin.query(.init(unsafeSQL: "CREATE DATABASE \(name)"))
-        url.database = name
-        return url
-    }
+    #if canImport(Testing)
+        /// A new, empty database on the server, dropped when the test ends (the test needs the
+        /// `.temporaryResources` trait: see ``TestResources``).
+        public static func freshDatabase() async throws -> PostgresURL {
+            try await TestResources.required().freshDatabase()
+        }
+    #endif
 }

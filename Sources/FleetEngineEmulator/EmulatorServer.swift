@@ -113,7 +113,7 @@ public struct EmulatorServer {
             onAuthentication: { metrics.tokenAuthenticated(in: $0, cached: $1) }
         )
         let service = FleetEngineService(store: store, clock: clock, configuration: configuration.service)
-        let refresher = keyURLs.isEmpty ? nil : KeyRefresher(urls: keyURLs)
+        let refresher = keyURLs.isEmpty ? nil : KeyRefresher(urls: keyURLs, clock: clock)
         self.configuration = configuration
         self.store = store
         self.authenticator = authenticator

@@ -75,15 +75,24 @@ struct EmulatorCommand: AsyncParsableCommand {
         } catch let error as TrustConfigurationError {
             throw CLIError(error.message)
         }
-        let store: any FleetStore
         if let url = try DatabaseOption.postgres(database, inMemory: inMemory) {
-            store = try await reportingRefusals { try await PostgresFleetStore.connect(url) }
-            say("Vehicles and trips in PostgreSQL at \(url)")
+            try await reportingRefusals {
+                try await PostgresFleetStore.withConnected(url) { store in
+                    say("Vehicles and trips in PostgreSQL at \(url)")
+                    try await serve(trust: trust, store: store)
+                }
+            }
         } else if inMemory {
-            store = try SQLiteFleetStore(inMemory: ())
+            try await serve(trust: trust, store: try SQLiteFleetStore(inMemory: ()))
         } else {
-            store = try SQLiteFleetStore(path: data + "/" + EmulatorServer.databaseFileName)
+            try await serve(
+                trust: trust,
+                store: try SQLiteFleetStore(path: data + "/" + EmulatorServer.databaseFileName)
+            )
         }
+    }
+
+    private func serve(trust: TrustConfiguration, store: any FleetStore) async throws {
         var configuration = EmulatorServer.Configuration(allowedOrigins: allowOrigin)
         configuration.limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         let server: EmulatorServer

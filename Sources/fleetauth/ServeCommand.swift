@@ -67,32 +67,44 @@ struct ServeCommand: AsyncParsableCommand {
             tokenLifetime: tokenLifetime,
             tileURL: tileURL
         )
-        let stack: LocalStack
         let onPostgres = try storage.postgresURL() != nil
         do {
             if let url = try storage.postgresURL() {
-                let tokenServerStore = try await storage.openStore(forServer: true)
-                let fleetStore = try await reportingRefusals { try await PostgresFleetStore.connect(url) }
-                say("State in PostgreSQL at \(url)")
-                stack = try await LocalStack(
-                    dataDirectory: data,
-                    tokenServer: configuration,
-                    tokenServerStore: tokenServerStore,
-                    fleetStore: fleetStore,
-                    auditLogger: auditLogger,
-                    keylessIAMPort: keyless ? emulatorPort : nil
-                )
+                try await storage.withStore(forServer: true) { tokenServerStore in
+                    try await reportingRefusals {
+                        try await PostgresFleetStore.withConnected(url) { fleetStore in
+                            say("State in PostgreSQL at \(url)")
+                            try await serve(
+                                LocalStack(
+                                    dataDirectory: data,
+                                    tokenServer: configuration,
+                                    tokenServerStore: tokenServerStore,
+                                    fleetStore: fleetStore,
+                                    auditLogger: auditLogger,
+                                    keylessIAMPort: keyless ? emulatorPort : nil
+                                ),
+                                onPostgres: onPostgres
+                            )
+                        }
+                    }
+                }
             } else {
-                stack = try await LocalStack(
-                    dataDirectory: data,
-                    tokenServer: configuration,
-                    auditLogger: auditLogger,
-                    keylessIAMPort: keyless ? emulatorPort : nil
+                try await serve(
+                    LocalStack(
+                        dataDirectory: data,
+                        tokenServer: configuration,
+                        auditLogger: auditLogger,
+                        keylessIAMPort: keyless ? emulatorPort : nil
+                    ),
+                    onPostgres: onPostgres
                 )
             }
         } catch let error as KeyEncryptionKeyError {
             throw CLIError(error.message)
         }
+    }
+
+    private func serve(_ stack: LocalStack, onPostgres: Bool) async throws {
         if let password = try await stack.tokenServer.createOperatorIfNoUsers() {
             say("Created operator account \"operator\" with password \(password) (shown once).")
         }

@@ -50,10 +50,14 @@ struct TokenServerDataOptions: ParsableArguments {
     /// The PostgreSQL URL, if the state is in PostgreSQL.
     func postgresURL() throws -> PostgresURL? { try DatabaseOption.postgres(database) }
 
-    /// Opens the store: PostgreSQL (migrated) or the data directory's SQLite file. `forServer`: the file is created
-    /// if missing and PostgreSQL needs a key-encryption key; otherwise a missing file is an error naming the command
-    /// to run first.
-    func openStore(forServer: Bool) async throws -> any TokenServerStorage {
+    /// Runs `body` with the store: PostgreSQL (migrated; its pool closes when `body` returns) or the data
+    /// directory's SQLite file. `forServer`: the file is created if missing and PostgreSQL needs a key-encryption
+    /// key; otherwise a missing file is an error naming the command to run first.
+    func withStore<T>(
+        forServer: Bool,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (any TokenServerStorage) async throws -> T
+    ) async throws -> T {
         if let url = try postgresURL() {
             guard try !forServer || keyEncryptionKey() != nil else {
                 throw CLIError(
@@ -62,26 +66,20 @@ struct TokenServerDataOptions: ParsableArguments {
                         + "--out FILE`; every instance needs the same key)."
                 )
             }
-            return try await reportingRefusals { try await PostgresTokenServerStore.connect(url) }
+            return try await reportingRefusals {
+                try await PostgresTokenServerStore.withConnected(url) { store in try await body(store) }
+            }
         }
         if !forServer, !FileManager.default.fileExists(atPath: databasePath) {
             throw CLIError("No token server data in \(data). Start `fleetauth token-server --data \(data)` once first.")
         }
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
-        return try SQLiteTokenServerStore(path: databasePath)
+        return try await body(try SQLiteTokenServerStore(path: databasePath))
     }
 
-    /// Runs `body` with the existing store, closing a PostgreSQL pool afterwards.
+    /// Runs `body` with the existing store.
     func withExistingStore<T>(_ body: (any TokenServerStorage) async throws -> T) async throws -> T {
-        let store = try await openStore(forServer: false)
-        do {
-            let result = try await body(store)
-            await store.close()
-            return result
-        } catch {
-            await store.close()
-            throw error
-        }
+        try await withStore(forServer: false, body)
     }
 
     /// Runs `body` with the users and grants of the existing store.
@@ -93,7 +91,10 @@ struct TokenServerDataOptions: ParsableArguments {
 }
 
 /// Runs `body`, reporting a refusal by the server's rules or its store as a CLI error (its message, exit 1).
-func reportingRefusals<T>(_ body: () async throws -> T) async throws -> T {
+func reportingRefusals<T>(
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: () async throws -> T
+) async throws -> T {
     do {
         return try await body()
     } catch let error as GoogleAPIError {
@@ -187,25 +188,35 @@ struct TokenServerCommand: AsyncParsableCommand {
 
     func run() async throws {
         try FileManager.default.createDirectory(atPath: storage.data, withIntermediateDirectories: true)
-        var keyFiles: [TokenFamily: String] = [:]
-        keyFiles[.driver] = driverKey
-        keyFiles[.consumer] = consumerKey
-        keyFiles[.server] = serverKey
-        keyFiles[.delivery] = deliveryKey
         let logger = Logger.quiet(label: "fleetauth.token-server")
         var auditLogger = Logger(label: "fleetauth.token-server.audit")
         auditLogger.logLevel = .info
-        let keyEncryptionKey = try storage.keyEncryptionKey()
         let keylessSigners = try await keyless.keylessSigners()
         for (family, signer) in keylessSigners.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             say(
                 "\(family) tokens signed by \(signer.kind == "iam" ? "IAM" : "a PKCS#11 token") as \(signer.serviceAccountEmail) (no key held here)"
             )
         }
-        let store = try await storage.openStore(forServer: true)
         if let url = try storage.postgresURL() {
             say("Users, sessions, audit and signing keys in PostgreSQL at \(url)")
         }
+        try await storage.withStore(forServer: true) { store in
+            try await serve(store: store, keylessSigners: keylessSigners, logger: logger, auditLogger: auditLogger)
+        }
+    }
+
+    private func serve(
+        store: any TokenServerStorage,
+        keylessSigners: [TokenFamily: KeylessSigner],
+        logger: Logger,
+        auditLogger: Logger
+    ) async throws {
+        let keyEncryptionKey = try storage.keyEncryptionKey()
+        var keyFiles: [TokenFamily: String] = [:]
+        keyFiles[.driver] = driverKey
+        keyFiles[.consumer] = consumerKey
+        keyFiles[.server] = serverKey
+        keyFiles[.delivery] = deliveryKey
         let server: TokenServer
         do {
             server = try await TokenServer(
@@ -228,10 +239,8 @@ struct TokenServerCommand: AsyncParsableCommand {
                 logger: logger
             )
         } catch let error as KeyEncryptionKeyError {
-            await store.close()
             throw CLIError(error.message)
         } catch let error as ServiceAccountKeyError {
-            await store.close()
             throw CLIError(error.message)
         }
         if let password = try await server.createOperatorIfNoUsers() {

@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerTesting
 import Foundation
 import Testing
 
@@ -18,9 +19,24 @@ struct CLI {
         let stderr: String
     }
 
-    /// Runs the binary to its end; with `timeout`, a run still going after that many seconds is terminated (and
-    /// its status is then the signal's, so the test fails instead of hanging).
+    /// Runs the binary to its end on a thread of its own, so the wait for the process does not hold one of the few
+    /// threads every concurrent test shares (two on a two-core machine: the in-process servers of other tests would
+    /// stall); with `timeout`, a run still going after that many seconds is terminated (and its status is then the
+    /// signal's, so the test fails instead of hanging).
     static func run(
+        _ arguments: [String],
+        stdin: String? = nil,
+        in directory: String? = nil,
+        environment: [String: String] = [:],
+        timeout: TimeInterval? = nil
+    ) async throws -> Output {
+        try await detached {
+            try runBlocking(arguments, stdin: stdin, in: directory, environment: environment, timeout: timeout)
+        }
+    }
+
+    /// ``run(_:stdin:in:environment:timeout:)`` on the calling thread.
+    static func runBlocking(
         _ arguments: [String],
         stdin: String? = nil,
         in directory: String? = nil,
@@ -57,17 +73,6 @@ struct CLI {
         )
     }
 
-    /// ``run(_:stdin:in:environment:timeout:)`` on a thread of its own, so the wait for the process does not hold one
-    /// of the few threads every concurrent test shares.
-    static func runDetached(
-        _ arguments: [String],
-        in directory: String? = nil,
-        environment: [String: String] = [:],
-        timeout: TimeInterval? = nil
-    ) async throws -> Output {
-        try await detached { try run(arguments, in: directory, environment: environment, timeout: timeout) }
-    }
-
     /// Runs blocking work (waiting for a process) on a new thread.
     static func detached<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
@@ -76,22 +81,22 @@ struct CLI {
     }
 
     static func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "fleetauth-cli-" + UUID().uuidString
+        let path = try TestResources.required().temporaryDirectory("fleetauth-cli")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
 }
 
-@Suite("fleetauth CLI", .serialized)
+@Suite("fleetauth CLI", .temporaryResources, .serialized)
 struct CLITests {
     let directory: String
     let keyPath: String
     let email = "fleet-driver@demo-project.iam.gserviceaccount.com"
 
-    init() throws {
+    init() async throws {
         directory = try CLI.temporaryDirectory()
         keyPath = directory + "/fleet-driver.json"
-        let created = try CLI.run(
+        let created = try await CLI.run(
             ["keys", "create", "--project", "demo-project", "--name", "fleet-driver"],
             in: directory
         )
@@ -99,19 +104,19 @@ struct CLITests {
     }
 
     @Test("keys create writes a 0600 service-account key file and refuses to overwrite it")
-    func keysCreate() throws {
+    func keysCreate() async throws {
         let key = try ServiceAccountKey(contentsOf: keyPath)
         #expect(key.clientEmail == email)
         #expect(key.projectID == "demo-project")
         let mode = try FileManager.default.attributesOfItem(atPath: keyPath)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o600)
-        let again = try CLI.run(
+        let again = try await CLI.run(
             ["keys", "create", "--project", "demo-project", "--name", "fleet-driver"],
             in: directory
         )
         #expect(again.status == 1)
         #expect(again.stderr.contains("fleet-driver.json: the file exists already"))
-        let out = try CLI.run([
+        let out = try await CLI.run([
             "keys", "create", "--project", "demo-project", "--name", "other", "--out", directory + "/custom.json",
         ])
         #expect(out.status == 0)
@@ -119,8 +124,8 @@ struct CLITests {
     }
 
     @Test("keys jwks prints the JWK set of the key files")
-    func keysJWKS() throws {
-        let out = try CLI.run(["keys", "jwks", keyPath])
+    func keysJWKS() async throws {
+        let out = try await CLI.run(["keys", "jwks", keyPath])
         #expect(out.status == 0)
         let keys = try JSONWebKeySet(json: Array(out.stdout.utf8)).verificationKeys()
         let key = try ServiceAccountKey(contentsOf: keyPath)
@@ -149,11 +154,11 @@ struct CLITests {
     ]
 
     @Test("token mint → token verify for every type", arguments: mintCases)
-    func mintVerify(_ arguments: [String], _ authorization: JSONValue) throws {
-        let mint = try CLI.run(["token", "mint", "--key", keyPath] + arguments)
+    func mintVerify(_ arguments: [String], _ authorization: JSONValue) async throws {
+        let mint = try await CLI.run(["token", "mint", "--key", keyPath] + arguments)
         #expect(mint.status == 0, "\(mint.stderr)")
         let jwt = mint.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let verify = try CLI.run(["token", "verify", "--key", keyPath, jwt])
+        let verify = try await CLI.run(["token", "verify", "--key", keyPath, jwt])
         #expect(verify.status == 0)
         #expect(verify.stdout.hasPrefix("VALID {"))
         let claims = try StrictJSONParser().parseObject(
@@ -167,8 +172,8 @@ struct CLITests {
     }
 
     @Test("token mint --json prints the token endpoint's JSON with epoch milliseconds")
-    func mintJSON() throws {
-        let out = try CLI.run([
+    func mintJSON() async throws {
+        let out = try await CLI.run([
             "token", "mint", "--key", keyPath, "--type", "driver", "--vehicle", "v1", "--json", "--now", "1800000000",
             "--lifetime", "1800",
         ])
@@ -182,30 +187,30 @@ struct CLITests {
     }
 
     @Test("token mint refuses missing, stray and invalid IDs with a precise message")
-    func mintErrors() throws {
-        let missing = try CLI.run(["token", "mint", "--key", keyPath, "--type", "driver"])
+    func mintErrors() async throws {
+        let missing = try await CLI.run(["token", "mint", "--key", keyPath, "--type", "driver"])
         #expect(missing.status != 0 && missing.stderr.contains("--type driver needs --vehicle"))
-        let stray = try CLI.run([
+        let stray = try await CLI.run([
             "token", "mint", "--key", keyPath, "--type", "consumer", "--trip", "t", "--vehicle", "v",
         ])
         #expect(stray.status != 0 && stray.stderr.contains("--vehicle does not apply to --type consumer"))
-        let invalid = try CLI.run(["token", "mint", "--key", keyPath, "--type", "driver", "--vehicle", "a/b"])
+        let invalid = try await CLI.run(["token", "mint", "--key", keyPath, "--type", "driver", "--vehicle", "a/b"])
         #expect(invalid.status != 0 && invalid.stderr.contains("must not contain '/'"))
-        let spelled = try CLI.run([
+        let spelled = try await CLI.run([
             "token", "mint", "--key", keyPath, "--type", "TRUSTED_DELIVERY_DRIVER", "--delivery-vehicle-id", "d1",
         ])
         #expect(spelled.status == 0, "\(spelled.stderr)")
-        let camel = try CLI.run(["token", "mint", "--key", keyPath, "--type", "deliveryServer"])
+        let camel = try await CLI.run(["token", "mint", "--key", keyPath, "--type", "deliveryServer"])
         #expect(camel.status == 0, "\(camel.stderr)")
-        let unknown = try CLI.run(["token", "mint", "--key", keyPath, "--type", "pilot"])
+        let unknown = try await CLI.run(["token", "mint", "--key", keyPath, "--type", "pilot"])
         #expect(unknown.status != 0 && unknown.stderr.contains("Unknown token type"))
-        let lifetime = try CLI.run(["token", "mint", "--key", keyPath, "--type", "server", "--lifetime", "7200"])
+        let lifetime = try await CLI.run(["token", "mint", "--key", keyPath, "--type", "server", "--lifetime", "7200"])
         #expect(lifetime.status == 1 && lifetime.stderr.contains("1 to 3600"))
-        let noKey = try CLI.run(["token", "mint", "--key", directory + "/missing.json", "--type", "server"])
+        let noKey = try await CLI.run(["token", "mint", "--key", directory + "/missing.json", "--type", "server"])
         #expect(noKey.status == 1 && noKey.stderr.contains("missing.json: no such key file"))
-        let noADC = try CLI.run(["token", "mint", "--type", "server"], environment: ["HOME": directory])
+        let noADC = try await CLI.run(["token", "mint", "--type", "server"], environment: ["HOME": directory])
         #expect(noADC.status == 1 && noADC.stderr.contains("GOOGLE_APPLICATION_CREDENTIALS"))
-        let adc = try CLI.run(
+        let adc = try await CLI.run(
             ["token", "mint", "--type", "server"],
             environment: ["GOOGLE_APPLICATION_CREDENTIALS": keyPath]
         )
@@ -213,7 +218,7 @@ struct CLITests {
     }
 
     @Test("a file that is not a key is named in the error, with no key material")
-    func notAKey() throws {
+    func notAKey() async throws {
         let path = directory + "/user.json"
         #expect(
             FileManager.default.createFile(
@@ -221,52 +226,54 @@ struct CLITests {
                 contents: Data(#"{"type":"authorized_user","refresh_token":"secret-refresh"}"#.utf8)
             )
         )
-        let out = try CLI.run(["token", "mint", "--key", path, "--type", "server"])
+        let out = try await CLI.run(["token", "mint", "--key", path, "--type", "server"])
         #expect(out.status == 1)
         #expect(out.stderr.contains("user.json: not a service-account key file"))
         #expect(!out.stderr.contains("secret-refresh"))
     }
 
     @Test("token inspect shows header, claims and time to expiry without verifying")
-    func inspect() throws {
-        let jwt = try CLI.run([
+    func inspect() async throws {
+        let jwt = try await CLI.run([
             "token", "mint", "--key", keyPath, "--type", "driver", "--vehicle", "v9", "--now", "1800000000",
         ]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let out = try CLI.run(["token", "inspect", "--now", "1800000600", jwt])
+        let out = try await CLI.run(["token", "inspect", "--now", "1800000600", jwt])
         #expect(out.status == 0)
         #expect(out.stdout.contains(#""alg": "RS256""#))
         #expect(out.stdout.contains(#""vehicleid": "v9""#))
         #expect(out.stdout.contains("expires in 50 min 0 s"))
         #expect(out.stdout.contains("NOT verified"))
-        let json = try CLI.run(["token", "inspect", "--json", "--now", "1800003700"], stdin: jwt + "\n")
+        let json = try await CLI.run(["token", "inspect", "--json", "--now", "1800003700"], stdin: jwt + "\n")
         let object = try StrictJSONParser().parseObject(json.stdout)
         #expect(object["expiresInSeconds"] == -100)
         #expect(object["verified"] == false)
-        let bad = try CLI.run(["token", "inspect", "not-a-token"])
+        let bad = try await CLI.run(["token", "inspect", "not-a-token"])
         #expect(bad.status == 1 && bad.stderr.contains("not a compact JWS"))
     }
 
     @Test("token verify prints INVALID <reason> with exit status 0, and --batch gives one verdict per line")
-    func verify() throws {
+    func verify() async throws {
         let mint = { (now: String) in
-            try CLI.run(["token", "mint", "--key", self.keyPath, "--type", "driver", "--vehicle", "v1", "--now", now])
-                .stdout
-                .trimmingCharacters(in: .whitespacesAndNewlines)
+            try await CLI.run([
+                "token", "mint", "--key", self.keyPath, "--type", "driver", "--vehicle", "v1", "--now", now,
+            ])
+            .stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        let token = try mint("1800000000")
-        let expired = try CLI.run(["token", "verify", "--key", keyPath, "--now", "1800003600", token])
+        let token = try await mint("1800000000")
+        let expired = try await CLI.run(["token", "verify", "--key", keyPath, "--now", "1800003600", token])
         #expect(expired.status == 0 && expired.stdout == "INVALID expired\n")
-        let valid = try CLI.run(["token", "verify", "--key", keyPath, "--now", "1800003599", token])
+        let valid = try await CLI.run(["token", "verify", "--key", keyPath, "--now", "1800003599", token])
         #expect(valid.stdout.hasPrefix("VALID "))
-        let audience = try CLI.run([
+        let audience = try await CLI.run([
             "token", "verify", "--key", keyPath, "--now", "1800000000", "--audience", "https://other/", token,
         ])
         #expect(audience.stdout == "INVALID invalid_audience\n")
 
         let tampered = String(token.dropLast(2)) + (token.hasSuffix("AA") ? "BA" : "AA")
-        let batchInput = [token, "garbage", "", tampered, try mint("1800000300")].joined(separator: "\n") + "\n"
-        let batch = try CLI.run(
+        let batchInput = [token, "garbage", "", tampered, try await mint("1800000300")].joined(separator: "\n") + "\n"
+        let batch = try await CLI.run(
             ["token", "verify", "--key", keyPath, "--now", "1800000400", "--batch"],
             stdin: batchInput
         )
@@ -282,20 +289,24 @@ struct CLITests {
     }
 
     @Test("token verify --jwks trusts a JWK set, bound to --issuer when given")
-    func verifyJWKS() throws {
+    func verifyJWKS() async throws {
         let jwks = directory + "/keys.json"
-        let set = try CLI.run(["keys", "jwks", keyPath]).stdout
+        let set = try await CLI.run(["keys", "jwks", keyPath]).stdout
         #expect(FileManager.default.createFile(atPath: jwks, contents: Data(set.utf8)))
-        let token = try CLI.run(["token", "mint", "--key", keyPath, "--type", "server"]).stdout.trimmingCharacters(
-            in: .whitespacesAndNewlines
-        )
-        #expect(try CLI.run(["token", "verify", "--jwks", jwks, token]).stdout.hasPrefix("VALID "))
-        #expect(try CLI.run(["token", "verify", "--jwks", jwks, "--issuer", email, token]).stdout.hasPrefix("VALID "))
+        let token = try await CLI.run(["token", "mint", "--key", keyPath, "--type", "server"]).stdout
+            .trimmingCharacters(
+                in: .whitespacesAndNewlines
+            )
+        #expect(try await CLI.run(["token", "verify", "--jwks", jwks, token]).stdout.hasPrefix("VALID "))
         #expect(
-            try CLI.run(["token", "verify", "--jwks", jwks, "--issuer", "x@y.iam.gserviceaccount.com", token]).stdout
+            try await CLI.run(["token", "verify", "--jwks", jwks, "--issuer", email, token]).stdout.hasPrefix("VALID ")
+        )
+        #expect(
+            try await CLI.run(["token", "verify", "--jwks", jwks, "--issuer", "x@y.iam.gserviceaccount.com", token])
+                .stdout
                 == "INVALID unknown_issuer\n"
         )
-        let noTrust = try CLI.run(["token", "verify", token])
+        let noTrust = try await CLI.run(["token", "verify", token])
         #expect(noTrust.status != 0 && noTrust.stderr.contains("--key or a --jwks"))
         let badSet = directory + "/bad.json"
         #expect(
@@ -304,7 +315,7 @@ struct CLITests {
                 contents: Data(#"{"keys":[{"kty":"RSA","use":"enc","n":"AQAB","e":"AQAB"}]}"#.utf8)
             )
         )
-        let refused = try CLI.run(["token", "verify", "--jwks", badSet, token])
+        let refused = try await CLI.run(["token", "verify", "--jwks", badSet, token])
         #expect(refused.status == 1 && refused.stderr.contains("bad.json"))
     }
 }

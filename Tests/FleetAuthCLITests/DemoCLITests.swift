@@ -1,3 +1,4 @@
+import FleetAuthServerTesting
 import Foundation
 import Testing
 
@@ -5,13 +6,13 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("fleetauth demo and serve", .serialized)
+@Suite("fleetauth demo and serve", .temporaryResources, .serialized)
 struct DemoCLITests {
     @Test("demo runs the whole chain, prints the table and passes every check; --data keeps the state")
-    func demo() throws {
+    func demo() async throws {
         let data = try CLI.temporaryDirectory() + "/demo"
-        let result = try CLI.run([
-            "demo", "--drivers", "2", "--consumers", "3", "--duration", "6", "--speed", "60", "--data", data,
+        let result = try await CLI.run([
+            "demo", "--drivers", "2", "--consumers", "3", "--duration", "12", "--speed", "60", "--data", data,
         ])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("All 10 checks passed."), "\(result.stdout)")
@@ -25,22 +26,24 @@ struct DemoCLITests {
     }
 
     @Test("demo exits 1 and names the failed check when trips cannot finish in time")
-    func demoFailure() throws {
-        let result = try CLI.run(["demo", "--drivers", "1", "--consumers", "1", "--duration", "5", "--speed", "1"])
+    func demoFailure() async throws {
+        let result = try await CLI.run([
+            "demo", "--drivers", "1", "--consumers", "1", "--duration", "5", "--speed", "1",
+        ])
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("✘ every consumer followed its trip to COMPLETE (0/1)"), "\(result.stdout)")
         #expect(result.stdout.contains("FAILED"))
     }
 
     @Test("demo refuses bad options with a message")
-    func demoOptions() throws {
-        let result = try CLI.run(["demo", "--drivers", "0"])
+    func demoOptions() async throws {
+        let result = try await CLI.run(["demo", "--drivers", "0"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("--drivers must be between 1 and 200."), "\(result.stderr)")
     }
 
     @Test("serve runs both servers until SIGINT and keeps its state for the next start")
-    func serve() throws {
+    func serve() async throws {
         let data = try CLI.temporaryDirectory() + "/serve"
         for start in 1...2 {
             let process = Process()
@@ -53,12 +56,15 @@ struct DemoCLITests {
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             try process.run()
-            var text = ""
-            let deadline = Date().addingTimeInterval(60)
-            while Date() < deadline, !text.contains("Press Ctrl-C") {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
+            let text = try await CLI.detached {
+                var text = ""
+                let deadline = Date().addingTimeInterval(60)
+                while Date() < deadline, !text.contains("Press Ctrl-C") {
+                    let chunk = output.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    text += String(decoding: chunk, as: UTF8.self)
+                }
+                return text
             }
             #expect(text.contains("Created operator account") == (start == 1), "\(text)")
             func url(after label: String) -> URL? {
@@ -69,11 +75,13 @@ struct DemoCLITests {
             }
             let emulator = try #require(url(after: "Fleet Engine emulator:"), "\(text)")
             let tokenServer = try #require(url(after: "Token server:"), "\(text)")
-            #expect(try Self.status(emulator.appendingPathComponent("metrics")) == 200)
-            #expect(try Self.status(tokenServer.appendingPathComponent("healthz")) == 200)
-            #expect(try Self.status(tokenServer.appendingPathComponent("token/server")) == 401)
+            #expect(try await CLI.detached { try Self.status(emulator.appendingPathComponent("metrics")) } == 200)
+            #expect(try await CLI.detached { try Self.status(tokenServer.appendingPathComponent("healthz")) } == 200)
+            #expect(
+                try await CLI.detached { try Self.status(tokenServer.appendingPathComponent("token/server")) } == 401
+            )
             kill(process.processIdentifier, SIGINT)
-            process.waitUntilExit()
+            try await CLI.detached { process.waitUntilExit() }
             #expect(process.terminationStatus == 0)
         }
     }

@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerTesting
 import Foundation
 import Testing
 
@@ -47,12 +48,12 @@ struct CLIError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-@Suite("fleetauth emulator (live socket)", .serialized)
+@Suite("fleetauth emulator (live socket)", .temporaryResources, .serialized)
 struct EmulatorProcessTests {
     @Test("zero-configuration start; a write that returned 200 survives kill -9; tokens are checked on a real socket")
     func durableAcrossKill() async throws {
         let directory = try CLI.temporaryDirectory()
-        let first = try EmulatorProcess(arguments: [], directory: directory)
+        let first = try await CLI.detached { try EmulatorProcess(arguments: [], directory: directory) }
         let keys = directory + "/fleet-engine-data/keys"
         for role in ["consumer-sdk-user", "driver-sdk-user", "service-super-user", "viewer", "delivery-admin"] {
             #expect(FileManager.default.fileExists(atPath: "\(keys)/\(role).json"), "\(role)")
@@ -73,7 +74,7 @@ struct EmulatorProcessTests {
         first.kill9()
 
         // The same data directory: the same keys are reused and the vehicle is still there.
-        let second = try EmulatorProcess(arguments: [], directory: directory)
+        let second = try await CLI.detached { try EmulatorProcess(arguments: [], directory: directory) }
         defer { second.kill9() }
         let (status, text) = try await second.request(
             "GET",
@@ -103,7 +104,7 @@ struct EmulatorProcessTests {
     }
 
     @Test("--trust with an unknown role fails with a message naming the entry")
-    func badTrustFile() throws {
+    func badTrustFile() async throws {
         let directory = try CLI.temporaryDirectory()
         let path = directory + "/trust.json"
         #expect(
@@ -115,7 +116,7 @@ struct EmulatorProcessTests {
                 )
             )
         )
-        let out = try CLI.run(["emulator", "--trust", path, "--in-memory", "--port", "0"])
+        let out = try await CLI.run(["emulator", "--trust", path, "--in-memory", "--port", "0"])
         #expect(out.status == 1)
         #expect(out.stderr.contains("serviceAccounts[0].roles"))
     }
@@ -128,9 +129,9 @@ struct EmulatorProcessTests {
             ("postgres://u:secret-pw@127.0.0.1:1/db?sslmode=disable", "127.0.0.1:1/db"),
         ]
     )
-    func badDatabase(_ url: String, _ mentions: String) throws {
+    func badDatabase(_ url: String, _ mentions: String) async throws {
         let directory = try CLI.temporaryDirectory()
-        let out = try CLI.run(["emulator", "--database", url, "--port", "0", "--grpc-port", "0"], in: directory)
+        let out = try await CLI.run(["emulator", "--database", url, "--port", "0", "--grpc-port", "0"], in: directory)
         #expect(out.status == 1)
         #expect(out.stderr.contains(mentions), "\(out.stderr)")
         #expect(!out.stderr.contains("secret-pw"))
@@ -142,10 +143,10 @@ struct EmulatorProcessTests {
         "--database with a wrong password names the server and the user, not the password",
         .enabled(if: PostgresCLIServer.url != nil, "no PostgreSQL server: set FLEETAUTH_TEST_POSTGRES_URL")
     )
-    func wrongPassword() throws {
+    func wrongPassword() async throws {
         let url = try #require(PostgresCLIServer.url)
         let wrong = url.replacingOccurrences(of: "://postgres:", with: "://postgres:not-the-password-")
-        let out = try CLI.run(
+        let out = try await CLI.run(
             ["emulator", "--database", wrong, "--port", "0"],
             in: try CLI.temporaryDirectory(),
             timeout: 60

@@ -53,7 +53,7 @@ final class ListeningProcess: @unchecked Sendable {
     }
 }
 
-@Suite("fleetauth: keyless signing (IAM through the emulator, PKCS#11 on SoftHSM2)", .serialized)
+@Suite("fleetauth: keyless signing (IAM through the emulator, PKCS#11 on SoftHSM2)", .temporaryResources, .serialized)
 struct KeylessCLITests {
     @Test("token mint --signer iam signs through the emulator's IAM, authenticated by its metadata server")
     func mintThroughIAM() async throws {
@@ -64,7 +64,7 @@ struct KeylessCLITests {
         let email = try ServiceAccountKey(contentsOf: directory + "/fleet-engine-data/keys/driver-sdk-user.json")
             .clientEmail
         let base = "http://127.0.0.1:\(emulator.port)"
-        let minted = try await CLI.runDetached(
+        let minted = try await CLI.run(
             [
                 "token", "mint", "--signer", "iam", "--service-account", email, "--iam-credentials-url", base,
                 "--type", "driver", "--vehicle", "v1",
@@ -76,7 +76,7 @@ struct KeylessCLITests {
         let jwt = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let (status, _) = try await emulator.request("GET", "/v1/providers/demo-project/vehicles/v1", token: jwt)
         #expect(status == 404)  // authenticated and authorized: the vehicle does not exist
-        let refused = try await CLI.runDetached(
+        let refused = try await CLI.run(
             [
                 "token", "mint", "--signer", "iam", "--service-account", "nobody@demo-project.iam.gserviceaccount.com",
                 "--iam-credentials-url", base, "--type", "server",
@@ -114,7 +114,7 @@ struct KeylessCLITests {
         let files = try FileManager.default.contentsOfDirectory(atPath: directory + "/token-server-data/keys")
         #expect(!files.contains { $0.hasPrefix("driver-") })
         #expect(files.contains { $0.hasPrefix("consumer-") })
-        let rotate = try await CLI.runDetached(["keys", "rotate", "--family", "driver"], in: directory, timeout: 30)
+        let rotate = try await CLI.run(["keys", "rotate", "--family", "driver"], in: directory, timeout: 30)
         #expect(rotate.status == 1)
         #expect(rotate.stderr.contains("FleetAuth holds no key"), "\(rotate.stderr)")
     }
@@ -143,7 +143,7 @@ struct KeylessCLITests {
     func badConfiguration(_ arguments: [String], _ problem: String) async throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let result = try await CLI.runDetached(["token-server", "--port", "0"] + arguments, in: directory, timeout: 30)
+        let result = try await CLI.run(["token-server", "--port", "0"] + arguments, in: directory, timeout: 30)
         #expect(result.status != 0)
         #expect(result.stderr.contains(problem), "\(result.stderr)")
         #expect(!result.stderr.contains("Fatal error"))
@@ -164,28 +164,28 @@ struct KeylessCLITests {
         let token = try await CLI.detached { try SoftHSM.makeToken(label: "cli") }
         let uri = token.uri(object: "driver")
         let email = "hsm-driver@demo-project.iam.gserviceaccount.com"
-        let created = try await CLI.runDetached(
+        let created = try await CLI.run(
             ["keys", "create", "--pkcs11", uri],
             environment: token.environment,
             timeout: 30
         )
         #expect(created.status == 0, "\(created.stderr)")
         #expect(!created.stdout.contains(token.pin))
-        let again = try await CLI.runDetached(
+        let again = try await CLI.run(
             ["keys", "create", "--pkcs11", uri],
             environment: token.environment,
             timeout: 30
         )
         #expect(again.status == 1 && again.stderr.contains("already exists"))
         let certificate = directory + "/cert.pem"
-        let written = try await CLI.runDetached(
+        let written = try await CLI.run(
             ["keys", "certificate", "--pkcs11", uri, "--service-account", email, "--out", certificate],
             environment: token.environment,
             timeout: 30
         )
         #expect(written.status == 0, "\(written.stderr)")
         #expect(try String(contentsOfFile: certificate, encoding: .utf8).hasPrefix("-----BEGIN CERTIFICATE-----"))
-        let minted = try await CLI.runDetached(
+        let minted = try await CLI.run(
             [
                 "token", "mint", "--signer", uri, "--service-account", email, "--key-id", "uploaded-1", "--type",
                 "server",
@@ -208,7 +208,7 @@ struct KeylessCLITests {
         ]
         if SoftHSM.pkcs11Tool != nil { failures.append((token.uri(object: "ec"), "not an RSA key")) }
         for (bad, problem) in failures {
-            let result = try await CLI.runDetached(
+            let result = try await CLI.run(
                 ["token-server", "--port", "0", "--signer", "driver=\(bad)", "--service-account", "driver=\(email)"],
                 in: directory,
                 environment: token.environment,

@@ -2,6 +2,7 @@ import FleetAuthCore
 import FleetAuthIAM
 import FleetAuthJWT
 import FleetAuthServerSupport
+import FleetAuthServerTesting
 import FleetEngineEmulator
 import Foundation
 import Hummingbird
@@ -10,7 +11,7 @@ import Testing
 
 /// The emulator as Google's IAM and metadata server (``LocalIAM``), for the accounts whose key files it holds: the
 /// IAM signer mints through it, the emulator accepts what it signed, and its refusals are IAM's.
-@Suite("The emulator plays IAM and the metadata server")
+@Suite("The emulator plays IAM and the metadata server", .temporaryResources)
 struct LocalIAMTests {
     struct Emulator {
         let driver: ServiceAccountKey
@@ -34,7 +35,7 @@ struct LocalIAMTests {
     static let driver = try! ServiceAccountKey.generate(projectID: "demo-project", name: "iam-driver")
 
     func withEmulator(_ body: @escaping @Sendable (Emulator) async throws -> Void) async throws {
-        let directory = NSTemporaryDirectory() + "fleetauth-local-iam-" + UUID().uuidString
+        let directory = try TestResources.required().temporaryDirectory("fleetauth-local-iam")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let driver = Self.driver

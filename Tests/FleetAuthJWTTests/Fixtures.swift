@@ -1,6 +1,7 @@
 import CryptoExtras
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerTesting
 import Foundation
 
 /// Keys and token-forging helpers shared by the JWT tests. Keys are generated once per test process.
@@ -79,7 +80,7 @@ enum Fixtures {
 
     /// A fresh temporary directory.
     static func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "fleetauth-tests-" + UUID().uuidString
+        let path = try TestResources.required().temporaryDirectory("fleetauth-tests")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }

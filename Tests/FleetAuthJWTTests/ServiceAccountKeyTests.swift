@@ -2,11 +2,12 @@ import Crypto
 import CryptoExtras
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerTesting
 import FleetAuthTesting
 import Foundation
 import Testing
 
-@Suite("Service-account key files")
+@Suite("Service-account key files", .temporaryResources)
 struct ServiceAccountKeyTests {
     @Test("a created key file has Google's format, mode 0600, and loads back with the same key")
     func createWriteLoad() throws {
@@ -137,7 +138,7 @@ struct ServiceAccountKeyTests {
     }
 }
 
-@Suite("JWK sets")
+@Suite("JWK sets", .temporaryResources)
 struct JSONWebKeySetTests {
     @Test("published keys have the documented members and load back")
     func publishAndLoad() throws {

@@ -1,6 +1,7 @@
 import FleetAuthClient
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerTesting
 import FleetAuthStack
 import FleetAuthTesting
 import FleetEngineEmulator
@@ -22,7 +23,7 @@ struct StackFixture {
 
     /// - Parameter keyless: the token server holds no key and signs through the emulator's IAM.
     init(keyless: Bool = false) async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("stack-\(UUID().uuidString)").path
+        directory = try TestResources.required().temporaryDirectory("stack")
         stack =
             keyless
             ? try await LocalStack(
@@ -160,7 +161,7 @@ final class SpoilingFetcher: TokenFetcher, @unchecked Sendable {
     }
 }
 
-@Suite("Client SDK against a live emulator and token server")
+@Suite("Client SDK against a live emulator and token server", .temporaryResources)
 struct LiveFleetTests {
     static func location(_ latitude: Double) -> VehicleLocation {
         VehicleLocation(latitude: latitude, longitude: -122.0, heading: 0, speed: 8, time: Date())

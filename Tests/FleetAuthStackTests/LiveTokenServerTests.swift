@@ -1,5 +1,6 @@
 import FleetAuthClient
 import FleetAuthCore
+import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetTokenServer
 import Foundation
@@ -11,13 +12,11 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("Token provider against a live token server")
+@Suite("Token provider against a live token server", .temporaryResources)
 struct LiveTokenServerTests {
     @Test("the provider fetches, caches and refreshes real tokens over loopback; 403 is terminal")
     func live() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("client-\(UUID().uuidString)")
-            .path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try TestResources.required().temporaryDirectory("client")
         let server = try await TokenServer(
             configuration: .init(dataDirectory: directory, bcryptCost: 4),
             store: try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName)

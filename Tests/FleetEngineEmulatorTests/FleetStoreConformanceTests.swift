@@ -18,8 +18,7 @@ struct FleetStoreDriver: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     static func temporaryPath() throws -> String {
-        let directory = NSTemporaryDirectory() + "fleet-store-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try TestResources.required().temporaryDirectory("fleet-store")
         return directory + "/" + EmulatorServer.databaseFileName
     }
 
@@ -33,10 +32,11 @@ struct FleetStoreDriver: Sendable, CustomTestStringConvertible {
 
     /// A fresh database on the PostgreSQL server the tests are given (see ``PostgresTestServer``).
     static let postgres = FleetStoreDriver(name: "PostgreSQL") {
-        let url = try await PostgresTestServer.freshDatabase()
+        let resources = try TestResources.required()
+        let url = try await resources.freshDatabase()
         return (
-            try await PostgresFleetStore.connect(url, maximumConnections: 4),
-            { try await PostgresFleetStore.connect(url, maximumConnections: 4) }
+            try await PostgresFleetStore.connect(url, maximumConnections: 4, in: resources.pools),
+            { try await PostgresFleetStore.connect(url, maximumConnections: 4, in: resources.pools) }
         )
     }
 
@@ -45,7 +45,7 @@ struct FleetStoreDriver: Sendable, CustomTestStringConvertible {
 }
 
 /// What every ``FleetStore`` must do, whatever keeps the data.
-@Suite("FleetStore conformance")
+@Suite("FleetStore conformance", .temporaryResources)
 struct FleetStoreConformanceTests {
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
@@ -283,7 +283,7 @@ struct FleetStoreConformanceTests {
     }
 }
 
-@Suite("SQLite store migrations")
+@Suite("SQLite store migrations", .temporaryResources)
 struct SQLiteFleetStoreMigrationTests {
     @Test("a database of the first schema (REST JSON bodies) is read after migrating to protobuf bodies")
     func jsonToProtobuf() async throws {

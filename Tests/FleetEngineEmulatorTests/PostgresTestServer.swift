@@ -17,9 +17,9 @@ struct PostgresAvailabilityTests {
             PostgresTestServer.url,
             "FLEETAUTH_REQUIRE_POSTGRES=1 but no FLEETAUTH_TEST_POSTGRES_URL"
         )
-        let database = try await PostgreSQLDatabase.connect(url, migrations: nil, maximumConnections: 1)
-        let rows = try await database.query("SELECT 1")
+        let rows = try await PostgreSQLDatabase.withDatabase(url, migrations: nil, maximumConnections: 1) {
+            try await $0.query("SELECT 1")
+        }
         #expect(rows.count == 1)
-        await database.close()
     }
 }

@@ -1,12 +1,13 @@
 import FleetAuthCore
 import FleetAuthServerSupport
+import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetTokenServer
 import Foundation
 import Logging
 import Testing
 
-@Suite("Periodic work: the key pruner")
+@Suite("Periodic work: the key pruner", .temporaryResources)
 struct KeyPrunerTests {
     /// Yields until `clock` has `count` sleepers: the code under test has gone back to sleep.
     static func sleepers(_ clock: ManualClock, _ count: Int) async {

@@ -13,7 +13,7 @@ import Testing
 
 /// Token families that sign without a key the token server holds: through IAM `signJwt` (a fake Google on loopback,
 /// with scripted faults) or in a PKCS#11 token (SoftHSM2).
-@Suite("Token server: keyless families (IAM, PKCS#11)")
+@Suite("Token server: keyless families (IAM, PKCS#11)", .temporaryResources)
 struct KeylessSigningTests {
     struct Fixture {
         let directory: String
@@ -22,7 +22,7 @@ struct KeylessSigningTests {
         let log: LogRecorder
 
         init() throws {
-            directory = NSTemporaryDirectory() + "ts-keyless-" + UUID().uuidString
+            directory = try TestResources.required().temporaryDirectory("ts-keyless")
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             store = try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName)
             clock = ManualClock()

@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetEngineEmulator
 import FleetTokenServer
@@ -10,7 +11,7 @@ import Logging
 import ServiceLifecycle
 import Testing
 
-@Suite("Token server: keys, rotation and the emulator")
+@Suite("Token server: keys, rotation and the emulator", .temporaryResources)
 struct KeysTests {
     static func keyIDs(_ object: JSONObject) -> [String] {
         (object["keys"]?.arrayValue ?? []).compactMap { $0.objectValue?["kid"]?.stringValue }
@@ -142,7 +143,7 @@ struct KeysTests {
     }
 }
 
-@Suite("Token server: admin API")
+@Suite("Token server: admin API", .temporaryResources)
 struct AdminTests {
     @Test("operators manage users and grants; other users get 403; mistakes are 400/404/409")
     func admin() async throws {
@@ -228,7 +229,7 @@ struct AdminTests {
     }
 }
 
-@Suite("Token server: service accounts")
+@Suite("Token server: service accounts", .temporaryResources)
 struct ServiceAccountTests {
     @Test("a service key grants and revokes and does nothing else; it cannot log in; removing the account revokes it")
     func serviceKey() async throws {

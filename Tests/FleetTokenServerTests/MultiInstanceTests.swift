@@ -1,6 +1,7 @@
 import FleetAuthCore
 import FleetAuthJWT
 import FleetAuthServerSupport
+import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetTokenServer
 import Foundation
@@ -25,7 +26,7 @@ struct TwoTokenServers: @unchecked Sendable {
         let reopen = try #require(another)
         let storeB = try await reopen()
         let clock = ManualClock()
-        let directories = (0..<2).map { _ in NSTemporaryDirectory() + "ts-instance-" + UUID().uuidString }
+        let directories = try (0..<2).map { _ in try TestResources.required().temporaryDirectory("ts-instance") }
         @Sendable func open(_ store: any TokenServerStorage, _ directory: String) async throws -> TokenServer {
             try await TokenServer(
                 configuration: .init(dataDirectory: directory, keyEncryptionKey: keyEncryptionKey, bcryptCost: 4),
@@ -63,7 +64,7 @@ struct TwoTokenServers: @unchecked Sendable {
     }
 }
 
-@Suite("Token server: several instances on one store")
+@Suite("Token server: several instances on one store", .temporaryResources)
 struct MultiInstanceTests {
     static let kek = KeyEncryptionKey.generate()
 
@@ -159,7 +160,7 @@ struct MultiInstanceTests {
     )
     func wrongKeyEncryptionKey(_ driver: TokenServerStoreDriver) async throws {
         let servers = try await TwoTokenServers.start(driver, keyEncryptionKey: Self.kek)
-        let directory = NSTemporaryDirectory() + "ts-wrong-" + UUID().uuidString
+        let directory = try TestResources.required().temporaryDirectory("ts-wrong")
         do {
             _ = try await TokenServer(
                 configuration: .init(dataDirectory: directory, keyEncryptionKey: .generate()),
@@ -181,7 +182,7 @@ struct MultiInstanceTests {
     }
 }
 
-@Suite("Key-encryption key")
+@Suite("Key-encryption key", .temporaryResources)
 struct KeyEncryptionKeyTests {
     @Test("32 bytes in base64, written once with mode 0600; anything else is refused with the reason")
     func format() throws {
@@ -196,7 +197,7 @@ struct KeyEncryptionKeyTests {
         } catch {
             #expect(error.message.contains("16 bytes"))
         }
-        let path = NSTemporaryDirectory() + "kek-" + UUID().uuidString
+        let path = try TestResources.required().temporaryDirectory("kek") + "/kek"
         try key.write(to: path)
         #expect(try KeyEncryptionKey(contentsOf: path) == key)
         let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber

@@ -34,7 +34,7 @@ struct OpenIDFixture: @unchecked Sendable {
         let provider = TestOpenIDProvider(keys: try keys ?? [.newRSA(), .newEC()])
         try await Application(router: provider.router).test(.live) { opClient in
             provider.issuer = "http://127.0.0.1:\(try #require(opClient.port))/op"
-            let directory = NSTemporaryDirectory() + "ts-oidc-" + UUID().uuidString
+            let directory = try TestResources.required().temporaryDirectory("ts-oidc")
             let store = try SQLiteTokenServerStore(inMemory: ())
             let clock = ManualClock()
             let log = LogRecorder()
@@ -95,7 +95,7 @@ extension TestClientProtocol {
     }
 }
 
-@Suite("Token server: login with an OpenID Provider's ID token")
+@Suite("Token server: login with an OpenID Provider's ID token", .temporaryResources)
 struct OpenIDLoginTests {
     @Test("an RS256 or ES256 ID token of a linked identity is a session like a password login's; tokens follow grants")
     func linkedLogin() async throws {

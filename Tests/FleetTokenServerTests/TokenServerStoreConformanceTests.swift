@@ -17,8 +17,7 @@ struct TokenServerStoreDriver: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     static let sqliteFile = TokenServerStoreDriver(name: "SQLite file") {
-        let directory = NSTemporaryDirectory() + "token-store-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try TestResources.required().temporaryDirectory("token-store")
         let path = directory + "/" + TokenServer.databaseFileName
         return (try SQLiteTokenServerStore(path: path), { try SQLiteTokenServerStore(path: path) })
     }
@@ -27,10 +26,11 @@ struct TokenServerStoreDriver: Sendable, CustomTestStringConvertible {
     }
     /// A fresh database on the PostgreSQL server the tests are given (see ``PostgresTestServer``).
     static let postgres = TokenServerStoreDriver(name: "PostgreSQL") {
-        let url = try await PostgresTestServer.freshDatabase()
+        let resources = try TestResources.required()
+        let url = try await resources.freshDatabase()
         return (
-            try await PostgresTokenServerStore.connect(url, maximumConnections: 4),
-            { try await PostgresTokenServerStore.connect(url, maximumConnections: 4) }
+            try await PostgresTokenServerStore.connect(url, maximumConnections: 4, in: resources.pools),
+            { try await PostgresTokenServerStore.connect(url, maximumConnections: 4, in: resources.pools) }
         )
     }
 
@@ -39,7 +39,7 @@ struct TokenServerStoreDriver: Sendable, CustomTestStringConvertible {
 }
 
 /// What every token-server store must do, by concern.
-@Suite("Token server store conformance")
+@Suite("Token server store conformance", .temporaryResources)
 struct TokenServerStoreConformanceTests {
     static let t0 = Date(epochSeconds: 1_800_000_000)
     static let dana = AppUser(username: "dana", role: .driver)

@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetTokenServer
 import Foundation
@@ -19,7 +20,7 @@ struct TokenServerFixture: @unchecked Sendable {
     let clock: ManualClock
 
     init(auditLogger: Logger = Logger(label: "audit")) async throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("ts-\(UUID().uuidString)").path
+        directory = try TestResources.required().temporaryDirectory("ts")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         clock = ManualClock()
         store = try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName)
@@ -84,7 +85,7 @@ extension TestClientProtocol {
     }
 }
 
-@Suite("Token server: login and sessions")
+@Suite("Token server: login and sessions", .temporaryResources)
 struct LoginTests {
     @Test("login returns an opaque session stored only as a hash; logout ends it")
     func loginLogout() async throws {
@@ -232,7 +233,7 @@ struct LoginTests {
     }
 }
 
-@Suite("Token server: token endpoints")
+@Suite("Token server: token endpoints", .temporaryResources)
 struct TokenEndpointTests {
     static func verify(_ jwt: String, _ fixture: TokenServerFixture, family: TokenFamily) throws -> VerifiedToken {
         let key = try fixture.server.keyring.signingKey(for: family).key!

@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthServerTesting
 import FleetTokenServer
 import Foundation
 import Hummingbird
@@ -7,7 +8,7 @@ import Testing
 
 /// The browser pages as files: served with a strict content security policy, told where Fleet Engine is, and
 /// nothing else reachable under /app. (What they do in a browser is tested in Chromium: Tests/Browser.)
-@Suite("Token server: the browser pages")
+@Suite("Token server: the browser pages", .temporaryResources)
 struct WebAppTests {
     @Test("pages, scripts and config are served; the policy allows this server and Fleet Engine only")
     func pages() async throws {

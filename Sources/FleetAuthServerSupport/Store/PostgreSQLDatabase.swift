@@ -1,3 +1,4 @@
+import Foundation
 package import Logging
 package import PostgresNIO
 import ServiceLifecycle
@@ -7,36 +8,76 @@ import ServiceLifecycle
 /// request; and versioned migrations applied once, under an advisory lock, so that several instances starting at
 /// once on one database neither race nor apply a step twice.
 ///
-/// It is a `Service`: it runs the pool until graceful shutdown, then closes it. ``connect(_:migrations:logger:)``
-/// starts the pool at once, so a store is usable as soon as it is opened — by a command that runs no service group
-/// too (call ``close()`` when done).
+/// The pool runs in a scope (``PostgresPools``): ``withDatabase(_:migrations:maximumConnections:logger:_:)``
+/// for one database, ``PostgresPools/withPools(_:)`` for several; it is closed when the scope ends, and a store
+/// opened in it can run in a service group inside that scope. As a `Service` the database waits for graceful
+/// shutdown and then closes its pool.
 package final class PostgreSQLDatabase: Service, Sendable {
     package let url: PostgresURL
     package let client: PostgresClient
-    private let runner: Task<Void, Never>
+    private let stop: Stop
     /// The logger queries run with (postgres-nio's, silent by default).
     package let logger: Logger
 
-    private init(url: PostgresURL, client: PostgresClient, runner: Task<Void, Never>, logger: Logger) {
+    /// How the pool is stopped: by the end of its scope (and ``close()`` asks for it early), or, for a database
+    /// opened without a scope, by cancelling the task that runs it.
+    enum Stop: Sendable {
+        case scoped(AsyncStream<Never>.Continuation)
+        case unscoped(Task<Void, Never>)
+    }
+
+    init(url: PostgresURL, client: PostgresClient, stop: Stop, logger: Logger) {
         self.url = url
         self.client = client
-        self.runner = runner
+        self.stop = stop
         self.logger = logger
     }
 
-    /// Connects, checks the connection, and applies the pending `migrations` (nil: none, for administration).
+    /// Runs `body` with the database at `url`, checked and migrated; its pool closes when `body` returns.
     ///
     /// - Parameters:
     ///   - url: where the database is.
-    ///   - migrations: the schema, step by step; each scope keeps its own versions.
+    ///   - migrations: the schema, step by step (nil: none, for administration); each scope keeps its own versions.
     ///   - maximumConnections: the pool's size.
     ///   - logger: where postgres-nio logs in the background (silent by default).
+    package static func withDatabase<Result>(
+        _ url: PostgresURL,
+        migrations: PostgresMigrations?,
+        maximumConnections: Int = 20,
+        logger: Logger = .silent(label: "fleetauth.postgres"),
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgreSQLDatabase) async throws -> Result
+    ) async throws -> Result {
+        try await PostgresPools.withPools { pools in
+            let database = try await pools.connect(
+                url,
+                migrations: migrations,
+                maximumConnections: maximumConnections,
+                logger: logger
+            )
+            return try await body(database)
+        }
+    }
+
+    /// Connects with a pool that runs in a task of its own until ``close()``, for code that cannot give it a
+    /// scope; prefer ``withDatabase(_:migrations:maximumConnections:logger:_:)``.
     package static func connect(
         _ url: PostgresURL,
         migrations: PostgresMigrations?,
         maximumConnections: Int = 20,
         logger: Logger = .silent(label: "fleetauth.postgres")
     ) async throws(StoreError) -> PostgreSQLDatabase {
+        let client = PostgresClient(
+            configuration: configuration(url, maximumConnections: maximumConnections),
+            backgroundLogger: logger
+        )
+        let runner = Task { await client.run() }
+        let database = PostgreSQLDatabase(url: url, client: client, stop: .unscoped(runner), logger: logger)
+        try await database.prepare(migrations)
+        return database
+    }
+
+    static func configuration(_ url: PostgresURL, maximumConnections: Int) -> PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(
             host: url.host,
             port: url.port,
@@ -51,17 +92,18 @@ package final class PostgreSQLDatabase: Service, Sendable {
         )
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(5)
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let runner = Task { await client.run() }
-        let database = PostgreSQLDatabase(url: url, client: client, runner: runner, logger: logger)
+        return configuration
+    }
+
+    /// Checks the connection and applies the pending migrations; on failure the pool is closed.
+    func prepare(_ migrations: PostgresMigrations?) async throws(StoreError) {
         do {
-            try await database.check()
-            try await migrations?.apply(on: database)
+            try await check()
+            try await migrations?.apply(on: self)
         } catch {
-            await database.close()
+            await close()
             throw error
         }
-        return database
     }
 
     /// One connection of its own, opened and closed, proves the server is there and accepts us: the pool would
@@ -158,10 +200,71 @@ package final class PostgreSQLDatabase: Service, Sendable {
         await close()
     }
 
-    /// Closes the pool; waiting queries fail.
+    /// Closes the pool; waiting queries fail. In a scope the pool is stopped now and the scope's end waits for it.
     package func close() async {
-        runner.cancel()
-        await runner.value
+        switch stop {
+        case .scoped(let signal):
+            signal.finish()
+        case .unscoped(let runner):
+            runner.cancel()
+            await runner.value
+        }
+    }
+}
+
+/// Runs PostgreSQL connection pools for the length of a scope: every pool opened with
+/// ``connect(_:migrations:maximumConnections:logger:)`` runs in a child task of ``withPools(_:)``, which closes
+/// them all (and waits for them) before it returns. Nothing outlives the scope.
+package struct PostgresPools: Sendable {
+    private let pools: AsyncStream<(PostgresClient, AsyncStream<Never>)>.Continuation
+
+    /// Runs `body`; the pools it opens are closed when it returns or throws.
+    package static func withPools<Result>(
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresPools) async throws -> Result
+    ) async throws -> Result {
+        let (opened, pools) = AsyncStream.makeStream(of: (PostgresClient, AsyncStream<Never>).self)
+        return try await withThrowingTaskGroup(of: Void.self, returning: Result.self) { group in
+            group.addTask {
+                await withDiscardingTaskGroup { running in
+                    for await (client, stop) in opened {
+                        running.addTask {
+                            await withDiscardingTaskGroup { pool in
+                                pool.addTask { await client.run() }
+                                for await _ in stop {}  // until close() or the scope's end
+                                pool.cancelAll()
+                            }
+                        }
+                    }
+                }
+            }
+            defer {
+                pools.finish()
+                group.cancelAll()
+            }
+            return try await body(PostgresPools(pools: pools))
+        }
+    }
+
+    /// Connects, checks the connection, and applies the pending `migrations` (nil: none, for administration); the
+    /// pool runs until the scope ends or the database is closed.
+    package func connect(
+        _ url: PostgresURL,
+        migrations: PostgresMigrations?,
+        maximumConnections: Int = 20,
+        logger: Logger = .silent(label: "fleetauth.postgres")
+    ) async throws(StoreError) -> PostgreSQLDatabase {
+        let client = PostgresClient(
+            configuration: PostgreSQLDatabase.configuration(url, maximumConnections: maximumConnections),
+            backgroundLogger: logger
+        )
+        let (stopped, stop) = AsyncStream.makeStream(of: Never.self)
+        guard case .enqueued = pools.yield((client, stopped)) else {
+            throw .unavailable("PostgreSQL at \(url.location): opened after its scope ended.")
+        }
+        let database = PostgreSQLDatabase(url: url, client: client, stop: .scoped(stop), logger: logger)
+        try await database.prepare(migrations)
+        return database
     }
 }
 
@@ -235,6 +338,39 @@ package struct PostgresMigrations: Sendable {
             throw .unavailable(
                 "Cannot migrate the \(scope) schema in \(database.url.location): \(PostgreSQLDatabase.reason(error))."
             )
+        }
+    }
+}
+
+extension PostgresURL {
+    /// Runs `body` with the URL of a new, empty database on this server (this URL names a database to connect to
+    /// as an administrator, such as `postgres`), and drops it afterwards — whether `body` returns or throws —
+    /// closing any connection still open to it. For tests and benchmarks.
+    package func withTemporaryDatabase<Result>(
+        prefix: String,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresURL) async throws -> Result
+    ) async throws -> Result {
+        var url = self
+        url.database = prefix + "_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        let name = url.database
+        try await PostgreSQLDatabase.withDatabase(self, migrations: nil, maximumConnections: 1) { admin in
+            _ = try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
+        }
+        let result: Result
+        do {
+            result = try await body(url)
+        } catch {
+            try? await dropDatabase(name)
+            throw error
+        }
+        try await dropDatabase(name)
+        return result
+    }
+
+    private func dropDatabase(_ name: String) async throws {
+        try await PostgreSQLDatabase.withDatabase(self, migrations: nil, maximumConnections: 1) { admin in
+            _ = try await admin.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"))
         }
     }
 }

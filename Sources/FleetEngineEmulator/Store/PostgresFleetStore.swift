@@ -16,7 +16,26 @@ import SwiftProtobuf
 public final class PostgresFleetStore: FleetStore {
     package let database: PostgreSQLDatabase
 
-    /// Connects and applies the emulator's migrations.
+    /// Runs `body` with the store at `url`, connected and migrated; its connection pool closes when `body`
+    /// returns. Run a server's service group inside `body`: the store is one of its services.
+    public static func withConnected<Result>(
+        _ url: PostgresURL,
+        maximumConnections: Int = 20,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresFleetStore) async throws -> Result
+    ) async throws -> Result {
+        try await PostgreSQLDatabase.withDatabase(
+            url,
+            migrations: migrations,
+            maximumConnections: maximumConnections
+        ) { database in
+            try await body(PostgresFleetStore(database: database))
+        }
+    }
+
+    /// Connects and applies the emulator's migrations, with a pool that runs in a task of its own until
+    /// ``close()``.
+    @available(*, deprecated, message: "Use withConnected(_:maximumConnections:_:): its pool closes with its scope.")
     public static func connect(_ url: PostgresURL, maximumConnections: Int = 20) async throws(StoreError)
         -> PostgresFleetStore
     {
@@ -26,6 +45,17 @@ public final class PostgresFleetStore: FleetStore {
                 migrations: migrations,
                 maximumConnections: maximumConnections
             )
+        )
+    }
+
+    /// Connects and migrates, with the pool running in `pools`' scope.
+    package static func connect(
+        _ url: PostgresURL,
+        maximumConnections: Int = 20,
+        in pools: PostgresPools
+    ) async throws(StoreError) -> PostgresFleetStore {
+        PostgresFleetStore(
+            database: try await pools.connect(url, migrations: migrations, maximumConnections: maximumConnections)
         )
     }
 
@@ -69,6 +99,9 @@ public final class PostgresFleetStore: FleetStore {
     )
 
     public func run() async throws { try await database.run() }
+
+    /// Closes the connection pool (for a one-shot use, such as a CLI command).
+    public func close() async { await database.close() }
 
     // MARK: Encoding
 

@@ -16,7 +16,26 @@ import PostgresNIO
 public final class PostgresTokenServerStore: TokenServerStorage {
     package let database: PostgreSQLDatabase
 
-    /// Connects and applies the token server's migrations.
+    /// Runs `body` with the store at `url`, connected and migrated; its connection pool closes when `body`
+    /// returns. Run a server's service group inside `body`: the store is one of its services.
+    public static func withConnected<Result>(
+        _ url: PostgresURL,
+        maximumConnections: Int = 20,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresTokenServerStore) async throws -> Result
+    ) async throws -> Result {
+        try await PostgreSQLDatabase.withDatabase(
+            url,
+            migrations: migrations,
+            maximumConnections: maximumConnections
+        ) { database in
+            try await body(PostgresTokenServerStore(database: database))
+        }
+    }
+
+    /// Connects and applies the token server's migrations, with a pool that runs in a task of its own until
+    /// ``close()``.
+    @available(*, deprecated, message: "Use withConnected(_:maximumConnections:_:): its pool closes with its scope.")
     public static func connect(_ url: PostgresURL, maximumConnections: Int = 20) async throws(StoreError)
         -> PostgresTokenServerStore
     {
@@ -26,6 +45,17 @@ public final class PostgresTokenServerStore: TokenServerStorage {
                 migrations: migrations,
                 maximumConnections: maximumConnections
             )
+        )
+    }
+
+    /// Connects and migrates, with the pool running in `pools`' scope.
+    package static func connect(
+        _ url: PostgresURL,
+        maximumConnections: Int = 20,
+        in pools: PostgresPools
+    ) async throws(StoreError) -> PostgresTokenServerStore {
+        PostgresTokenServerStore(
+            database: try await pools.connect(url, migrations: migrations, maximumConnections: maximumConnections)
         )
     }
 

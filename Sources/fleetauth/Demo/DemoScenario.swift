@@ -39,7 +39,8 @@ struct DemoScenario: Sendable {
         self.prefix = prefix
         let tripsPerVehicle = Int((Double(consumers) / Double(drivers)).rounded(.up))
         let seconds = Double(simulatedDuration.components.seconds)
-        let leg = max(100, 0.7 * seconds * Self.velocity / Double(2 * max(tripsPerVehicle, 1)))
+        // Driving takes half the run, leaving the rest for dispatch calls and token fetches on a loaded machine.
+        let leg = max(100, 0.5 * seconds * Self.velocity / Double(2 * max(tripsPerVehicle, 1)))
         var tripIDs = (0..<consumers).map { "\(prefix)trip-\($0 + 1)" }.makeIterator()
         vehicles = (1...drivers).map { index in
             let angle = Double(index) / Double(drivers) * 2 * .pi

@@ -1,0 +1,60 @@
+import FleetAuthServerSupport
+import FleetAuthServerTesting
+import PostgresNIO
+import Testing
+
+@Suite(
+    "PostgreSQL pools live in scopes",
+    .enabled(if: PostgresTestServer.url != nil, "no PostgreSQL server: set FLEETAUTH_TEST_POSTGRES_URL")
+)
+struct PostgresPoolsTests {
+    /// Connections to `database` other than the asking one, as the server counts them.
+    static func connections(to database: String, admin: PostgresURL) async throws -> Int {
+        try await PostgreSQLDatabase.withDatabase(admin, migrations: nil, maximumConnections: 1) { connection in
+            let rows = try await connection.query(
+                "SELECT count(*)::int FROM pg_stat_activity WHERE datname = \(database) AND pid <> pg_backend_pid()"
+            )
+            var count = 0
+            for row in rows { count = try row.decode(Int.self) }
+            return count
+        }
+    }
+
+    @Test("a scope's pools are closed when it ends, and a temporary database is dropped")
+    func scopes() async throws {
+        let admin = try #require(PostgresTestServer.url)
+        let name = try await admin.withTemporaryDatabase(prefix: "fleetauth_test_scope") { url in
+            try await PostgresPools.withPools { pools in
+                let first = try await pools.connect(url, migrations: nil, maximumConnections: 3)
+                let second = try await pools.connect(url, migrations: nil, maximumConnections: 3)
+                _ = try await first.query("SELECT 1")
+                _ = try await second.query("SELECT 1")
+                #expect(try await Self.connections(to: url.database, admin: admin) >= 2)
+            }
+            #expect(try await Self.connections(to: url.database, admin: admin) == 0, "the scope closed its pools")
+            return url.database
+        }
+        let rows = try await PostgreSQLDatabase.withDatabase(admin, migrations: nil, maximumConnections: 1) {
+            try await $0.query("SELECT 1 FROM pg_database WHERE datname = \(name)")
+        }
+        #expect(rows.isEmpty, "the temporary database was dropped")
+    }
+
+    @Test("a refused connection is a clear error at open, and the scope still ends")
+    func refused() async throws {
+        var url = try #require(PostgresTestServer.url)
+        url.host = "127.0.0.1"
+        url.port = 1
+        await expectRefusal {
+            try await PostgreSQLDatabase.withDatabase(url, migrations: nil) { _ in }
+        }
+    }
+
+    func expectRefusal(_ body: () async throws -> Void) async {
+        let error = await #expect(throws: StoreError.self) { try await body() }
+        #expect(
+            error?.code == .unavailable && error?.message.contains("127.0.0.1:1") == true,
+            "\(String(describing: error))"
+        )
+    }
+}
