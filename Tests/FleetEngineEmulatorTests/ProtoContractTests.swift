@@ -288,6 +288,42 @@ struct ProtoContractTests {
         }
     }
 
+    @Test("a filter nested past 32 levels or over 4 KiB is INVALID_ARGUMENT naming the limit, not a crash")
+    func hostileFilters() async throws {
+        try await Self.withEmulator { client in
+            let restriction = #"attributes.color=\"red\""#
+            for (filter, limit) in [
+                // Each of these overflowed the recursive parser's stack and took the emulator down.
+                (String(repeating: "-", count: 30_000) + restriction, "longer than 4096 bytes"),
+                (String(repeating: "(", count: 4_000), "nests deeper than 32 levels"),
+                (String(repeating: "NOT ", count: 33) + restriction, "nests deeper than 32 levels"),
+                (String(repeating: "- ", count: 20) + String(repeating: "(", count: 13) + restriction, "nests deeper"),
+            ] {
+                let body = Self.searchBody + #","filter":""# + filter + #""}"#
+                let (status, answer) = try await client.call(
+                    .post,
+                    "\(Self.vehicles):search",
+                    token: F.server,
+                    body: body
+                )
+                #expect(status == .badRequest, "\(filter.prefix(40))")
+                #expect(
+                    answer["error"]?.objectValue?["message"]?.stringValue?.contains(limit) == true,
+                    "\(answer.jsonText.prefix(300))"
+                )
+            }
+            // 32 levels are fine, and the emulator is still serving.
+            let deep = String(repeating: "NOT ", count: 32) + restriction
+            let (status, answer) = try await client.call(
+                .post,
+                "\(Self.vehicles):search",
+                token: F.server,
+                body: Self.searchBody + #","filter":""# + deep + #""}"#
+            )
+            #expect(status == .ok, "\(answer.jsonText.prefix(300))")
+        }
+    }
+
     @Test("includeBackToBack: a vehicle with one trip en route to its drop-off, as a BACK_TO_BACK match")
     func backToBack() async throws {
         try await Self.withEmulator { client in

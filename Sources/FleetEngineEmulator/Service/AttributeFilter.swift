@@ -9,7 +9,9 @@ import FleetAuthServerSupport
 ///
 /// A restriction is `attributes.<key>` `=` or `!=` a value, quoted (`"10"`) or bare (`premium`); restrictions combine
 /// with `AND`, `OR` (which binds tighter than `AND`, as AIP-160 says), `NOT`, `-` and parentheses. At most 50
-/// restrictions. Anything else is `INVALID_ARGUMENT`.
+/// restrictions, 32 levels of nesting (each `NOT`, `-` and parenthesis counts) and 4,096 bytes: the parser and the
+/// evaluator recurse, so a filter an attacker writes must not be allowed to nest without bound. Anything else is
+/// `INVALID_ARGUMENT`, naming the limit.
 struct AttributeFilter: Sendable {
     indirect enum Expression: Sendable, Hashable {
         case compare(key: String, value: String, equal: Bool)
@@ -19,11 +21,16 @@ struct AttributeFilter: Sendable {
     }
 
     static let maximumRestrictions = 50
+    static let maximumDepth = 32
+    static let maximumLength = 4096
 
     let expression: Expression
 
     /// Parses `text`; an empty filter matches every vehicle.
     init(_ text: String) throws(GoogleAPIError) {
+        guard text.utf8.count <= Self.maximumLength else {
+            throw .invalidArgument("filter is longer than \(Self.maximumLength) bytes.")
+        }
         var parser = Parser(tokens: try Self.tokens(text))
         expression = try parser.conjunction()
         guard parser.position == parser.tokens.count else {
@@ -96,8 +103,19 @@ struct AttributeFilter: Sendable {
         let tokens: [Token]
         var position = 0
         var restrictions = 0
+        var depth = 0
 
         init(tokens: [Token]) { self.tokens = tokens }
+
+        /// One level deeper (a `NOT`, `-` or parenthesis), within ``AttributeFilter/maximumDepth``.
+        mutating func enter() throws(GoogleAPIError) {
+            depth += 1
+            guard depth <= AttributeFilter.maximumDepth else {
+                throw .invalidArgument(
+                    "filter nests deeper than \(AttributeFilter.maximumDepth) levels (NOT, - and parentheses count)."
+                )
+            }
+        }
 
         var current: Token? { position < tokens.count ? tokens[position] : nil }
 
@@ -125,8 +143,14 @@ struct AttributeFilter: Sendable {
         }
 
         mutating func term() throws(GoogleAPIError) -> Expression {
-            if take("NOT") || take("-") { return .not(try term()) }
+            if take("NOT") || take("-") {
+                try enter()
+                defer { depth -= 1 }
+                return .not(try term())
+            }
             if take("(") {
+                try enter()
+                defer { depth -= 1 }
                 let inner = try conjunction()
                 guard take(")") else { throw .invalidArgument("filter: a \"(\" is not closed.") }
                 return inner
