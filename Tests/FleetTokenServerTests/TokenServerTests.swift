@@ -148,6 +148,41 @@ struct LoginTests {
         }
     }
 
+    @Test("a password with NUL or another control character is refused when set (400) and never logs in")
+    func controlCharacters() async throws {
+        let fixture = try await TokenServerFixture()
+        await expectCode(GoogleAPIError.invalidArgument("")) {
+            try await fixture.server.users.addUser(
+                AppUser(username: "nul", role: .driver),
+                password: "password\u{0}junk"
+            )
+        }
+        await expectCode(GoogleAPIError.invalidArgument("")) {
+            try await fixture.server.users.addUser(AppUser(username: "tab", role: .driver), password: "pass\tword1")
+        }
+        try await fixture.application.test(.router) { client in
+            // bcrypt reads a C string: without the check, everything after a NUL would be ignored.
+            for password in [#"correct horse battery\u0000junk"#, #"correct horse battery\u0000"#] {
+                let (status, _, _) = try await client.json(
+                    .post,
+                    "/v1/sessions",
+                    body: #"{"username":"dana","password":"\#(password)"}"#
+                )
+                #expect(status == .unauthorized, "\(password)")
+            }
+            let session = try await client.login("ops")
+            let (status, body, _) = try await client.json(
+                .post,
+                "/v1/admin/users",
+                bearer: session,
+                body: #"{"username":"nul","role":"driver","password":"\u0000password"}"#
+            )
+            #expect(status == .badRequest)
+            #expect(body["error"]?.objectValue?["message"]?.stringValue?.contains("control characters") == true)
+            #expect(try await fixture.store.credentials(for: "nul") == nil, "nothing was written")
+        }
+    }
+
     @Test("sessions expire")
     func expiry() async throws {
         let fixture = try await TokenServerFixture()

@@ -38,10 +38,19 @@ public struct AppUser: Sendable, Hashable {
         }
     }
 
-    /// Checks a new password: 8 to 72 bytes (bcrypt reads no further than 72).
+    /// Checks a new password: 8 to 72 bytes (bcrypt reads no further than 72), no control characters (bcrypt reads
+    /// a C string: it would stop at a NUL, so `password\u{0}junk` would be the password `password`).
     public static func validate(password: String) throws(GoogleAPIError) {
         guard password.utf8.count >= 8 else { throw .invalidArgument("password must be at least 8 characters.") }
         guard password.utf8.count <= 72 else { throw .invalidArgument("password must be at most 72 bytes.") }
+        guard !hasControlCharacters(password) else {
+            throw .invalidArgument("password must not contain control characters (such as NUL, tab or newline).")
+        }
+    }
+
+    /// Whether `text` holds a control character (Unicode category Cc, NUL among them).
+    static func hasControlCharacters(_ text: String) -> Bool {
+        text.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 }
 

@@ -24,8 +24,11 @@ public struct PasswordHasher: Sendable {
 
     /// Whether `password` matches `hash`; with no hash (an unknown user), false after the same work.
     public func verify(_ password: String, against hash: String?) async throws -> Bool {
-        let checked = hash ?? dummyHash
+        // A password no user can have (a control character: bcrypt would stop reading at a NUL) is checked against
+        // the dummy hash, so it costs what any other wrong password costs, and never matches.
+        let refused = AppUser.hasControlCharacters(password)
+        let checked = (refused ? nil : hash) ?? dummyHash
         let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: checked) }
-        return hash != nil && matches
+        return hash != nil && !refused && matches
     }
 }
