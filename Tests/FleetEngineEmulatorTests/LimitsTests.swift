@@ -94,14 +94,14 @@ struct LimitsTests {
                     head += "Content-Type: application/json\r\n"
                     if chunked {
                         head += "Transfer-Encoding: chunked\r\n\r\n"
-                        connection.send(
+                        return connection.sendReadingStatus(
                             Array(head.utf8) + Array((String(body.count, radix: 16) + "\r\n").utf8) + body
                                 + Array("\r\n0\r\n\r\n".utf8)
                         )
-                    } else {
-                        connection.send(Array((head + "Content-Length: \(body.count)\r\n\r\n").utf8) + body)
                     }
-                    return connection.responseStatus()
+                    return connection.sendReadingStatus(
+                        Array((head + "Content-Length: \(body.count)\r\n\r\n").utf8) + body
+                    )
                 }
                 #expect(status == 413, "chunked: \(chunked)")
             }
@@ -189,6 +189,20 @@ final class RawConnection: @unchecked Sendable {
             if sent <= 0 { return }
             offset += sent
         }
+    }
+
+    /// Sends `bytes` from another thread while reading the response: a server that answers before reading the whole
+    /// request (413 for a body over the limit) and then closes may reset the connection, and a response read only
+    /// after the send could be lost with it.
+    func sendReadingStatus(_ bytes: [UInt8]) -> Int? {
+        let sent = DispatchSemaphore(value: 0)
+        Thread {
+            self.send(bytes)
+            sent.signal()
+        }.start()
+        let status = responseStatus()
+        sent.wait()
+        return status
     }
 
     /// The status code of the response, or nil when the connection closed without one.

@@ -184,9 +184,16 @@ struct DemoRun: Sendable {
                 updateMask: ["trip_status"]
             )
         }
+        // A vehicle moves by the simulated time that passed, not by loop turns: on a loaded machine a 1-second sleep
+        // can take several, and the route must still be driven in the time the scenario planned for it.
         func move(to target: Coordinate) async throws -> Bool {
+            var tick = clock.now
             while clock.now < deadline {
-                let step = position.step(towards: target, metres: DemoScenario.velocity)
+                let now = clock.now
+                let (seconds, attoseconds) = tick.duration(to: now).components
+                let elapsed = max(1, Double(seconds) + Double(attoseconds) / 1e18)
+                tick = now
+                let step = position.step(towards: target, metres: DemoScenario.velocity * elapsed)
                 position = step.position
                 let location = VehicleLocation(
                     latitude: position.latitude,
