@@ -290,6 +290,109 @@ struct TokenServerStoreConformanceTests {
         }
     }
 
+    /// What each of `count` parallel logins was answered: 200, 401 (evaluated) or 429 (refused before any password
+    /// was checked); attempt `index` goes to `services[index % 2]` with what `attempt(index)` names.
+    static func attempts(
+        _ count: Int,
+        _ services: [LoginService],
+        _ attempt: @escaping @Sendable (Int) -> (username: String, password: String, address: String)
+    ) async throws -> [Int] {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<count {
+                group.addTask {
+                    let (username, password, address) = attempt(index)
+                    return try await Self.status {
+                        _ = try await services[index % 2].login(
+                            username: username,
+                            password: password,
+                            address: address
+                        )
+                    }
+                }
+            }
+            var statuses: [Int] = []
+            for try await status in group { statuses.append(status) }
+            return statuses
+        }
+    }
+
+    static func status(_ body: () async throws -> Void) async throws -> Int {
+        do {
+            try await body()
+            return 200
+        } catch let error as GoogleAPIError {
+            if error.code == .unauthenticated { return 401 }
+            if error.code == .resourceExhausted { return 429 }
+            throw error
+        }
+    }
+
+    @Test(
+        "login: parallel guesses through two instances are evaluated at most up to the limit, per user and per address",
+        arguments: TokenServerStoreDriver.persistent
+    )
+    func loginRace(_ driver: TokenServerStoreDriver) async throws {
+        let (store, another) = try await driver.open()
+        let reopen = try #require(another)
+        let second = try await reopen()
+        // A hash slow enough (~15 ms) that checking before and counting after would let guesses through in parallel.
+        let hasher = PasswordHasher(cost: 8)
+        try await store.addUser(Self.dana, passwordHash: try await hasher.hash("right"), createdAt: Self.t0)
+        let clock = ManualClock(date: Self.t0)
+        let services = [store, second].map { storage in
+            LoginService(
+                users: storage,
+                sessions: storage,
+                hasher: hasher,
+                throttle: LoginThrottle(store: storage),
+                clock: clock
+            )
+        }
+        // 40 guesses for one user from 40 addresses, the right password the 36th: 5 at most are checked.
+        let forDana = try await Self.attempts(40, services) {
+            ("dana", $0 == 35 ? "right" : "guess-\($0)", "192.0.2.\($0)")
+        }
+        #expect(forDana.count { $0 != 429 } <= 5, "\(forDana)")
+        #expect(forDana.count { $0 == 429 } >= 35)
+        // 40 guesses from one address for 40 users: 20 at most are checked.
+        let fromOne = try await Self.attempts(40, services) { ("user-\($0)", "guess", "198.51.100.7") }
+        #expect(fromOne.count { $0 != 429 } <= 20, "\(fromOne)")
+        #expect(fromOne.count { $0 == 429 } >= 20)
+        // A success gives its reservation back: the address is not charged for logins that worked.
+        try await store.addUser(
+            AppUser(username: "erin", role: .driver),
+            passwordHash: try await hasher.hash("pw"),
+            createdAt: Self.t0
+        )
+        for index in 0..<30 {
+            _ = try await services[index % 2].login(username: "erin", password: "pw", address: "203.0.113.9")
+        }
+        #expect(
+            try await second.throttleEntries(keys: ["address:203.0.113.9"], at: Self.t0)["address:203.0.113.9"]?
+                .failures ?? 0 == 0
+        )
+    }
+
+    @Test(
+        "password hashes: counted by bcrypt cost; upgraded only while unchanged, keeping sessions",
+        arguments: TokenServerStoreDriver.all
+    )
+    func passwordHashUpgrade(_ driver: TokenServerStoreDriver) async throws {
+        let store = try await driver.open().store
+        try await store.addUser(Self.dana, passwordHash: "$2b$12$old", createdAt: Self.t0)
+        try await store.addUser(AppUser(username: "ops", role: .operator), passwordHash: "$2b$10$x", createdAt: Self.t0)
+        try await store.addUser(AppUser(username: "odd", role: .driver), passwordHash: "not bcrypt", createdAt: Self.t0)
+        #expect(try await store.passwordHashCosts() == [12: 1, 10: 1])
+        let session = SessionRecord(tokenHash: "t1", username: "dana", createdAt: Self.t0, expiresAt: Self.t0 + 3600)
+        try await store.addSession(session)
+        #expect(try await store.upgradePasswordHash("$2b$10$new", for: "dana", replacing: "$2b$12$other") == false)
+        #expect(try await store.upgradePasswordHash("$2b$10$new", for: "nobody", replacing: "$2b$12$old") == false)
+        #expect(try await store.upgradePasswordHash("$2b$10$new", for: "dana", replacing: "$2b$12$old"))
+        #expect(try await store.credentials(for: "dana")?.passwordHash == "$2b$10$new")
+        #expect(try await store.sessionUser(tokenHash: "t1", at: Self.t0, holding: nil)?.user == Self.dana)
+        #expect(try await store.passwordHashCosts() == [10: 2])
+    }
+
     @Test("audit: a batch is appended in order, in one call", arguments: TokenServerStoreDriver.all)
     func auditBatch(_ driver: TokenServerStoreDriver) async throws {
         let store = try await driver.open().store

@@ -148,6 +148,54 @@ struct LoginTests {
         }
     }
 
+    @Test(
+        "an unknown user is checked at the stored hashes' cost, read again as users are added; a login re-hashes at the server's"
+    )
+    func bcryptCosts() async throws {
+        let store = try SQLiteTokenServerStore(inMemory: ())
+        let t0 = Date(epochSeconds: 1_800_000_000)
+        let clock = ManualClock(date: t0)
+        let service = LoginService(users: store, sessions: store, hasher: PasswordHasher(cost: 4), clock: clock)
+        #expect(try await service.unknownUserCost(at: t0) == 4, "no users: the hasher's own cost")
+        let atFive = PasswordHasher(cost: 5)
+        for name in ["ann", "bob"] {
+            try await store.addUser(
+                AppUser(username: name, role: .driver),
+                passwordHash: try await atFive.hash("pw-\(name)"),
+                createdAt: t0
+            )
+        }
+        #expect(try await service.unknownUserCost(at: t0 + 30) == 4, "read once a minute")
+        #expect(try await service.unknownUserCost(at: t0 + 60) == 5)
+        // Users added while the server runs (by `fleetauth users add` at another cost) move it at the next read.
+        let atSix = PasswordHasher(cost: 6)
+        for name in ["cat", "dan", "eve"] {
+            try await store.addUser(
+                AppUser(username: name, role: .driver),
+                passwordHash: try await atSix.hash("pw-\(name)"),
+                createdAt: t0
+            )
+        }
+        #expect(try await service.unknownUserCost(at: t0 + 90) == 5)
+        #expect(try await service.unknownUserCost(at: t0 + 120) == 6)
+        #expect(try await store.passwordHashCosts() == [5: 2, 6: 3])
+
+        // A login at another cost re-hashes the password at the server's, and keeps the user's sessions.
+        let first = try await service.login(username: "ann", password: "pw-ann", address: nil)
+        let stored = try #require(try await store.credentials(for: "ann")?.passwordHash)
+        #expect(PasswordHasher.cost(of: stored) == 4)
+        #expect(try await service.user(sessionToken: first.token).username == "ann")
+        _ = try await service.login(username: "ann", password: "pw-ann", address: nil)
+        #expect(try await store.credentials(for: "ann")?.passwordHash == stored, "hashed once")
+        // A password changed meanwhile is not overwritten by a re-hash of the old one.
+        #expect(try await store.upgradePasswordHash("new", for: "bob", replacing: "not-the-stored-hash") == false)
+        #expect(try await store.passwordHashCosts() == [4: 1, 5: 1, 6: 3])
+        #expect(PasswordHasher.cost(of: "$2b$12$abc") == 12)
+        for malformed in ["", "$2b$1", "$2x$12$", "$2b$03$", "$2b$32$", "bcrypt"] {
+            #expect(PasswordHasher.cost(of: malformed) == nil, "\(malformed)")
+        }
+    }
+
     @Test("a password with NUL or another control character is refused when set (400) and never logs in")
     func controlCharacters() async throws {
         let fixture = try await TokenServerFixture()

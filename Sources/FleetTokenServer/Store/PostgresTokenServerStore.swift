@@ -169,6 +169,31 @@ extension PostgresTokenServerStore {
         guard !rows.isEmpty else { throw StoreError.notFound("User \(username) not found.") }
     }
 
+    public func upgradePasswordHash(_ hash: String, for username: String, replacing current: String) async throws
+        -> Bool
+    {
+        guard Self.storable(username) else { return false }
+        let rows = try await database.query(
+            """
+            UPDATE token_users SET password_hash = \(hash)
+            WHERE username = \(username) AND password_hash = \(current) RETURNING 1
+            """
+        )
+        return !rows.isEmpty
+    }
+
+    public func passwordHashCosts() async throws -> [UInt8: Int] {
+        let rows = try await database.query(
+            "SELECT substr(password_hash, 1, 7), count(*) FROM token_users GROUP BY 1"
+        )
+        var costs: [UInt8: Int] = [:]
+        for row in rows {
+            let (prefix, count) = try row.decode((String, Int64).self)
+            if let cost = PasswordHasher.cost(of: prefix) { costs[cost, default: 0] += Int(count) }
+        }
+        return costs
+    }
+
     public func credentials(for username: String) async throws -> StoredCredentials? {
         guard Self.storable(username) else { return nil }
         let rows = try await database.query(

@@ -126,6 +126,30 @@ extension SQLiteTokenServerStore {
         }
     }
 
+    public func upgradePasswordHash(_ hash: String, for username: String, replacing current: String) async throws
+        -> Bool
+    {
+        guard StoredText.isStorable(username) else { return false }
+        return try await writer.write { db in
+            try db.cachedStatement(sql: "UPDATE users SET password_hash = ? WHERE username = ? AND password_hash = ?")
+                .execute(arguments: [hash, username, current])
+            return db.changesCount == 1
+        }
+    }
+
+    public func passwordHashCosts() async throws -> [UInt8: Int] {
+        try await writer.read { db in
+            let rows = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: "SELECT substr(password_hash, 1, 7) AS prefix, count(*) AS n FROM users GROUP BY 1"
+                )
+            )
+            return rows.reduce(into: [:]) { costs, row in
+                if let cost = PasswordHasher.cost(of: row["prefix"]) { costs[cost, default: 0] += row["n"] }
+            }
+        }
+    }
+
     public func credentials(for username: String) async throws -> StoredCredentials? {
         guard StoredText.isStorable(username) else { return nil }
         return try await writer.read { db in

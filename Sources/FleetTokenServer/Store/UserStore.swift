@@ -10,6 +10,12 @@ public protocol UserStore: Sendable {
     func addUser(_ user: AppUser, passwordHash: String, createdAt: Date) async throws
     /// Replaces a user's password hash and ends all of its sessions, in one transaction.
     func setPasswordHash(_ hash: String, for username: String) async throws
+    /// Replaces a user's password hash with `hash` only if it is still `current`, keeping its sessions: the same
+    /// password re-hashed at the server's cost after a login. False (and nothing changed) when the password was
+    /// changed meanwhile or the user is gone.
+    func upgradePasswordHash(_ hash: String, for username: String, replacing current: String) async throws -> Bool
+    /// How many stored password hashes have each bcrypt cost (read from the hashes' `$2b$12$` prefix).
+    func passwordHashCosts() async throws -> [UInt8: Int]
     /// Deletes a user with its grants and sessions.
     func removeUser(_ username: String) async throws
     /// The user and its password hash, if it exists.

@@ -2,15 +2,18 @@ import Crypto
 public import FleetAuthCore
 import FleetAuthJWT
 import FleetAuthServerSupport
-import Foundation
+public import Foundation
 public import Logging
+import NIOConcurrencyHelpers
 
 /// Password and ID-token login, and sessions.
 ///
 /// - Passwords are bcrypt hashes, checked by ``PasswordHasher``: an unknown username costs the same work as a
-///   wrong password, and both answer the same 401 body.
-/// - Failed logins are throttled per username and per client address (``LoginThrottle``); a throttled attempt is
-///   answered 429 with `Retry-After` before any password is checked.
+///   wrong password (a dummy hash of the stored hashes' cost), and both answer the same 401 body. A password stored
+///   at another cost than the hasher's is re-hashed at its cost when its user logs in.
+/// - Failed logins are throttled per username and per client address (``LoginThrottle``): each attempt is reserved
+///   (counted as a failure) before its password is checked and given back when it succeeds, so parallel guesses
+///   cannot outrun the limit; a throttled attempt is answered 429 with `Retry-After` before any password is checked.
 /// - An ID token from a configured OpenID Provider (``OpenIDFederation``) logs in the user its identity (`iss` +
 ///   `sub`) is linked to. Every refusal — a bad token, an unknown issuer, an unlinked identity — is the same 401 as a
 ///   wrong password, counted by the same throttle (by address; by username too once the token names a user); the
@@ -32,6 +35,12 @@ public final class LoginService: Sendable {
     public let identities: (any IdentityLinkStore)?
     private let clock: any WallClock
     private let logger: Logger
+    /// The stored hashes' most common cost, and when it was read.
+    private let storedCost: NIOLockedValueBox<(cost: UInt8, readAt: Date?)>
+
+    /// How often the stored hashes' cost is read again (users added by `fleetauth users add` or another instance
+    /// while this one runs change it), in seconds.
+    public static let storedCostRefreshInterval: TimeInterval = 60
 
     /// The message of every failed login, by password or by ID token.
     public static let invalidCredentialsMessage = "Invalid credentials."
@@ -56,6 +65,39 @@ public final class LoginService: Sendable {
         self.identities = identities
         self.clock = clock
         self.logger = logger
+        self.storedCost = NIOLockedValueBox((hasher.cost, nil))
+    }
+
+    /// The bcrypt cost an unknown user's password is checked at: the most common cost of the stored hashes (the
+    /// higher on a tie; the hasher's own with no users), read again every ``storedCostRefreshInterval``. Every
+    /// password login asks, known user or not, so the occasional read does not tell them apart either.
+    public func unknownUserCost(at now: Date) async throws -> UInt8 {
+        let known = storedCost.withLockedValue { $0 }
+        if let readAt = known.readAt, readAt <= now, now.timeIntervalSince(readAt) < Self.storedCostRefreshInterval {
+            return known.cost
+        }
+        let costs = try await users.passwordHashCosts()
+        let cost = costs.max { ($0.value, $0.key) < ($1.value, $1.key) }?.key ?? hasher.cost
+        try await hasher.prepareDummy(cost: cost)
+        storedCost.withLockedValue { $0 = (cost, now) }
+        return cost
+    }
+
+    /// Re-hashes a password stored at another cost than the server's, now that it is known, keeping the user's
+    /// sessions; a password changed meanwhile is left alone.
+    private func rehashIfNeeded(_ password: String, _ credentials: StoredCredentials) async throws {
+        guard PasswordHasher.cost(of: credentials.passwordHash) != hasher.cost else { return }
+        let upgraded = try await users.upgradePasswordHash(
+            try await hasher.hash(password),
+            for: credentials.user.username,
+            replacing: credentials.passwordHash
+        )
+        if upgraded {
+            logger.info(
+                "re-hashed a password at the server's bcrypt cost",
+                metadata: .fleetauth(["user": .string(credentials.user.username), "cost": "\(hasher.cost)"])
+            )
+        }
     }
 
     /// A new session for `username` and `password`, from `address` (the client's IP, for throttling).
@@ -65,25 +107,27 @@ public final class LoginService: Sendable {
         // unknown user, throttled by its address, so "dana\u{0}" can neither log in as dana nor dodge her lockout.
         let storable = (try? AppUser.validate(username: username)) != nil
         let throttled = storable ? username : nil
-        try await throttle.check(username: throttled, address: address, now: started)
+        // The attempt counts as a failure from here until it succeeds, so parallel guesses cannot all be checked.
+        try await throttle.reserve(username: throttled, address: address, now: started)
         let credentials = storable ? try await users.credentials(for: username) : nil
-        // An unknown user is checked against a dummy hash: the same work as a wrong password.
-        let matches = try await hasher.verify(password, against: credentials?.passwordHash)
-        guard let credentials, matches else {
-            try await throttle.recordFailure(username: throttled, address: address, now: started)
-            throw GoogleAPIError.unauthenticated(Self.invalidCredentialsMessage)
-        }
-        try await throttle.recordSuccess(username: username)
+        // An unknown user is checked against a dummy hash of the stored hashes' cost: the same work as a wrong password.
+        let matches = try await hasher.verify(
+            password,
+            against: credentials?.passwordHash,
+            dummyCost: try await unknownUserCost(at: started)
+        )
+        guard let credentials, matches else { throw GoogleAPIError.unauthenticated(Self.invalidCredentialsMessage) }
+        try await throttle.recordSuccess(username: username, address: address, now: started)
+        try await rehashIfNeeded(password, credentials)
         return try await startSession(for: credentials.user, at: started)
     }
 
     /// A new session for the user an OpenID Provider's ID token names, from `address`.
     public func login(idToken: String, address: String?) async throws -> Session {
         let started = clock.currentDate
-        try await throttle.check(username: nil, address: address, now: started)
+        try await throttle.reserve(username: nil, address: address, now: started)
         guard let federation, let identities else {
             logger.info("ID token refused", metadata: .fleetauth(["reason": "no OpenID Provider is configured"]))
-            try await throttle.recordFailure(username: nil, address: address, now: started)
             throw GoogleAPIError.unauthenticated(Self.invalidCredentialsMessage)
         }
         let verified: VerifiedIDToken
@@ -94,7 +138,6 @@ public final class LoginService: Sendable {
                 "ID token refused",
                 metadata: .fleetauth(["reason": .string(error.code.rawValue), "detail": .string(error.message)])
             )
-            try await throttle.recordFailure(username: nil, address: address, now: started)
             throw GoogleAPIError.unauthenticated(Self.invalidCredentialsMessage)
         }
         let identity = ExternalIdentity(issuer: verified.issuer, subject: verified.subject)
@@ -114,12 +157,11 @@ public final class LoginService: Sendable {
                     "subject": .string(identity.subject),
                 ])
             )
-            try await throttle.recordFailure(username: nil, address: address, now: started)
             throw GoogleAPIError.unauthenticated(Self.invalidCredentialsMessage)
         }
         // A user locked out by password guesses stays locked out, whatever way it logs in.
-        try await throttle.check(username: user.username, address: address, now: started)
-        try await throttle.recordSuccess(username: user.username)
+        try await throttle.check(username: user.username, address: nil, now: started)
+        try await throttle.recordSuccess(username: user.username, address: address, now: started)
         return try await startSession(for: user, at: started)
     }
 

@@ -1,19 +1,35 @@
 import HummingbirdBcrypt
+import NIOConcurrencyHelpers
 import NIOPosix
 
 /// bcrypt hashing and checking of app-user passwords, on NIO's thread pool (never on the event loops or Swift's
 /// cooperative pool, which a 250 ms hash would stall).
 ///
 /// Checking a password for an unknown user costs the same as for a known one: it is checked against a dummy hash
-/// of the same cost, so response times do not tell which usernames exist.
+/// of the cost the stored hashes have (``LoginService`` tells which), so response times do not tell which usernames
+/// exist.
 public struct PasswordHasher: Sendable {
     /// The bcrypt cost of new hashes (work factor 2^cost).
     public let cost: UInt8
-    private let dummyHash: String
+    /// The dummy hash of each cost used so far.
+    private let dummyHashes: NIOLockedValueBox<[UInt8: String]>
 
     public init(cost: UInt8 = 12) {
         self.cost = cost
-        self.dummyHash = Bcrypt.hash("fleetauth-dummy-password", cost: cost)
+        self.dummyHashes = NIOLockedValueBox([cost: Self.dummyHash(cost: cost)])
+    }
+
+    private static func dummyHash(cost: UInt8) -> String { Bcrypt.hash("fleetauth-dummy-password", cost: cost) }
+
+    /// The bcrypt cost of `hash` (`$2a$`, `$2b$` or `$2y$`, then two digits), or nil if it is not a bcrypt hash.
+    public static func cost(of hash: String) -> UInt8? {
+        let bytes = Array(hash.utf8.prefix(7))
+        guard bytes.count == 7, bytes[0] == UInt8(ascii: "$"), bytes[1] == UInt8(ascii: "2"),
+            [UInt8(ascii: "a"), UInt8(ascii: "b"), UInt8(ascii: "y")].contains(bytes[2]),
+            bytes[3] == UInt8(ascii: "$"), bytes[6] == UInt8(ascii: "$"),
+            let cost = UInt8(String(decoding: bytes[4..<6], as: UTF8.self)), (4...31).contains(cost)
+        else { return nil }
+        return cost
     }
 
     /// A bcrypt hash of `password`.
@@ -22,12 +38,32 @@ public struct PasswordHasher: Sendable {
         return try await NIOThreadPool.singleton.runIfActive { Bcrypt.hash(password, cost: cost) }
     }
 
-    /// Whether `password` matches `hash`; with no hash (an unknown user), false after the same work.
-    public func verify(_ password: String, against hash: String?) async throws -> Bool {
+    /// Makes the dummy hash of `cost` ready, so the first unknown user checked at that cost costs no more than the
+    /// next.
+    public func prepareDummy(cost: UInt8) async throws { _ = try await dummyHash(cost: cost) }
+
+    private func dummyHash(cost: UInt8) async throws -> String {
+        if let hash = dummyHashes.withLockedValue({ $0[cost] }) { return hash }
+        let hash = try await NIOThreadPool.singleton.runIfActive { Self.dummyHash(cost: cost) }
+        return dummyHashes.withLockedValue { hashes in
+            if let existing = hashes[cost] { return existing }
+            hashes[cost] = hash
+            return hash
+        }
+    }
+
+    /// Whether `password` matches `hash`; with no hash (an unknown user), false after the same work: a check
+    /// against a dummy hash of `dummyCost` (by default ``cost``).
+    public func verify(_ password: String, against hash: String?, dummyCost: UInt8? = nil) async throws -> Bool {
         // A password no user can have (a control character: bcrypt would stop reading at a NUL) is checked against
-        // the dummy hash, so it costs what any other wrong password costs, and never matches.
+        // a dummy hash of the stored hash's cost, so it costs what any other wrong password costs, and never matches.
         let refused = AppUser.hasControlCharacters(password)
-        let checked = (refused ? nil : hash) ?? dummyHash
+        let checked: String
+        if let hash, !refused {
+            checked = hash
+        } else {
+            checked = try await dummyHash(cost: hash.flatMap(Self.cost(of:)) ?? dummyCost ?? cost)
+        }
         let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: checked) }
         return hash != nil && !refused && matches
     }
