@@ -20,6 +20,8 @@ struct GRPCEmulator: Sendable {
     typealias Transport = HTTP2ClientTransport.Posix
     let vehicles: FleetEngineV1.VehicleService.Client<Transport>
     let trips: FleetEngineV1.TripService.Client<Transport>
+    /// The connection both clients use, for calls no generated client would make.
+    let client: GRPCClient<Transport>
     let rest: any TestClientProtocol
     let store: SQLiteFleetStore
 
@@ -52,6 +54,7 @@ struct GRPCEmulator: Sendable {
                             GRPCEmulator(
                                 vehicles: .init(wrapping: client),
                                 trips: .init(wrapping: client),
+                                client: client,
                                 rest: rest,
                                 store: store
                             )

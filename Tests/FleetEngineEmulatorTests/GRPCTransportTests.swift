@@ -232,6 +232,32 @@ struct GRPCTransportTests {
     }
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    @Test(
+        "a call is authenticated before its message is decoded: bytes that are no message are UNAUTHENTICATED without a token"
+    )
+    func authenticatedBeforeDecoding() async throws {
+        try await GRPCEmulator.with { emulator in
+            // A field number 0 with a truncated varint: no protobuf parser accepts it.
+            let garbage: [UInt8] = [0x00, 0xFF, 0xFF, 0xFF]
+            func call(_ metadata: Metadata) async -> RPCError.Code? {
+                await GRPCAuthorizationRowsTests.code {
+                    _ = try await emulator.client.unary(
+                        request: ClientRequest(message: garbage, metadata: metadata),
+                        descriptor: FleetEngineV1.VehicleService.Method.GetVehicle.descriptor,
+                        serializer: RawBytesCoder(),
+                        deserializer: RawBytesCoder(),
+                        options: .defaults
+                    ) { try $0.message }
+                }
+            }
+            #expect(await call([:]) == .unauthenticated)
+            #expect(await call(bearer("not-a-jwt")) == .unauthenticated)
+            let authenticated = await call(bearer(F.server))
+            #expect(authenticated != nil && authenticated != .unauthenticated, "\(String(describing: authenticated))")
+        }
+    }
+
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
     @Test("every message REST returns is the proto3 JSON of the message gRPC returns for the same call")
     func parity() async throws {
         let clock = ManualClock()
@@ -639,5 +665,13 @@ extension String {
             result += character.uppercased()
         }
         return result
+    }
+}
+
+/// Sends and receives message bytes as they are, for messages no generated client would send.
+struct RawBytesCoder: MessageSerializer, MessageDeserializer {
+    func serialize<Bytes: GRPCContiguousBytes>(_ message: [UInt8]) throws -> Bytes { Bytes(message) }
+    func deserialize<Bytes: GRPCContiguousBytes>(_ serializedMessageBytes: Bytes) throws -> [UInt8] {
+        serializedMessageBytes.withUnsafeBytes { Array($0) }
     }
 }

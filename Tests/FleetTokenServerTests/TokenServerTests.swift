@@ -413,6 +413,40 @@ struct TokenEndpointTests {
             }
             let consumer = try await client.login("carol")
             #expect(try await client.json(.get, "/token/server", bearer: consumer).0 == .forbidden)
+            // A malformed ID is 400 with any session or none — never the 401 that signs a web page's user out.
+            for bearer in [consumer, nil, "not-a-session"] {
+                let (status, body, _) = try await client.json(.get, "/token/consumer/tA%00", bearer: bearer)
+                #expect(status == .badRequest, "\(String(describing: bearer))")
+                #expect(body["error"]?.objectValue?["message"]?.stringValue?.contains("trip ID must be") == true)
+            }
+            #expect(try await client.json(.get, "/token/consumer/tA", bearer: nil).0 == .unauthorized)
+        }
+    }
+
+    @Test("a login must be JSON: a form or text body is 415 and costs the user nothing")
+    func loginContentType() async throws {
+        let fixture = try await TokenServerFixture()
+        try await fixture.application.test(.router) { client in
+            let wrong = #"{"username":"dana","password":"wrong"}"#
+            for contentType in [nil, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; b=x"] {
+                var headers = HTTPFields()
+                if let contentType { headers[.contentType] = contentType }
+                let status = try await client.execute(
+                    uri: "/v1/sessions",
+                    method: .post,
+                    headers: headers,
+                    body: ByteBuffer(string: wrong)
+                ) { $0.status }
+                #expect(status == .unsupportedMediaType, "\(String(describing: contentType))")
+            }
+            #expect(try await fixture.store.throttleEntries(keys: ["user:dana"], at: Date()).isEmpty, "nothing counted")
+            let status = try await client.execute(
+                uri: "/v1/sessions",
+                method: .post,
+                headers: [.contentType: "Application/JSON; charset=utf-8"],
+                body: ByteBuffer(string: #"{"username":"dana","password":"\#(TokenServerFixture.password)"}"#)
+            ) { $0.status }
+            #expect(status == .created)
         }
     }
 

@@ -18,7 +18,7 @@ public struct GoogleAPIError: CodedError {
     ///
     /// | name | HTTP | gRPC |
     /// |---|---|---|
-    /// | `INVALID_ARGUMENT` | 400 (413 for ``payloadTooLarge``) | 3 |
+    /// | `INVALID_ARGUMENT` | 400 (413 for ``payloadTooLarge``, 415 for ``unsupportedMediaType``) | 3 |
     /// | `FAILED_PRECONDITION` | 400 | 9 |
     /// | `OUT_OF_RANGE` | 400 | 11 |
     /// | `UNAUTHENTICATED` | 401 | 16 |
@@ -68,6 +68,8 @@ public struct GoogleAPIError: CodedError {
         /// A request body over the limit: bad input, answered over REST with HTTP 413 as Google's front end
         /// does, and over gRPC as `RESOURCE_EXHAUSTED`.
         public static let payloadTooLarge = Code("INVALID_ARGUMENT", http: 413, grpc: 8)
+        /// A request body that is not JSON where only JSON is read: answered over REST with HTTP 415.
+        public static let unsupportedMediaType = Code("INVALID_ARGUMENT", http: 415, grpc: 3)
     }
 
     /// The status.

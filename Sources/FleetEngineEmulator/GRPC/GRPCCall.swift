@@ -4,8 +4,8 @@ import GRPCCore
 
 /// What every gRPC method does around ``FleetEngineService``: authenticate the caller from the `authorization`
 /// metadata (the same verifier, cache and key refresh as REST; `x-goog-request-params` and Google's other
-/// metadata are accepted and not needed), run the method, count the call, and answer a failure with the gRPC
-/// status of the same failure over REST, and its message.
+/// metadata are accepted and not needed) before its message is decoded, run the method, count the call, and answer
+/// a failure with the gRPC status of the same failure over REST, and its message.
 @available(FleetAuthGRPC, *)
 struct GRPCCall: Sendable {
     let service: FleetEngineService
@@ -14,17 +14,23 @@ struct GRPCCall: Sendable {
     let metrics: EmulatorMetrics
 
     func run<Input: Sendable, Output: Sendable>(
-        _ method: String,
-        _ request: ServerRequest<Input>,
+        _ method: MethodDescriptor,
+        _ request: StreamingServerRequest<Input>,
         _ body: (Input, Principal) async throws -> Output
     ) async throws -> ServerResponse<Output> {
-        let route = "/maps.fleetengine.v1.\(method)"
+        let route = "/" + method.fullyQualifiedMethod
         do {
             let authorization = request.metadata[stringValues: "authorization"].first(where: { _ in true })
             let caller = try await authenticator.authenticate(authorization: authorization, refresher: refresher)
-            let output = try await body(request.message, caller)
+            // Only now is the message read, and so decoded.
+            let message = try await ServerRequest(stream: request).message
+            let output = try await body(message, caller)
             metrics.requestFinished(route: route, status: "OK")
             return ServerResponse(message: output)
+        } catch let error as RPCError {
+            // The message could not be read: over the size limit, not a valid protobuf message, or not one message.
+            metrics.requestFinished(route: route, status: Self.statusName(error.code))
+            throw error
         } catch {
             let failure = FleetEngineService.apiError(error)
             metrics.requestFinished(route: route, status: failure.code.name)
@@ -36,5 +42,13 @@ struct GRPCCall: Sendable {
     static func rpcError(_ error: GoogleAPIError) -> RPCError {
         let code = Status.Code(rawValue: error.code.grpcStatus).flatMap(RPCError.Code.init) ?? .internalError
         return RPCError(code: code, message: error.message)
+    }
+
+    /// The canonical name of a gRPC status, as the metrics count it (`RESOURCE_EXHAUSTED`).
+    static func statusName(_ code: RPCError.Code) -> String {
+        String(describing: code).reduce(into: "") { name, character in
+            if character.isUppercase { name += "_" }
+            name += character.uppercased()
+        }
     }
 }

@@ -54,6 +54,11 @@ struct TokenServerRoutes {
     // MARK: Sessions
 
     func createSession(_ request: Request, _ context: TokenServerRequestContext) async throws -> Response {
+        // Only JSON: a plain HTML form on another site (which a browser posts cross-origin without asking) cannot
+        // spend a user's failed logins.
+        guard Self.isJSON(request.headers[.contentType]) else {
+            throw GoogleAPIError(.unsupportedMediaType, "A login is a JSON body: \"Content-Type: application/json\".")
+        }
         let body = try await JSONRequestBody.read(request, limit: maximumBodySize, field: "session")
         let session: Session
         if body["idToken"] != nil {
@@ -79,6 +84,13 @@ struct TokenServerRoutes {
         return Response(status: .noContent, headers: [.cacheControl: "no-store"])
     }
 
+    /// Whether a Content-Type is `application/json`, with or without parameters (`; charset=utf-8`).
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        let mediaType = contentType.split(separator: ";", maxSplits: 1).first ?? ""
+        return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
+    }
+
     static func bearer(_ request: Request) -> String? {
         guard let value = request.headers[.authorization], value.count > 7,
             value.prefix(7).lowercased() == "bearer "
@@ -91,14 +103,18 @@ struct TokenServerRoutes {
     /// Mints `endpoint`'s token for `id` if the session's user may have it; audits it.
     func token(_ endpoint: TokenServerEndpoint, id rawID: String?, _ request: Request) async throws -> Response {
         let id = rawID?.removingPercentEncoding ?? rawID
-        let grant = endpoint.grantKind.flatMap { kind in id.map { Grant(kind: kind, id: $0) } }
-        let (user, granted) = try await login.user(sessionToken: Self.bearer(request), holding: grant)
+        // A malformed ID is the caller's mistake (400) whoever asks; answering it as a bad session (401) would sign
+        // a web page's user out for a typo in a link.
         if let kind = endpoint.grantKind {
             guard let id, id != FleetEngineID.wildcard, FleetEngineID.isValid(id) else {
                 throw GoogleAPIError.invalidArgument(
                     "The \(kind) ID must be 1–64 characters, NFC, without / : ? , # and not \"*\"."
                 )
             }
+        }
+        let grant = endpoint.grantKind.flatMap { kind in id.map { Grant(kind: kind, id: $0) } }
+        let (user, granted) = try await login.user(sessionToken: Self.bearer(request), holding: grant)
+        if let kind = endpoint.grantKind {
             // The same answer whether or not the resource exists anywhere.
             guard user.role == .operator || granted else {
                 throw GoogleAPIError.permissionDenied("This user is not granted that \(kind).")
