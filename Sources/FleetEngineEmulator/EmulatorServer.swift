@@ -156,6 +156,26 @@ public struct EmulatorServer {
         )
     }
 
+    /// A listener of its own serving every metric, the restricted rejections by reason included, at `GET /metrics`
+    /// without credentials (see ``EmulatorMetrics``): bind it where only the operator's scraper reaches (loopback by
+    /// default).
+    public func metricsApplication(
+        host: String = "127.0.0.1",
+        port: Int,
+        logger: Logger = .silent(label: "fleetauth.emulator"),
+        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        ServerApplication.make(
+            router: FleetEngineEmulator.makeMetricsRouter(metrics: metrics),
+            serverName: "fleetauth-emulator-metrics",
+            host: host,
+            port: port,
+            limits: configuration.limits,
+            logger: logger,
+            onServerRunning: onServerRunning
+        )
+    }
+
     /// The gRPC server: `maps.fleetengine.v1.VehicleService` and `TripService` over plaintext HTTP/2 on
     /// `host:port` (0 picks a free one, passed to `onServerRunning`), with request messages limited like REST
     /// bodies.

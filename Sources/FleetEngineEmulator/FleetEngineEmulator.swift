@@ -45,6 +45,22 @@ public enum FleetEngineEmulator {
         )
     }
 
+    static func metricsResponse(_ text: String) -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: text))
+        )
+    }
+
+    /// A router serving every metric, the restricted ones included, at `GET /metrics`: for a listener of its own on
+    /// an address only the operator's scraper reaches.
+    public static func makeMetricsRouter(metrics: EmulatorMetrics) -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("metrics") { _, _ in metricsResponse(metrics.text) }
+        return router
+    }
+
     /// The router of the emulator's REST API over `service`.
     static func makeRouter(
         authenticator: TokenAuthenticator,
@@ -65,12 +81,20 @@ public enum FleetEngineEmulator {
                 body: .init(byteBuffer: ByteBuffer(string: openAPIDocument))
             )
         }
-        router.get("metrics") { _, _ in
-            Response(
-                status: .ok,
-                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: metrics.text))
+        router.get("metrics") { request, _ in
+            // Without credentials, what anyone may read; with a token that may list the whole fleet, everything.
+            guard let authorization = request.headers[.authorization] else {
+                return Self.metricsResponse(metrics.publicText)
+            }
+            let caller = try await authenticator.authenticate(authorization: authorization, refresher: keyRefresher)
+            try AccessPolicy.check(
+                account: caller.account,
+                claims: caller.claims,
+                method: .listVehicles,
+                scope: .allVehicles,
+                provider: caller.account.project
             )
+            return Self.metricsResponse(metrics.text)
         }
         if let iam { IAMRoutes(iam: iam, maximumBodySize: maximumBodySize).register(on: router) }
         let v1 = router.group("v1/providers/{provider}").add(

@@ -32,6 +32,13 @@ struct EmulatorCommand: AsyncParsableCommand {
     @Option(help: "Address to listen on.") var host: String = "127.0.0.1"
     @Option(help: "REST port to listen on (0 picks a free one).") var port: Int = 8787
     @Option(help: "gRPC (plaintext HTTP/2) port to listen on (0 picks a free one).") var grpcPort: Int = 8786
+    @Option(
+        help: """
+            Port of a listener of its own serving every metric at /metrics, token rejections by reason included             (the public port's /metrics leaves them out unless asked with a server or fleet-reader token). Default: none.
+            """
+    )
+    var metricsPort: Int?
+    @Option(help: "Address the metrics listener binds.") var metricsHost: String = "127.0.0.1"
     @Option(help: "Provider (project) for the provisioned accounts.") var project: String = "demo-project"
     @Option(help: "Seconds a connection may stay without a complete request.") var idleTimeout: Double = 30
     @Option(
@@ -45,6 +52,9 @@ struct EmulatorCommand: AsyncParsableCommand {
     func validate() throws {
         if idleTimeout <= 0 { throw ValidationError("--idle-timeout must be positive.") }
         if grpcPort != 0, grpcPort == port { throw ValidationError("--grpc-port must differ from --port.") }
+        if let metricsPort, metricsPort != 0, [port, grpcPort].contains(metricsPort) {
+            throw ValidationError("--metrics-port must differ from --port and --grpc-port.")
+        }
         if inMemory, database != nil { throw ValidationError("--in-memory and --database exclude each other.") }
         for origin in allowOrigin where origin != "*" {
             guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme),
@@ -103,17 +113,26 @@ struct EmulatorCommand: AsyncParsableCommand {
         }
         let host = self.host
         let logger = Logger.quiet(label: "fleetauth.emulator")
-        try await ServiceGroup(
-            services: server.services(
-                host: host,
-                port: port,
-                grpcPort: grpcPort,
-                logger: logger,
-                onServerRunning: { port in say("Fleet Engine emulator listening on http://\(host):\(port)") },
-                onGRPCServerRunning: { port in
-                    say("Fleet Engine emulator gRPC listening on \(host):\(port) (plaintext)")
+        var services = server.services(
+            host: host,
+            port: port,
+            grpcPort: grpcPort,
+            logger: logger,
+            onServerRunning: { port in say("Fleet Engine emulator listening on http://\(host):\(port)") },
+            onGRPCServerRunning: { port in
+                say("Fleet Engine emulator gRPC listening on \(host):\(port) (plaintext)")
+            }
+        )
+        if let metricsPort {
+            let metricsHost = self.metricsHost
+            services.append(
+                server.metricsApplication(host: metricsHost, port: metricsPort, logger: logger) { port in
+                    say("Fleet Engine emulator metrics on http://\(metricsHost):\(port)/metrics")
                 }
-            ),
+            )
+        }
+        try await ServiceGroup(
+            services: services,
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         ).run()

@@ -2,14 +2,22 @@ import FleetAuthJWT
 import Hummingbird
 import Prometheus
 
-/// The emulator's Prometheus metrics, served as text at `GET /metrics`:
+/// The emulator's Prometheus metrics:
 /// - `fleet_engine_requests_total{route,status}`: requests by REST route pattern and HTTP status, and by gRPC
 ///   method and status name;
-/// - `fleet_engine_token_rejections_total{reason}`: rejected tokens by verifier reason code;
 /// - `fleet_engine_token_verification_seconds{source}`: time to authenticate a token, `source` = `cache` or
-///   `verifier`.
+///   `verifier`;
+/// - `fleet_engine_token_rejections_total{reason}`: rejected tokens by verifier reason code — **restricted**.
+///
+/// Every refused token gets the same 401 message, so that a forger learns nothing from it; counters by reason,
+/// read before and after a request, would undo that. So ``publicText`` (what `GET /metrics` answers anyone) leaves
+/// them out, and ``text`` (everything) is served only on the metrics listener (`--metrics-port`, loopback by
+/// default) and at `GET /metrics` to a caller whose Fleet Engine token may list the whole fleet (a server or
+/// fleet-reader token: the fleet console).
 public final class EmulatorMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
+    /// The restricted metrics.
+    let restricted = PrometheusCollectorRegistry()
     private let verifierLatency: DurationHistogram
     private let cacheLatency: DurationHistogram
 
@@ -29,7 +37,7 @@ public final class EmulatorMetrics: Sendable {
             buckets: buckets
         )
         for code in TokenVerificationError.Code.allCases {
-            _ = registry.makeCounter(descriptor: Self.rejections, labels: [("reason", code.rawValue)])
+            _ = restricted.makeCounter(descriptor: Self.rejections, labels: [("reason", code.rawValue)])
         }
     }
 
@@ -57,7 +65,7 @@ public final class EmulatorMetrics: Sendable {
 
     /// Counts a rejected token.
     public func tokenRejected(reason: String) {
-        registry.makeCounter(descriptor: Self.rejections, labels: [("reason", reason)]).increment()
+        restricted.makeCounter(descriptor: Self.rejections, labels: [("reason", reason)]).increment()
     }
 
     /// Records how long a token check took.
@@ -71,8 +79,11 @@ public final class EmulatorMetrics: Sendable {
         registry.makeCounter(descriptor: Self.requests, labels: [("route", route), ("status", status)]).increment()
     }
 
-    /// The Prometheus text exposition.
-    public var text: String { registry.emitToString() }
+    /// The Prometheus text exposition of every metric, the restricted ones included.
+    public var text: String { registry.emitToString() + restricted.emitToString() }
+
+    /// The Prometheus text exposition of the metrics anyone may read: everything but the rejections by reason.
+    public var publicText: String { registry.emitToString() }
 }
 
 /// Counts every request by its route pattern (bounded label values) and final status, errors included.

@@ -61,7 +61,8 @@ async function refresh(session, config, provider, map) {
       if (a.status === 401) throw new TokenFetchError(401, "session");
       return json(a, "The audit log");
     }),
-    fetch(`${config.fleetEngineURL}/metrics`, { credentials: "omit" }).then((a) => (a.ok ? a.text() : "")),
+    // The rejections by reason are served only to a token that may list the whole fleet, as this page's is.
+    callFleetEngine(provider, `${config.fleetEngineURL}/metrics`).then((a) => (a.ok ? a.text() : "")),
   ]);
   const vehicles = vehicleList.vehicles ?? [];
   const tripIds = [...new Set(vehicles.flatMap((v) => v.currentTrips ?? []))].slice(0, 50);
