@@ -160,6 +160,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             // The browser pages: plain HTML, CSS and JavaScript modules, served under /app.
             resources: [.copy("Web")],

@@ -36,6 +36,8 @@ public struct TokenServer {
         public var sessionLifetime: Duration
         /// The failed-login throttle.
         public var throttle: LoginThrottle.Policy
+        /// How fast a user may mint tokens (per resource, and across its resources).
+        public var mintRate: MintRateLimiter.Policy
         /// Header, body and idle limits (request bodies are small JSON: 64 KiB by default).
         public var limits: ServerLimits
         /// How often retired keys are checked for pruning.
@@ -64,6 +66,7 @@ public struct TokenServer {
             tokenLifetime: Int64 = 3600,
             sessionLifetime: Duration = .seconds(12 * 3600),
             throttle: LoginThrottle.Policy = LoginThrottle.Policy(),
+            mintRate: MintRateLimiter.Policy = MintRateLimiter.Policy(),
             limits: ServerLimits = ServerLimits(maximumBodySize: 64 * 1024),
             keyPruneInterval: Duration = .seconds(60),
             publicURL: String? = nil,
@@ -81,6 +84,7 @@ public struct TokenServer {
             self.tokenLifetime = tokenLifetime
             self.sessionLifetime = sessionLifetime
             self.throttle = throttle
+            self.mintRate = mintRate
             self.limits = limits
             self.keyPruneInterval = keyPruneInterval
             self.publicURL = publicURL
@@ -108,6 +112,8 @@ public struct TokenServer {
     public let keyring: Keyring
     /// Where the browser pages (`/app/trip/{tripId}`, `/app/console`) find Fleet Engine.
     public let webApp: WebAppSettings
+    /// Tokens issued and token requests refused, served to operators at `GET /v1/admin/metrics`.
+    public let metrics: TokenServerMetrics
     /// The API.
     public let router: Router<TokenServerRequestContext>
     private let clock: any WallClock
@@ -169,6 +175,7 @@ public struct TokenServer {
             clock: clock
         )
         webApp = WebAppSettings(fleetEngineURL: configuration.fleetEngineURL, tileURL: configuration.tileURL)
+        metrics = TokenServerMetrics()
         router = Router(context: TokenServerRequestContext.self)
         WebAppRoutes(settings: webApp, project: configuration.project).register(on: router)
         TokenServerRoutes(
@@ -176,6 +183,8 @@ public struct TokenServer {
             users: users,
             keyring: keyring,
             audit: GroupCommitAuditLog(store),
+            mintLimiter: MintRateLimiter(policy: configuration.mintRate),
+            metrics: metrics,
             clock: clock,
             auditLogger: auditLogger,
             logger: logger,

@@ -132,6 +132,13 @@ struct TokenServerCommand: AsyncParsableCommand {
     @Option(help: "Lifetime of issued Fleet Engine tokens in seconds (60–3600).") var tokenLifetime: Int64 = 3600
     @Option(
         help: """
+            Tokens per minute a user may mint for one vehicle, trip or other resource, sustained (10 times that             across all of its resources); beyond it 429 with Retry-After. 0 turns the limit off.
+            """
+    )
+    var mintRate: Double = 6
+    @Option(help: "Tokens a user may mint at once for one resource before --mint-rate applies.") var mintBurst: Int = 10
+    @Option(
+        help: """
             The URL clients and the emulator reach this server at, when it differs from the listening address \
             (a load balancer in front of several instances); used in the emulator's trust file.
             """
@@ -181,6 +188,8 @@ struct TokenServerCommand: AsyncParsableCommand {
             throw ValidationError("--oidc-auto-create needs an --oidc-issuer.")
         }
         if !(10...16).contains(bcryptCost) { throw ValidationError("--bcrypt-cost must be between 10 and 16.") }
+        if !(mintRate >= 0 && mintRate.isFinite) { throw ValidationError("--mint-rate must be 0 or more.") }
+        if mintBurst < 1 { throw ValidationError("--mint-burst must be at least 1.") }
         if !(60...3600).contains(tokenLifetime) {
             throw ValidationError("--token-lifetime must be between 60 and 3600 seconds.")
         }
@@ -227,6 +236,7 @@ struct TokenServerCommand: AsyncParsableCommand {
                     keyEncryptionKey: keyEncryptionKey,
                     bcryptCost: bcryptCost,
                     tokenLifetime: tokenLifetime,
+                    mintRate: .init(perMinute: mintRate, burst: mintBurst),
                     publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
                     openIDProviders: openIDProviders,
                     openIDAutoCreateRole: oidcAutoCreate.flatMap(AppUserRole.init),

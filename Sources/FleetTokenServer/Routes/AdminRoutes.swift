@@ -11,6 +11,7 @@ struct AdminRoutes {
     let users: UserDirectory
     let keyring: Keyring
     let audit: any AuditLog
+    let metrics: TokenServerMetrics
     let maximumBodySize: Int
 
     func register(on admin: RouterGroup<TokenServerRequestContext>) {
@@ -27,6 +28,13 @@ struct AdminRoutes {
                 "Only operators and service accounts may manage grants."
             }
         )
+        group.get("metrics") { _, _ in
+            Response(
+                status: .ok,
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(string: metrics.text))
+            )
+        }
         group.get("users") { request, _ in
             let identities = try await users.identities()
             let users = try await users.users().map { entry -> JSONValue in

@@ -25,6 +25,8 @@ struct TokenServerRoutes {
     let users: UserDirectory
     let keyring: Keyring
     let audit: any AuditLog
+    let mintLimiter: MintRateLimiter
+    let metrics: TokenServerMetrics
     let clock: any WallClock
     let auditLogger: Logger
     let logger: Logger
@@ -47,8 +49,14 @@ struct TokenServerRoutes {
         }
         router.get("service_accounts/v1/metadata/jwk/{email}", use: publicKeys)
         router.get("healthz") { _, _ in "ok" }
-        AdminRoutes(login: login, users: users, keyring: keyring, audit: audit, maximumBodySize: maximumBodySize)
-            .register(on: router.group("v1/admin"))
+        AdminRoutes(
+            login: login,
+            users: users,
+            keyring: keyring,
+            audit: audit,
+            metrics: metrics,
+            maximumBodySize: maximumBodySize
+        ).register(on: router.group("v1/admin"))
     }
 
     // MARK: Sessions
@@ -117,13 +125,21 @@ struct TokenServerRoutes {
         if let kind = endpoint.grantKind {
             // The same answer whether or not the resource exists anywhere.
             guard user.role == .operator || granted else {
+                metrics.refused(endpoint, .notGranted)
                 throw GoogleAPIError.permissionDenied("This user is not granted that \(kind).")
             }
         } else if user.role != .operator {
+            metrics.refused(endpoint, .notGranted)
             throw GoogleAPIError.permissionDenied("Only operators may get \(endpoint.name) tokens.")
         }
         let type = try endpoint.tokenType(id: id ?? "")
         let issuedAt = clock.currentDate
+        do {
+            try mintLimiter.acquire(username: user.username, resource: endpoint.name + "/" + (id ?? ""), now: issuedAt)
+        } catch {
+            metrics.refused(endpoint, .rateLimited)
+            throw error
+        }
         try await keyring.refreshIfStale()
         let (minter, key) = try keyring.minter(for: endpoint.family)
         let token: FleetEngineToken
@@ -138,6 +154,7 @@ struct TokenServerRoutes {
                     "code": .string(error.code.rawValue), "error": .string(error.message),
                 ])
             )
+            metrics.refused(endpoint, .signerFailed)
             throw GoogleAPIError.unavailable(
                 error.code == .permissionDenied
                     ? "The token server may not sign \(endpoint.family) tokens right now; its operator has been told why."
@@ -155,6 +172,7 @@ struct TokenServerRoutes {
                 expiresAt: Date(epochSeconds: token.claims.expiresAt)
             )
         )
+        metrics.issued(endpoint)
         auditLogger.info(
             "issued token",
             metadata: .fleetauth([

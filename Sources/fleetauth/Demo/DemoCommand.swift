@@ -82,7 +82,13 @@ struct DemoCommand: AsyncParsableCommand {
         say("Data: \(directory)\(data == nil ? " (removed afterwards)" : "")")
         let stack = try await LocalStack(
             dataDirectory: directory,
-            tokenServer: .init(dataDirectory: directory, bcryptCost: 4, tokenLifetime: DemoScenario.tokenLifetime)
+            tokenServer: .init(
+                dataDirectory: directory,
+                bcryptCost: 4,
+                tokenLifetime: DemoScenario.tokenLifetime,
+                // The apps' clock runs `speed` times faster, and so do their token refreshes.
+                mintRate: .init(perMinute: 6 * speed)
+            )
         )
         let scenario = DemoScenario(
             drivers: drivers,
