@@ -16,8 +16,10 @@ public import ServiceLifecycle
 public struct EmulatorServer {
     /// How the emulator listens and what it accepts.
     public struct Configuration: Sendable, Hashable {
-        /// Header, body and idle limits.
+        /// Header, body and idle limits (the idle timeout holds on the gRPC port too).
         public var limits: ServerLimits
+        /// How long the gRPC port keeps connections, and how many calls each may have open.
+        public var grpc: GRPCConnectionPolicy
         /// How many verified tokens to remember (0 verifies every request's signature).
         public var tokenCacheCapacity: Int
         /// The stand-ins for what Fleet Engine computes (the speed of ETAs).
@@ -30,9 +32,11 @@ public struct EmulatorServer {
             limits: ServerLimits = ServerLimits(),
             tokenCacheCapacity: Int = 100_000,
             service: FleetEngineService.Configuration = .init(),
-            allowedOrigins: [String] = []
+            allowedOrigins: [String] = [],
+            grpc: GRPCConnectionPolicy = GRPCConnectionPolicy()
         ) {
             self.limits = limits
+            self.grpc = grpc
             self.tokenCacheCapacity = tokenCacheCapacity
             self.service = service
             self.allowedOrigins = allowedOrigins
@@ -190,6 +194,8 @@ public struct EmulatorServer {
             host: host,
             port: port,
             maximumMessageSize: configuration.limits.maximumBodySize,
+            idleTimeout: configuration.limits.idleTimeout,
+            policy: configuration.grpc,
             onServerRunning: onServerRunning
         )
     }

@@ -40,7 +40,17 @@ struct EmulatorCommand: AsyncParsableCommand {
     var metricsPort: Int?
     @Option(help: "Address the metrics listener binds.") var metricsHost: String = "127.0.0.1"
     @Option(help: "Provider (project) for the provisioned accounts.") var project: String = "demo-project"
-    @Option(help: "Seconds a connection may stay without a complete request.") var idleTimeout: Double = 30
+    @Option(
+        help: """
+            Seconds a connection may stay without a complete request (REST) or without an open call (gRPC; one that             sends nothing at all is closed 5 s later).
+            """
+    )
+    var idleTimeout: Double = 30
+    @Option(help: "Seconds a gRPC connection may live before it is asked to go away (GOAWAY); 0 for no limit.")
+    var grpcMaxConnectionAge: Double = 3600
+    @Option(help: "Seconds without inbound data before a gRPC keepalive PING (unanswered for 20 s: closed).")
+    var grpcKeepalive: Double = 60
+    @Option(help: "Calls one gRPC connection may have open at once.") var grpcMaxConcurrentStreams: Int = 100
     @Option(
         help: """
             A web origin (scheme://host:port, or *) whose pages may call the REST API from the browser (CORS); \
@@ -51,6 +61,11 @@ struct EmulatorCommand: AsyncParsableCommand {
 
     func validate() throws {
         if idleTimeout <= 0 { throw ValidationError("--idle-timeout must be positive.") }
+        if grpcMaxConnectionAge < 0 { throw ValidationError("--grpc-max-connection-age must be 0 or more.") }
+        if grpcKeepalive <= 0 { throw ValidationError("--grpc-keepalive must be positive.") }
+        if grpcMaxConcurrentStreams < 1 {
+            throw ValidationError("--grpc-max-concurrent-streams must be at least 1.")
+        }
         if grpcPort != 0, grpcPort == port { throw ValidationError("--grpc-port must differ from --port.") }
         if let metricsPort, metricsPort != 0, [port, grpcPort].contains(metricsPort) {
             throw ValidationError("--metrics-port must differ from --port and --grpc-port.")
@@ -105,6 +120,10 @@ struct EmulatorCommand: AsyncParsableCommand {
     private func serve(trust: TrustConfiguration, store: any FleetStore) async throws {
         var configuration = EmulatorServer.Configuration(allowedOrigins: allowOrigin)
         configuration.limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        configuration.grpc.maximumAge =
+            grpcMaxConnectionAge == 0 ? nil : .milliseconds(Int64(grpcMaxConnectionAge * 1000))
+        configuration.grpc.keepaliveInterval = .milliseconds(Int64(grpcKeepalive * 1000))
+        configuration.grpc.maximumConcurrentStreams = grpcMaxConcurrentStreams
         let server: EmulatorServer
         do {
             server = try await EmulatorServer(configuration: configuration, trust: trust, store: store)

@@ -217,6 +217,18 @@ final class RawConnection: @unchecked Sendable {
         return Int(String(decoding: received[9..<12], as: UTF8.self))
     }
 
+    /// Exactly `count` bytes, or nil if the connection ends or the receive timeout passes first.
+    func receive(count: Int) -> [UInt8]? {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while received.count < count {
+            let read = recv(descriptor, &buffer, min(buffer.count, count - received.count), 0)
+            if read <= 0 { return nil }
+            received += buffer[..<read]
+        }
+        return received
+    }
+
     /// Reads and discards until the peer closes the connection or the receive timeout passes.
     func readUntilClosed() -> ReadEnd {
         var buffer = [UInt8](repeating: 0, count: 4096)

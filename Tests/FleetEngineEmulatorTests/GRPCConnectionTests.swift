@@ -1,0 +1,96 @@
+import FleetAuthCore
+import FleetAuthServerSupport
+import FleetEngineAPI
+import FleetEngineEmulator
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2
+import Logging
+import ServiceLifecycle
+import Testing
+
+@Suite("gRPC connections (live socket)")
+struct GRPCConnectionTests {
+    typealias F = EmulatorFixture
+    static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+    /// An empty SETTINGS frame: length 0, type 4, no flags, stream 0.
+    static let emptySettings: [UInt8] = [0, 0, 0, 4, 0, 0, 0, 0, 0]
+
+    @available(FleetAuthGRPC, *)
+    static func withGRPCEmulator(
+        _ configuration: EmulatorServer.Configuration,
+        _ body: @Sendable (_ port: Int) async throws -> Void
+    ) async throws {
+        let server = EmulatorServer(
+            configuration: configuration,
+            accounts: F.accounts,
+            store: try SQLiteFleetStore(inMemory: ())
+        )
+        let ports = AsyncStream.makeStream(of: Int.self)
+        let grpc = server.grpcServer(port: 0) { ports.continuation.yield($0) }
+        let group = ServiceGroup(configuration: .init(services: [grpc], logger: .silent(label: "test")))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.stream.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            do {
+                try await body(port)
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+
+    @available(FleetAuthGRPC, *)
+    @Test(
+        "silent clients are closed after the idle timeout and a grace period, even those that never answer the GOAWAY's PING; others are served"
+    )
+    func silentClients() async throws {
+        var configuration = EmulatorServer.Configuration()
+        // Short enough that the silent ones are closed well before the 10-second receive timeout.
+        configuration.limits.idleTimeout = .seconds(2)
+        configuration.grpc.silentClientGrace = .seconds(1)
+        try await Self.withGRPCEmulator(configuration) { port in
+            // 25 that send nothing, 25 that send HTTP/2's preface and SETTINGS and then nothing (no PING answered).
+            let connections = try await onThread {
+                try (0..<50).map { index in
+                    let connection = try RawConnection(port: port)
+                    if index.isMultiple(of: 2) { connection.send(Self.preface + Self.emptySettings) }
+                    return connection
+                }
+            }
+            // Each is closed by the server well before the 10-second receive timeout.
+            let ends = try await onThread { connections.map { $0.readUntilClosed() } }
+            #expect(ends.allSatisfy { $0 == .closed }, "\(ends.filter { $0 != .closed }.count) still open")
+        }
+    }
+
+    @available(FleetAuthGRPC, *)
+    @Test("the server's SETTINGS limit concurrent calls per connection (100 by default, configurable)")
+    func streamLimit() async throws {
+        for limit in [100, 7] {
+            var configuration = EmulatorServer.Configuration()
+            configuration.grpc.maximumConcurrentStreams = limit
+            try await Self.withGRPCEmulator(configuration) { port in
+                let settings = try await onThread {
+                    let connection = try RawConnection(port: port)
+                    connection.send(Self.preface + Self.emptySettings)
+                    return connection.receive(count: 9).flatMap { header -> [UInt8: UInt32]? in
+                        guard header[3] == 4 else { return nil }
+                        let length = Int(header[0]) << 16 | Int(header[1]) << 8 | Int(header[2])
+                        guard let payload = connection.receive(count: length) else { return nil }
+                        return stride(from: 0, to: length - 5, by: 6).reduce(into: [:]) { settings, offset in
+                            let value = payload[offset + 2..<offset + 6].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+                            settings[payload[offset + 1]] = value
+                        }
+                    }
+                }
+                // SETTINGS_MAX_CONCURRENT_STREAMS is setting 3.
+                #expect(settings?[3] == UInt32(limit))
+            }
+        }
+    }
+}
