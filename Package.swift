@@ -1,4 +1,5 @@
 // swift-tools-version:6.2
+import Foundation
 import PackageDescription
 
 /// One set of compiler settings for every target (the Architecture article in FleetAuthCore's documentation says
@@ -340,3 +341,44 @@ let package = Package(
         ),
     ]
 )
+
+// MARK: - Fuzzing
+
+/// `FLEETAUTH_FUZZ=1 swift build --scratch-path .build-fuzz --product fuzz-filter` (what `Scripts/fuzz.sh` runs):
+/// libFuzzer targets for the readers of attacker input, with the modules under test instrumented for coverage.
+/// Only then: a normal build neither sees these targets nor pays for the instrumentation.
+if ProcessInfo.processInfo.environment["FLEETAUTH_FUZZ"] != nil {
+    let instrumented: Set<String> = ["FleetAuthCore", "FleetAuthJWT", "FleetAuthServerSupport", "FleetEngineEmulator"]
+    for target in package.targets where instrumented.contains(target.name) {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer"])]
+    }
+    package.targets.append(.target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"))
+    package.targets.append(
+        .target(
+            name: "FuzzSupport",
+            dependencies: ["CFuzzDriver"],
+            path: "Fuzz/FuzzSupport",
+            swiftSettings: swiftSettings
+        )
+    )
+    let fuzzTargets: [(String, [Target.Dependency])] = [
+        ("fuzz-json", ["FleetAuthCore"]),
+        ("fuzz-jws", ["FleetAuthCore"]),
+        ("fuzz-verifier", ["FleetAuthCore", "FleetAuthJWT"]),
+        ("fuzz-proto-json", ["FleetEngineEmulator", "FleetEngineAPI"]),
+        ("fuzz-filter", ["FleetEngineEmulator"]),
+        ("fuzz-field-mask", ["FleetEngineEmulator", "FleetEngineAPI"]),
+    ]
+    for (name, dependencies) in fuzzTargets {
+        package.targets.append(
+            .executableTarget(
+                name: name,
+                dependencies: dependencies + ["FuzzSupport"],
+                path: "Fuzz/\(name)",
+                swiftSettings: swiftSettings + [.unsafeFlags(["-sanitize=fuzzer", "-parse-as-library"])],
+                linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"])]
+            )
+        )
+        package.products.append(.executable(name: name, targets: [name]))
+    }
+}

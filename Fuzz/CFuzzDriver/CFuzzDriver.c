@@ -1,0 +1,2 @@
+// Declarations only: LLVMFuzzerRunDriver is libFuzzer's, linked by -sanitize=fuzzer.
+#include "CFuzzDriver.h"
