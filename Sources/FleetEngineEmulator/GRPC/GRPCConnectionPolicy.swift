@@ -3,10 +3,10 @@ import NIOCore
 
 /// How long the gRPC port keeps a connection, and how much one connection may ask at once.
 ///
-/// grpc-swift closes an idle connection (no call open for ``ServerLimits/idleTimeout``, 30 s as over REST) and one
+/// grpc-swift closes an idle connection (no call open for `ServerLimits.idleTimeout`, 30 s as over REST) and one
 /// older than ``maximumAge`` gracefully: a GOAWAY, then a PING, then — once the client answers the PING — a final
 /// GOAWAY and the close. A client that never answers (or never even sends HTTP/2's preface) would stay connected
-/// forever, so a connection that sends nothing at all for ``ServerLimits/idleTimeout`` plus ``silentClientGrace``
+/// forever, so a connection that sends nothing at all for `ServerLimits.idleTimeout` plus ``silentClientGrace``
 /// is closed outright. Keepalive PINGs every ``keepaliveInterval`` without inbound data find dead peers while calls
 /// are open; one unanswered for ``keepaliveTimeout`` closes the connection.
 public struct GRPCConnectionPolicy: Sendable, Hashable {
