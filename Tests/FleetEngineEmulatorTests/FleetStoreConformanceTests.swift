@@ -323,5 +323,14 @@ struct SQLiteFleetStoreMigrationTests {
         #expect(vehicle.lastLocation.serverTime == Google_Protobuf_Timestamp(seconds: 1_795_168_800))
         let trip = try #require(try await store.trip(provider: "p", id: "t1"))
         #expect(trip.vehicleID == "v1" && trip.isActive && trip.trip.tripType == .exclusive)
+        // The vehicle's indexed columns, location and attributes were filled in by the migration.
+        var query = VehicleQuery()
+        query.state = .online
+        query.minimumCapacity = 4
+        query.area = VehicleQuery.Box.around(latitude: 37.5, longitude: -122.1, meters: 500)
+        query.onTripOnly = true
+        let found = try await store.vehicles(provider: "p", matching: query, after: nil, limit: 10, counting: true)
+        #expect(found.vehicles.map(\.id) == ["v1"] && found.totalCount == 1)
+        #expect(found.vehicles.first?.activeTrips.map(\.id) == ["t1"])
     }
 }

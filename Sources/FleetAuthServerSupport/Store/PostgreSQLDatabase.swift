@@ -276,11 +276,19 @@ package struct PostgresMigrations: Sendable {
         package var version: Int
         package var name: String
         package var statements: [String]
+        /// Work the statements cannot say (rewriting rows in Swift), run after them in the same transaction.
+        package var then: (@Sendable (PostgresConnection, Logger) async throws -> Void)?
 
-        package init(version: Int, name: String, statements: [String]) {
+        package init(
+            version: Int,
+            name: String,
+            statements: [String],
+            then: (@Sendable (PostgresConnection, Logger) async throws -> Void)? = nil
+        ) {
             self.version = version
             self.name = name
             self.statements = statements
+            self.then = then
         }
     }
 
@@ -326,6 +334,7 @@ package struct PostgresMigrations: Sendable {
                     for statement in step.statements {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: database.logger)
                     }
+                    try await step.then?(connection, database.logger)
                     try await connection.query(
                         "INSERT INTO fleetauth_migrations (scope, version, name) VALUES (\(scope), \(step.version), \(step.name))",
                         logger: database.logger

@@ -44,6 +44,19 @@ struct AttributeFilter: Sendable {
     /// Whether attributes (string forms by key) satisfy the filter.
     func matches(_ attributes: [String: String]) -> Bool { Self.evaluate(expression, attributes) }
 
+    /// The filter as the condition a store's query answers.
+    var condition: AttributeCondition { Self.condition(expression) }
+
+    private static func condition(_ expression: Expression) -> AttributeCondition {
+        switch expression {
+        case .compare(let key, let value, let equal):
+            equal ? .equals(key: key, value: value) : .not(.equals(key: key, value: value))
+        case .and(let parts): .all(parts.map(condition))
+        case .or(let parts): .any(parts.map(condition))
+        case .not(let inner): .not(condition(inner))
+        }
+    }
+
     private static func evaluate(_ expression: Expression, _ attributes: [String: String]) -> Bool {
         switch expression {
         case .compare(let key, let value, let equal): (attributes[key] == value) == equal

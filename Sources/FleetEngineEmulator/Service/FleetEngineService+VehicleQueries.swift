@@ -13,50 +13,23 @@ extension FleetEngineService {
         let provider = try ResourceName.provider(request.parent)
         try authorize(caller, .listVehicles, .allVehicles, provider: provider)
         let page = try Self.page(size: request.pageSize, token: request.pageToken)
-        let matches = try VehicleCriteria(listing: request, now: now)
-        var total = 0
-        var listed: [FleetEngineV1.Vehicle] = []
-        var more = false
-        try await forEachVehicle(provider: provider) { stored, trips in
-            guard matches.accepts(stored.vehicle, activeTrips: trips) else { return }
-            total += 1
-            guard page.afterID.map({ stored.id > $0 }) ?? true else { return }
-            if listed.count < page.size {
-                listed.append(render(stored.vehicle, provider: provider, id: stored.id, activeTrips: trips))
-            } else {
-                more = true
-            }
-        }
+        let criteria = try VehicleCriteria(listing: request, now: now)
+        let found = try await store.vehicles(
+            provider: provider,
+            matching: criteria.query,
+            after: page.afterID,
+            limit: page.size + 1,
+            counting: true
+        )
         var response = FleetEngineV1.ListVehiclesResponse()
-        response.vehicles = listed
-        response.totalSize = Int64(total)
-        if more, let last = listed.last {
-            response.nextPageToken = Self.pageToken(after: try ResourceName.vehicle(last.name).id)
+        response.vehicles = found.vehicles.prefix(page.size).map {
+            render($0.vehicle, provider: provider, id: $0.id, activeTrips: $0.activeTrips)
+        }
+        response.totalSize = Int64(found.totalCount ?? 0)
+        if found.vehicles.count > page.size, let last = found.vehicles.prefix(page.size).last {
+            response.nextPageToken = Self.pageToken(after: last.id)
         }
         return response
-    }
-
-    /// Calls `body` with every vehicle of `provider` in ID order and its active trips.
-    func forEachVehicle(
-        provider: String,
-        _ body: (StoredVehicle, [StoredTrip]) async throws -> Void
-    ) async throws {
-        var afterID: String?
-        while true {
-            let chunk = try await store.vehicles(provider: provider, afterID: afterID, limit: 500)
-            for stored in chunk {
-                let trips = try await store.trips(
-                    provider: provider,
-                    vehicleID: stored.id,
-                    activeOnly: true,
-                    afterID: nil,
-                    limit: 1000
-                )
-                try await body(stored, trips)
-            }
-            guard chunk.count == 500, let last = chunk.last else { return }
-            afterID = last.id
-        }
     }
 
     /// SearchVehicles: online vehicles that support the trip type, are of a requested type, reported within
@@ -73,19 +46,36 @@ extension FleetEngineService {
         let search = try VehicleSearch(request)
         let criteria = try VehicleCriteria(searching: request, now: now)
         let now = self.now
+        // The store reads the vehicles in a box around the pickup point; each is then measured here.
+        var query = criteria.query
+        query.area = VehicleQuery.Box.around(
+            latitude: search.pickup.latitude,
+            longitude: search.pickup.longitude,
+            meters: search.radius
+        )
         var matches: [(match: FleetEngineV1.VehicleMatch, key: Double)] = []
-        try await forEachVehicle(provider: provider) { stored, trips in
-            guard criteria.accepts(stored.vehicle, activeTrips: trips),
-                let match = search.match(
-                    stored.vehicle,
-                    activeTrips: trips,
+        for candidate in try await store.vehicles(
+            provider: provider,
+            matching: query,
+            after: nil,
+            limit: nil,
+            counting: false
+        ).vehicles {
+            guard criteria.hasRoom(candidate.vehicle, activeTrips: candidate.activeTrips),
+                var match = search.match(
+                    candidate.vehicle,
+                    activeTrips: candidate.activeTrips,
                     estimator: estimator,
                     now: now
                 )
-            else { return }
-            var found = match
-            found.vehicle = render(stored.vehicle, provider: provider, id: stored.id, activeTrips: trips)
-            matches.append((found, search.sortKey(found)))
+            else { continue }
+            match.vehicle = render(
+                candidate.vehicle,
+                provider: provider,
+                id: candidate.id,
+                activeTrips: candidate.activeTrips
+            )
+            matches.append((match, search.sortKey(match)))
         }
         matches.sort { $0.key < $1.key }
         var response = FleetEngineV1.SearchVehiclesResponse()
@@ -94,92 +84,94 @@ extension FleetEngineService {
     }
 }
 
-/// The filters ListVehicles and SearchVehicles share: state, type, trip types, capacity, staleness and
-/// attributes, as each request spells them.
+/// The filters ListVehicles and SearchVehicles share (state, type, trip types, capacity, staleness and
+/// attributes), checked as each request spells them, as the ``VehicleQuery`` the store answers.
 struct VehicleCriteria {
-    var state: FleetEngineV1.VehicleState?
-    var categories: Set<FleetEngineV1.Vehicle.VehicleType.Category> = []
-    /// The vehicle must support one of these.
-    var tripTypes: Set<FleetEngineV1.TripType> = []
-    /// Room for this many riders: maximum capacity less the riders of active trips (search), or maximum
-    /// capacity alone (list).
-    var minimumCapacity: Int32?
-    var countsActiveRiders = false
-    /// Last location reported at or after this time.
-    var freshSince: Date?
-    /// Each list is one of: at least one (`anyOf`) or all (`allOf`) of its attributes must match.
-    var allOf: [[(key: String, value: String)]] = []
-    var anyOf: [[(key: String, value: String)]] = []
-    var anyOfSets: [[(key: String, value: String)]] = []
-    var filter: AttributeFilter?
-    var viewport: FleetEngineV1.Viewport?
-    var onTripOnly = false
+    var query = VehicleQuery()
+    /// For a search: room for this many riders, maximum capacity less the riders of active trips (the query
+    /// asks for the maximum capacity alone, which a listing means by `minimumCapacity`).
+    var minimumRoom: Int32?
 
     init(listing request: FleetEngineV1.ListVehiclesRequest, now: Date) throws(GoogleAPIError) {
         if request.vehicleState != .unknownVehicleState {
             try MessageChecks.known(request.vehicleState, "vehicleState")
-            state = request.vehicleState
+            query.state = request.vehicleState
         }
         for (index, category) in request.vehicleTypeCategories.enumerated() {
             try MessageChecks.known(category, "vehicleTypeCategories[\(index)]")
         }
-        categories = Set(request.vehicleTypeCategories)
+        query.categories = Set(request.vehicleTypeCategories)
         for (index, type) in request.tripTypes.enumerated() { try MessageChecks.known(type, "tripTypes[\(index)]") }
-        tripTypes = Set(request.tripTypes)
+        query.tripTypes = Set(request.tripTypes)
         if request.hasMinimumCapacity {
             guard request.minimumCapacity.value >= 0 else {
                 throw .invalidArgument("minimumCapacity must not be negative.")
             }
-            minimumCapacity = request.minimumCapacity.value
+            query.minimumCapacity = request.minimumCapacity.value
         }
         if request.hasMaximumStaleness {
-            freshSince = try Self.freshSince(request.maximumStaleness, now: now, field: "maximumStaleness")
+            query.freshSince = try Self.freshSince(request.maximumStaleness, now: now, field: "maximumStaleness")
         }
-        allOf = try request.requiredAttributes.map { text throws(GoogleAPIError) in
-            try Attributes.pairs(text, field: "requiredAttributes")
+        var conditions: [AttributeCondition] = []
+        for text in request.requiredAttributes {
+            let pairs = try Attributes.pairs(text, field: "requiredAttributes")
+            guard pairs.count == 1 else {
+                throw .invalidArgument("requiredAttributes entries must be key:value, one attribute each.")
+            }
+            conditions.append(.equals(key: pairs[0].key, value: pairs[0].value))
         }
-        if allOf.contains(where: { $0.count != 1 }) {
-            throw .invalidArgument("requiredAttributes entries must be key:value, one attribute each.")
+        for text in request.requiredOneOfAttributes {
+            conditions.append(.any(try Attributes.pairs(text, field: "requiredOneOfAttributes").map(Self.equals)))
         }
-        allOf = [allOf.flatMap { $0 }]
-        anyOf = try request.requiredOneOfAttributes.map { text throws(GoogleAPIError) in
-            try Attributes.pairs(text, field: "requiredOneOfAttributes")
+        if !request.requiredOneOfAttributeSets.isEmpty {
+            conditions.append(
+                .any(
+                    try request.requiredOneOfAttributeSets.map { text throws(GoogleAPIError) in
+                        .all(try Attributes.pairs(text, field: "requiredOneOfAttributeSets").map(Self.equals))
+                    }
+                )
+            )
         }
-        anyOfSets = try request.requiredOneOfAttributeSets.map { text throws(GoogleAPIError) in
-            try Attributes.pairs(text, field: "requiredOneOfAttributeSets")
-        }
-        if !request.filter.isEmpty { filter = try AttributeFilter(request.filter) }
+        if !request.filter.isEmpty { conditions.append(try AttributeFilter(request.filter).condition) }
+        if !conditions.isEmpty { query.attributes = .all(conditions) }
         if request.hasViewport {
             guard request.viewport.hasLow, request.viewport.hasHigh else {
                 throw .invalidArgument("viewport needs both low and high.")
             }
             try MessageChecks.latLng(request.viewport.low, "viewport.low")
             try MessageChecks.latLng(request.viewport.high, "viewport.high")
-            viewport = request.viewport
+            query.area = VehicleQuery.Box.covering(request.viewport)
         }
-        onTripOnly = request.onTripOnly
+        query.onTripOnly = request.onTripOnly
     }
 
     init(searching request: FleetEngineV1.SearchVehiclesRequest, now: Date) throws(GoogleAPIError) {
-        state = .online
-        categories = Set(request.vehicleTypes.map(\.category))
-        tripTypes = Set(request.tripTypes)
-        minimumCapacity = request.minimumCapacity
-        countsActiveRiders = true
-        freshSince =
+        query.state = .online
+        query.categories = Set(request.vehicleTypes.map(\.category))
+        query.tripTypes = Set(request.tripTypes)
+        query.minimumCapacity = request.minimumCapacity
+        minimumRoom = request.minimumCapacity
+        query.freshSince =
             request.hasMaximumStaleness
             ? try Self.freshSince(request.maximumStaleness, now: now, field: "maximumStaleness")
             : now.addingTimeInterval(-300)
-        allOf = [
-            request.requiredAttributes.map { ($0.key, $0.vehicleAttributeValue.map(Attributes.string) ?? $0.value) }
-        ]
-        anyOf = request.requiredOneOfAttributes.map { list in
-            list.attributes.map { ($0.key, $0.vehicleAttributeValue.map(Attributes.string) ?? $0.value) }
+        func equals(_ attribute: FleetEngineV1.VehicleAttribute) -> AttributeCondition {
+            .equals(
+                key: attribute.key,
+                value: attribute.vehicleAttributeValue.map(Attributes.string) ?? attribute.value
+            )
         }
-        anyOfSets = request.requiredOneOfAttributeSets.map { list in
-            list.attributes.map { ($0.key, $0.vehicleAttributeValue.map(Attributes.string) ?? $0.value) }
+        var conditions: [AttributeCondition] = request.requiredAttributes.map(equals)
+        conditions += request.requiredOneOfAttributes.map { .any($0.attributes.map(equals)) }
+        if !request.requiredOneOfAttributeSets.isEmpty {
+            conditions.append(.any(request.requiredOneOfAttributeSets.map { .all($0.attributes.map(equals)) }))
         }
-        if !request.filter.isEmpty { filter = try AttributeFilter(request.filter) }
+        if !request.filter.isEmpty { conditions.append(try AttributeFilter(request.filter).condition) }
+        if !conditions.isEmpty { query.attributes = .all(conditions) }
+    }
+
+    private static func equals(_ pair: (key: String, value: String)) -> AttributeCondition {
+        .equals(key: pair.key, value: pair.value)
     }
 
     static func freshSince(_ staleness: Google_Protobuf_Duration, now: Date, field: String) throws(GoogleAPIError)
@@ -191,42 +183,10 @@ struct VehicleCriteria {
         return now.addingTimeInterval(-staleness.timeInterval)
     }
 
-    func accepts(_ vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip]) -> Bool {
-        if let state, vehicle.vehicleState != state { return false }
-        if !categories.isEmpty, !categories.contains(vehicle.vehicleType.category) { return false }
-        if !tripTypes.isEmpty, tripTypes.isDisjoint(with: vehicle.supportedTripTypes) { return false }
-        if let minimumCapacity {
-            let riders =
-                countsActiveRiders ? activeTrips.reduce(Int32(0)) { $0 + max($1.trip.numberOfPassengers, 1) } : 0
-            if vehicle.maximumCapacity - riders < minimumCapacity { return false }
-        }
-        if let freshSince {
-            let location = vehicle.lastLocation
-            let seen = location.hasServerTime ? location.serverTime.date : location.updateTime.date
-            guard vehicle.hasLastLocation, location.hasServerTime || location.hasUpdateTime, seen >= freshSince
-            else { return false }
-        }
-        if onTripOnly, activeTrips.isEmpty { return false }
-        if let viewport {
-            guard vehicle.hasLastLocation, vehicle.lastLocation.hasLocation,
-                Self.contains(viewport, vehicle.lastLocation.location)
-            else { return false }
-        }
-        let attributes = Attributes.dictionary(vehicle.attributes)
-        func has(_ pair: (key: String, value: String)) -> Bool { attributes[pair.key] == pair.value }
-        if !allOf.allSatisfy({ $0.allSatisfy(has) }) { return false }
-        if !anyOf.allSatisfy({ $0.contains(where: has) }) { return false }
-        if !anyOfSets.isEmpty, !anyOfSets.contains(where: { $0.allSatisfy(has) }) { return false }
-        if let filter, !filter.matches(attributes) { return false }
-        return true
-    }
-
-    /// Whether `point` is inside `viewport` (which may cross the 180th meridian).
-    static func contains(_ viewport: FleetEngineV1.Viewport, _ point: FleetEngineV1.LatLng) -> Bool {
-        guard (viewport.low.latitude...viewport.high.latitude).contains(point.latitude) else { return false }
-        if viewport.low.longitude <= viewport.high.longitude {
-            return (viewport.low.longitude...viewport.high.longitude).contains(point.longitude)
-        }
-        return point.longitude >= viewport.low.longitude || point.longitude <= viewport.high.longitude
+    /// Whether a searched vehicle has room for ``minimumRoom`` riders beside those of its active trips.
+    func hasRoom(_ vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip]) -> Bool {
+        guard let minimumRoom else { return true }
+        let riders = activeTrips.reduce(Int32(0)) { $0 + max($1.trip.numberOfPassengers, 1) }
+        return vehicle.maximumCapacity - riders >= minimumRoom
     }
 }

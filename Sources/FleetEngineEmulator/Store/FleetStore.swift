@@ -30,6 +30,12 @@ public protocol FleetStore: Service {
     func deleteVehicle(provider: String, id: String) async throws
     /// Vehicles in ID order after `afterID`, at most `limit`.
     func vehicles(provider: String, afterID: String?, limit: Int) async throws -> [StoredVehicle]
+    /// The vehicles `query` matches whose IDs sort after `afterID`, in ID order, at most `limit` (all when nil),
+    /// each with its active trips; with `counting`, also how many match on every page. The result must equal
+    /// ``scanVehicles(provider:matching:after:limit:counting:)``'s (the default, which reads every vehicle); the
+    /// project's stores answer from indexes, at a cost that follows the matches rather than the fleet.
+    func vehicles(provider: String, matching query: VehicleQuery, after afterID: String?, limit: Int?, counting: Bool)
+        async throws -> VehicleQueryResult
 
     /// A trip, or nil.
     func trip(provider: String, id: String) async throws -> StoredTrip?

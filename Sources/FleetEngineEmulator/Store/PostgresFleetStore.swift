@@ -95,6 +95,61 @@ public final class PostgresFleetStore: FleetStore {
                     """,
                 ]
             ),
+            .init(
+                version: 3,
+                name: "indexed vehicle columns, locations in a GiST index, attributes",
+                statements: [
+                    """
+                    ALTER TABLE emulator_vehicles
+                    ADD COLUMN state INTEGER NOT NULL DEFAULT 0, ADD COLUMN category INTEGER NOT NULL DEFAULT 0,
+                    ADD COLUMN capacity INTEGER NOT NULL DEFAULT 0, ADD COLUMN trip_types BIGINT NOT NULL DEFAULT 0,
+                    ADD COLUMN seen DOUBLE PRECISION, ADD COLUMN lat DOUBLE PRECISION, ADD COLUMN lng DOUBLE PRECISION,
+                    ADD COLUMN location POINT
+                    """,
+                    """
+                    CREATE TABLE emulator_vehicle_attributes (
+                        provider TEXT COLLATE "C" NOT NULL, vehicle_id TEXT COLLATE "C" NOT NULL,
+                        key TEXT COLLATE "C" NOT NULL, value TEXT COLLATE "C" NOT NULL,
+                        PRIMARY KEY (provider, vehicle_id, key))
+                    """,
+                    """
+                    CREATE INDEX emulator_vehicle_attributes_by_value
+                    ON emulator_vehicle_attributes (provider, key, value, vehicle_id)
+                    """,
+                    "CREATE INDEX emulator_vehicles_by_location ON emulator_vehicles USING gist (location)",
+                    "CREATE INDEX emulator_vehicles_by_state ON emulator_vehicles (provider, state, id)",
+                ],
+                then: { connection, logger in
+                    var vehicles: [(String, String, ByteBuffer)] = []
+                    for try await row in try await connection.query(
+                        "SELECT provider, id, body FROM emulator_vehicles",
+                        logger: logger
+                    ).decode((String, String, ByteBuffer).self) {
+                        vehicles.append(row)
+                    }
+                    for (provider, id, body) in vehicles {
+                        let row = VehicleRow(try PostgresFleetStore.decode(body, as: FleetEngineV1.Vehicle.self))
+                        try await connection.query(
+                            """
+                            UPDATE emulator_vehicles SET state = \(row.state), category = \(row.category),
+                                capacity = \(row.capacity), trip_types = \(row.tripTypes), seen = \(row.seen),
+                                lat = \(row.latitude), lng = \(row.longitude),
+                                location = point(\(row.latitude)::float8, \(row.longitude)::float8)
+                            WHERE provider = \(provider) AND id = \(id)
+                            """,
+                            logger: logger
+                        )
+                        try await connection.query(
+                            """
+                            INSERT INTO emulator_vehicle_attributes (provider, vehicle_id, key, value)
+                            SELECT \(provider), \(id), k, val
+                            FROM unnest(\(Array(row.attributes.keys))::text[], \(Array(row.attributes.values))::text[]) AS x(k, val)
+                            """,
+                            logger: logger
+                        )
+                    }
+                }
+            ),
         ]
     )
 
@@ -136,10 +191,22 @@ public final class PostgresFleetStore: FleetStore {
 
     public func insertVehicle(_ vehicle: FleetEngineV1.Vehicle, provider: String, id: String) async throws {
         let body = try Self.encode(vehicle)
+        let row = VehicleRow(vehicle)
+        // The vehicle and its attributes in one statement: the attributes only if the vehicle was inserted.
         let rows = try await database.query(
             """
-            INSERT INTO emulator_vehicles (provider, id, body) VALUES (\(provider), \(id), \(body))
-            ON CONFLICT DO NOTHING RETURNING 1
+            WITH inserted AS (
+                INSERT INTO emulator_vehicles
+                    (provider, id, body, state, category, capacity, trip_types, seen, lat, lng, location)
+                VALUES (\(provider), \(id), \(body), \(row.state), \(row.category), \(row.capacity),
+                    \(row.tripTypes), \(row.seen), \(row.latitude), \(row.longitude),
+                    point(\(row.latitude)::float8, \(row.longitude)::float8))
+                ON CONFLICT DO NOTHING RETURNING provider, id),
+            attributes AS (
+                INSERT INTO emulator_vehicle_attributes (provider, vehicle_id, key, value)
+                SELECT i.provider, i.id, x.k, x.val FROM inserted i,
+                    unnest(\(Array(row.attributes.keys))::text[], \(Array(row.attributes.values))::text[]) AS x(k, val))
+            SELECT 1 FROM inserted
             """
         )
         guard !rows.isEmpty else {
@@ -178,14 +245,18 @@ public final class PostgresFleetStore: FleetStore {
             guard let current else {
                 throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
             }
-            let updated = try transform(try Self.decode(current.body, as: FleetEngineV1.Vehicle.self), trips)
+            let vehicle = try Self.decode(current.body, as: FleetEngineV1.Vehicle.self)
+            let updated = try transform(vehicle, trips)
             let written = try await database.execute(
                 WriteVehicle(
                     provider: provider,
                     id: id,
                     body: try Self.encode(updated),
                     version: current.version,
-                    trips: signature.joined(separator: ",")
+                    trips: signature.joined(separator: ","),
+                    row: VehicleRow(updated),
+                    attributesChanged: Attributes.dictionary(vehicle.attributes)
+                        != Attributes.dictionary(updated.attributes)
                 )
             )
             if !written.isEmpty { return (updated, trips) }
@@ -221,15 +292,34 @@ public final class PostgresFleetStore: FleetStore {
             guard let current else {
                 throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
             }
-            let updated = try transform(try Self.decode(current, as: FleetEngineV1.Vehicle.self), trips)
+            let vehicle = try Self.decode(current, as: FleetEngineV1.Vehicle.self)
+            let updated = try transform(vehicle, trips)
             let body = try Self.encode(updated)
+            let row = VehicleRow(updated)
             try await connection.query(
                 """
-                UPDATE emulator_vehicles SET body = \(body), version = nextval('emulator_vehicle_versions')
+                UPDATE emulator_vehicles SET body = \(body), version = nextval('emulator_vehicle_versions'),
+                    state = \(row.state), category = \(row.category), capacity = \(row.capacity),
+                    trip_types = \(row.tripTypes), seen = \(row.seen), lat = \(row.latitude), lng = \(row.longitude),
+                    location = point(\(row.latitude)::float8, \(row.longitude)::float8)
                 WHERE provider = \(provider) AND id = \(id)
                 """,
                 logger: logger
             )
+            if row.attributes != Attributes.dictionary(vehicle.attributes) {
+                try await connection.query(
+                    "DELETE FROM emulator_vehicle_attributes WHERE provider = \(provider) AND vehicle_id = \(id)",
+                    logger: logger
+                )
+                try await connection.query(
+                    """
+                    INSERT INTO emulator_vehicle_attributes (provider, vehicle_id, key, value)
+                    SELECT \(provider), \(id), k, val
+                    FROM unnest(\(Array(row.attributes.keys))::text[], \(Array(row.attributes.values))::text[]) AS x(k, val)
+                    """,
+                    logger: logger
+                )
+            }
             return (updated, trips)
         }
     }
@@ -260,6 +350,10 @@ public final class PostgresFleetStore: FleetStore {
                 )
             }
             try await connection.query(
+                "DELETE FROM emulator_vehicle_attributes WHERE provider = \(provider) AND vehicle_id = \(id)",
+                logger: logger
+            )
+            try await connection.query(
                 "DELETE FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id)",
                 logger: logger
             )
@@ -277,6 +371,87 @@ public final class PostgresFleetStore: FleetStore {
             let (id, body) = try row.decode((String, ByteBuffer).self)
             return StoredVehicle(id: id, vehicle: try Self.decode(body, as: FleetEngineV1.Vehicle.self))
         }
+    }
+
+    static let dialect = VehicleQuerySQL.Dialect(
+        vehicles: "emulator_vehicles",
+        attributes: "emulator_vehicle_attributes",
+        trips: "emulator_trips",
+        activeTrip: "t.active",
+        placeholder: { "$\($0)" },
+        spatialIndex: { box, bind in
+            // GiST answers `<@` with geometric comparisons' tolerance: a superset the exact columns narrow.
+            "v.location <@ box(point(\(bind(.real(box.lowLatitude)))::float8, \(bind(.real(box.lowLongitude)))::float8),"
+                + " point(\(bind(.real(box.highLatitude)))::float8, \(bind(.real(box.highLongitude)))::float8))"
+        }
+    )
+
+    /// The count, then the page in ID order (keyset: `id > afterID`) with its active trips in one statement.
+    public func vehicles(
+        provider: String,
+        matching query: VehicleQuery,
+        after afterID: String?,
+        limit: Int?,
+        counting: Bool
+    ) async throws -> VehicleQueryResult {
+        let sql = VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect)
+        var total: Int?
+        if counting {
+            let rows = try await database.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT count(*) FROM emulator_vehicles v WHERE \(sql.whereClause)",
+                    binds: Self.bindings(sql.values)
+                )
+            )
+            total = try rows.first?.decode(Int.self)
+        }
+        let page = sql.page(after: afterID)
+        let limitClause = limit.map { " LIMIT \(max($0, 0))" } ?? ""
+        // $1 is the provider (VehicleQuerySQL binds it first).
+        let rows = try await database.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT m.id, m.body, t.id, t.updated_at, t.body FROM (
+                        SELECT v.id, v.body FROM emulator_vehicles v WHERE \(page.whereClause) ORDER BY v.id\(limitClause)
+                    ) m LEFT JOIN emulator_trips t ON t.provider = $1 AND t.vehicle_id = m.id AND t.active
+                    ORDER BY m.id, t.id
+                    """,
+                binds: Self.bindings(page.values)
+            )
+        )
+        var vehicles: [MatchedVehicle] = []
+        for row in rows {
+            let (id, body, tripID, updatedAt, tripBody) = try row.decode(
+                (String, ByteBuffer, String?, Int64?, ByteBuffer?).self
+            )
+            if vehicles.last?.id != id {
+                vehicles.append(
+                    MatchedVehicle(
+                        id: id,
+                        vehicle: try Self.decode(body, as: FleetEngineV1.Vehicle.self),
+                        activeTrips: []
+                    )
+                )
+            }
+            if let tripID, let updatedAt, let tripBody {
+                vehicles[vehicles.count - 1].activeTrips.append(
+                    try Self.trip(id: tripID, updatedAt: updatedAt, body: tripBody)
+                )
+            }
+        }
+        return VehicleQueryResult(vehicles: vehicles, totalCount: total)
+    }
+
+    private static func bindings(_ values: [VehicleQuerySQL.Value]) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .text(let text): bindings.append(text)
+            case .integer(let number): bindings.append(number)
+            case .real(let number): bindings.append(number)
+            }
+        }
+        return bindings
     }
 
     // MARK: Trips
@@ -421,16 +596,28 @@ struct ReadVehicle: PostgresPreparedStatement {
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
 }
 
-/// UpdateVehicle's write, prepared: the new body, only if the vehicle's version and its active trips (IDs and
-/// change times) are still those read.
+/// UpdateVehicle's write, prepared: the new body and its indexed values (the attributes only when they changed),
+/// only if the vehicle's version and its active trips (IDs and change times) are still those read.
 struct WriteVehicle: PostgresPreparedStatement {
     static let name = "fleetauth_emulator_write_vehicle"
     static let sql = """
-        UPDATE emulator_vehicles v SET body = $3, version = nextval('emulator_vehicle_versions')
-        WHERE v.provider = $1 AND v.id = $2 AND v.version = $4
-        AND (SELECT coalesce(string_agg(t.id || ':' || t.updated_at, ',' ORDER BY t.id), '')
-             FROM emulator_trips t WHERE t.provider = v.provider AND t.vehicle_id = v.id AND t.active) = $5
-        RETURNING 1
+        WITH updated AS (
+            UPDATE emulator_vehicles v SET body = $3, version = nextval('emulator_vehicle_versions'),
+                state = $6, category = $7, capacity = $8, trip_types = $9, seen = $10, lat = $11, lng = $12,
+                location = point($11::float8, $12::float8)
+            WHERE v.provider = $1 AND v.id = $2 AND v.version = $4
+            AND (SELECT coalesce(string_agg(t.id || ':' || t.updated_at, ',' ORDER BY t.id), '')
+                 FROM emulator_trips t WHERE t.provider = v.provider AND t.vehicle_id = v.id AND t.active) = $5
+            RETURNING v.provider, v.id),
+        removed AS (
+            DELETE FROM emulator_vehicle_attributes a USING updated u
+            WHERE $13 AND a.provider = u.provider AND a.vehicle_id = u.id AND a.key <> ALL($14::text[])),
+        added AS (
+            INSERT INTO emulator_vehicle_attributes (provider, vehicle_id, key, value)
+            SELECT u.provider, u.id, x.k, x.val FROM updated u, unnest($14::text[], $15::text[]) AS x(k, val)
+            WHERE $13
+            ON CONFLICT (provider, vehicle_id, key) DO UPDATE SET value = EXCLUDED.value)
+        SELECT 1 FROM updated
         """
     typealias Row = Int32
 
@@ -439,14 +626,28 @@ struct WriteVehicle: PostgresPreparedStatement {
     var body: ByteBuffer
     var version: Int64
     var trips: String
+    /// The indexed values of the new body.
+    var row: VehicleRow
+    /// Whether the attribute table is rewritten (when the attributes changed).
+    var attributesChanged: Bool
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 5)
+        var bindings = PostgresBindings(capacity: 15)
         bindings.append(provider)
         bindings.append(id)
         bindings.append(body)
         bindings.append(version)
         bindings.append(trips)
+        bindings.append(row.state)
+        bindings.append(row.category)
+        bindings.append(row.capacity)
+        bindings.append(row.tripTypes)
+        bindings.append(row.seen)
+        bindings.append(row.latitude)
+        bindings.append(row.longitude)
+        bindings.append(attributesChanged)
+        bindings.append(Array(row.attributes.keys))
+        bindings.append(Array(row.attributes.values))
         return bindings
     }
 

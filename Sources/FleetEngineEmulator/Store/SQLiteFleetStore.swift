@@ -63,7 +63,85 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
                 )
             }
         }
+        migrator.registerMigration("v3: indexed vehicle columns, locations in an R*Tree, attributes") { db in
+            // The vehicle's searchable values beside its body, so queries read only the vehicles they match.
+            try db.execute(
+                sql: """
+                    CREATE TABLE vehicles_v3 (
+                        seq INTEGER PRIMARY KEY, provider TEXT NOT NULL, id TEXT NOT NULL, body BLOB NOT NULL,
+                        state INTEGER NOT NULL, category INTEGER NOT NULL, capacity INTEGER NOT NULL,
+                        trip_types INTEGER NOT NULL, seen REAL, lat REAL, lng REAL, UNIQUE (provider, id));
+                    CREATE VIRTUAL TABLE vehicle_locations USING rtree(seq, min_lat, max_lat, min_lng, max_lng);
+                    CREATE TABLE vehicle_attributes (
+                        provider TEXT NOT NULL, vehicle_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+                        PRIMARY KEY (provider, vehicle_id, key)) WITHOUT ROWID;
+                    CREATE INDEX vehicle_attributes_by_value ON vehicle_attributes (provider, key, value, vehicle_id);
+                    """
+            )
+            for row in try Row.fetchAll(db, sql: "SELECT provider, id, body FROM vehicles ORDER BY provider, id") {
+                let vehicle = try Self.decode(row["body"] as Data, as: FleetEngineV1.Vehicle.self)
+                try Self.insert(
+                    db,
+                    vehicle,
+                    body: row["body"],
+                    provider: row["provider"],
+                    id: row["id"],
+                    table: "vehicles_v3"
+                )
+            }
+            try db.execute(
+                sql: """
+                    DROP TABLE vehicles;
+                    ALTER TABLE vehicles_v3 RENAME TO vehicles;
+                    CREATE INDEX vehicles_by_state ON vehicles (provider, state, id);
+                    """
+            )
+        }
         return migrator
+    }
+
+    /// Inserts a vehicle row with its indexed values, location and attributes.
+    private static func insert(
+        _ db: Database,
+        _ vehicle: FleetEngineV1.Vehicle,
+        body: Data,
+        provider: String,
+        id: String,
+        table: String = "vehicles"
+    ) throws {
+        let row = VehicleRow(vehicle)
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO \(table) (provider, id, body, state, category, capacity, trip_types, seen, lat, lng)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+        ).execute(arguments: [
+            provider, id, body, row.state, row.category, row.capacity, row.tripTypes, row.seen, row.latitude,
+            row.longitude,
+        ])
+        let seq = db.lastInsertedRowID
+        try writeLocation(db, seq: seq, row)
+        try writeAttributes(db, provider: provider, id: id, row.attributes)
+    }
+
+    private static func writeLocation(_ db: Database, seq: Int64, _ row: VehicleRow) throws {
+        if let latitude = row.latitude, let longitude = row.longitude {
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO vehicle_locations VALUES (?, ?, ?, ?, ?)")
+                .execute(arguments: [seq, latitude, latitude, longitude, longitude])
+        } else {
+            try db.cachedStatement(sql: "DELETE FROM vehicle_locations WHERE seq = ?").execute(arguments: [seq])
+        }
+    }
+
+    private static func writeAttributes(_ db: Database, provider: String, id: String, _ attributes: [String: String])
+        throws
+    {
+        try db.cachedStatement(sql: "DELETE FROM vehicle_attributes WHERE provider = ? AND vehicle_id = ?")
+            .execute(arguments: [provider, id])
+        let insert = try db.cachedStatement(
+            sql: "INSERT INTO vehicle_attributes (provider, vehicle_id, key, value) VALUES (?, ?, ?, ?)"
+        )
+        for (key, value) in attributes { try insert.execute(arguments: [provider, id, key, value]) }
     }
 
     static func encode(_ message: some SwiftProtobuf.Message) throws -> Data {
@@ -116,8 +194,7 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
             if try Self.vehicleExists(db, provider: provider, id: id) {
                 throw StoreError.alreadyExists("Vehicle providers/\(provider)/vehicles/\(id) already exists.")
             }
-            try db.cachedStatement(sql: "INSERT INTO vehicles (provider, id, body) VALUES (?, ?, ?)").execute(
-                arguments: [provider, id, data])
+            try Self.insert(db, vehicle, body: data, provider: provider, id: id)
         }
     }
 
@@ -131,17 +208,33 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         // cooperative pool measured slower still).
         try await writer.write { db in
             guard
-                let data = try Data.fetchOne(
-                    db.cachedStatement(sql: "SELECT body FROM vehicles WHERE provider = ? AND id = ?"),
+                let stored = try Row.fetchOne(
+                    db.cachedStatement(sql: "SELECT seq, body FROM vehicles WHERE provider = ? AND id = ?"),
                     arguments: [provider, id]
                 )
             else {
                 throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
             }
+            let seq: Int64 = stored["seq"]
             let trips = try Self.activeTrips(db, provider: provider, vehicleID: id)
-            let updated = try transform(try Self.decode(data, as: FleetEngineV1.Vehicle.self), trips)
-            try db.cachedStatement(sql: "UPDATE vehicles SET body = ? WHERE provider = ? AND id = ?")
-                .execute(arguments: [try Self.encode(updated), provider, id])
+            let current = try Self.decode(stored["body"], as: FleetEngineV1.Vehicle.self)
+            let updated = try transform(current, trips)
+            let (old, new) = (VehicleRow(current), VehicleRow(updated))
+            try db.cachedStatement(
+                sql: """
+                    UPDATE vehicles SET body = ?, state = ?, category = ?, capacity = ?, trip_types = ?, seen = ?,
+                    lat = ?, lng = ? WHERE seq = ?
+                    """
+            ).execute(arguments: [
+                try Self.encode(updated), new.state, new.category, new.capacity, new.tripTypes, new.seen, new.latitude,
+                new.longitude, seq,
+            ])
+            if old.latitude != new.latitude || old.longitude != new.longitude {
+                try Self.writeLocation(db, seq: seq, new)
+            }
+            if old.attributes != new.attributes {
+                try Self.writeAttributes(db, provider: provider, id: id, new.attributes)
+            }
             return (updated, trips)
         }
     }
@@ -163,6 +256,12 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
                     "Vehicle providers/\(provider)/vehicles/\(id) has \(active) active trip(s); complete or cancel them first."
                 )
             }
+            try db.cachedStatement(
+                sql:
+                    "DELETE FROM vehicle_locations WHERE seq = (SELECT seq FROM vehicles WHERE provider = ? AND id = ?)"
+            ).execute(arguments: [provider, id])
+            try db.cachedStatement(sql: "DELETE FROM vehicle_attributes WHERE provider = ? AND vehicle_id = ?")
+                .execute(arguments: [provider, id])
             try db.cachedStatement(sql: "DELETE FROM vehicles WHERE provider = ? AND id = ?").execute(arguments: [
                 provider, id,
             ])
@@ -180,6 +279,85 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         }
         return try rows.map {
             StoredVehicle(id: $0.id, vehicle: try Self.decode($0.body, as: FleetEngineV1.Vehicle.self))
+        }
+    }
+
+    static let dialect = VehicleQuerySQL.Dialect(
+        vehicles: "vehicles",
+        attributes: "vehicle_attributes",
+        trips: "trips",
+        activeTrip: "t.active = 1",
+        placeholder: { _ in "?" },
+        spatialIndex: { box, bind in
+            // The R*Tree keeps 32-bit bounds rounded outwards: a superset, which the exact columns then narrow.
+            "v.seq IN (SELECT seq FROM vehicle_locations WHERE max_lat >= \(bind(.real(box.lowLatitude)))"
+                + " AND min_lat <= \(bind(.real(box.highLatitude))) AND max_lng >= \(bind(.real(box.lowLongitude)))"
+                + " AND min_lng <= \(bind(.real(box.highLongitude))))"
+        }
+    )
+
+    /// The query in one read transaction: the count, the page in ID order (keyset: `id > afterID`), and the
+    /// page's active trips.
+    public func vehicles(
+        provider: String,
+        matching query: VehicleQuery,
+        after afterID: String?,
+        limit: Int?,
+        counting: Bool
+    ) async throws -> VehicleQueryResult {
+        let sql = VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect)
+        let countArguments = StatementArguments(sql.values.map(Self.databaseValue))
+        let condition = sql.whereClause
+        let page = sql.page(after: afterID)
+        let pageArguments = StatementArguments(page.values.map(Self.databaseValue))
+        let rows = try await writer.read { db in
+            var total: Int?
+            if counting {
+                total = try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT count(*) FROM vehicles v WHERE \(condition)"),
+                    arguments: countArguments
+                )
+            }
+            var select = "SELECT v.id, v.body FROM vehicles v WHERE \(page.whereClause) ORDER BY v.id"
+            if let limit { select += " LIMIT \(max(limit, 0))" }
+            let vehicles = try Row.fetchAll(db.cachedStatement(sql: select), arguments: pageArguments).map {
+                (id: $0["id"] as String, body: $0["body"] as Data)
+            }
+            var trips: [String: [StoredTrip]] = [:]
+            for start in stride(from: 0, to: vehicles.count, by: 500) {
+                let ids = vehicles[start..<min(start + 500, vehicles.count)].map(\.id)
+                let marks = Array(repeating: "?", count: ids.count).joined(separator: ", ")
+                for row in try Row.fetchAll(
+                    db.cachedStatement(
+                        sql: """
+                            SELECT vehicle_id, id, updated_at, body FROM trips
+                            WHERE provider = ? AND active = 1 AND vehicle_id IN (\(marks)) ORDER BY id
+                            """
+                    ),
+                    arguments: StatementArguments([provider] + ids)
+                ) {
+                    trips[row["vehicle_id"], default: []].append(try Self.trip(row))
+                }
+            }
+            return (total, vehicles, trips)
+        }
+        return VehicleQueryResult(
+            vehicles: try rows.1.map {
+                MatchedVehicle(
+                    id: $0.id,
+                    vehicle: try Self.decode($0.body, as: FleetEngineV1.Vehicle.self),
+                    activeTrips: rows.2[$0.id] ?? []
+                )
+            },
+            totalCount: rows.0
+        )
+    }
+
+    private static func databaseValue(_ value: VehicleQuerySQL.Value) -> any DatabaseValueConvertible {
+        switch value {
+        case .text(let text): text
+        case .integer(let number): number
+        case .real(let number): number
         }
     }
 
