@@ -46,40 +46,69 @@ extension FleetEngineService {
         let search = try VehicleSearch(request)
         let criteria = try VehicleCriteria(searching: request, now: now)
         let now = self.now
-        // The store reads the vehicles in a box around the pickup point; each is then measured here.
+        // Nearest first: the store answers the positions of the vehicles that pass the filters in a box around the
+        // pickup point; those within the radius are read whole in order of straight-line distance, a few at a
+        // time, until no vehicle left can rank among the best `count` (no route is shorter than a straight line).
         var query = criteria.query
         query.area = VehicleQuery.Box.around(
             latitude: search.pickup.latitude,
             longitude: search.pickup.longitude,
             meters: search.radius
         )
-        var matches: [(match: FleetEngineV1.VehicleMatch, key: Double)] = []
-        for candidate in try await store.vehicles(
-            provider: provider,
-            matching: query,
-            after: nil,
-            limit: nil,
-            counting: false
-        ).vehicles {
-            guard criteria.hasRoom(candidate.vehicle, activeTrips: candidate.activeTrips),
-                var match = search.match(
-                    candidate.vehicle,
-                    activeTrips: candidate.activeTrips,
-                    estimator: estimator,
-                    now: now
+        let ranked = try await store.vehiclePositions(provider: provider, matching: query)
+            .map {
+                (
+                    distance: RouteEstimator.distance(
+                        $0.latitude,
+                        $0.longitude,
+                        search.pickup.latitude,
+                        search.pickup.longitude
+                    ), id: $0.id
                 )
-            else { continue }
-            match.vehicle = render(
-                candidate.vehicle,
+            }
+            .filter { $0.distance <= search.radius }
+            .sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }
+        query.area = nil
+        var best: [(match: FleetEngineV1.VehicleMatch, key: Double, id: String)] = []
+        var next = 0
+        while next < ranked.count {
+            if best.count >= search.count,
+                search.lowerBound(straightDistance: ranked[next].distance, now: now, speed: estimator.speed)
+                    > best[search.count - 1].key
+            {
+                break
+            }
+            let batch = ranked[next..<min(next + search.count, ranked.count)]
+            next += batch.count
+            query.ids = Set(batch.map(\.id))
+            for candidate in try await store.vehicles(
                 provider: provider,
-                id: candidate.id,
-                activeTrips: candidate.activeTrips
-            )
-            matches.append((match, search.sortKey(match)))
+                matching: query,
+                after: nil,
+                limit: nil,
+                counting: false
+            ).vehicles {
+                guard criteria.hasRoom(candidate.vehicle, activeTrips: candidate.activeTrips),
+                    var match = search.match(
+                        candidate.vehicle,
+                        activeTrips: candidate.activeTrips,
+                        estimator: estimator,
+                        now: now
+                    )
+                else { continue }
+                match.vehicle = render(
+                    candidate.vehicle,
+                    provider: provider,
+                    id: candidate.id,
+                    activeTrips: candidate.activeTrips
+                )
+                best.append((match, search.sortKey(match), candidate.id))
+            }
+            best.sort { ($0.key, $0.id) < ($1.key, $1.id) }
+            best = Array(best.prefix(search.count))
         }
-        matches.sort { $0.key < $1.key }
         var response = FleetEngineV1.SearchVehiclesResponse()
-        response.matches = matches.prefix(search.count).map(\.match)
+        response.matches = best.map(\.match)
         return response
     }
 }

@@ -157,6 +157,20 @@ struct VehicleSearch {
         return match
     }
 
+    /// At most the ``sortKey(_:)`` of a vehicle `straightDistance` metres from the pickup point, whatever its
+    /// trips: every route to the pickup (and on to the drop-off) is at least as long as the straight line. A metre
+    /// and a millisecond of slack cover rounding.
+    func lowerBound(straightDistance: Double, now: Date, speed: Double) -> Double {
+        let metres = straightDistance - 1
+        switch order {
+        case .dropoffPointEta:
+            let onward = dropoff.map { RouteEstimator.distance(pickup, $0) } ?? 0
+            return now.addingTimeInterval((metres + onward) / speed).timeIntervalSince1970 - 0.001
+        case .pickupPointEta: return now.addingTimeInterval(metres / speed).timeIntervalSince1970 - 0.001
+        default: return metres
+        }
+    }
+
     /// What the matches are sorted by, smallest first.
     func sortKey(_ match: FleetEngineV1.VehicleMatch) -> Double {
         switch order {

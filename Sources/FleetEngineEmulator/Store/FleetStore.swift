@@ -36,6 +36,9 @@ public protocol FleetStore: Service {
     /// project's stores answer from indexes, at a cost that follows the matches rather than the fleet.
     func vehicles(provider: String, matching query: VehicleQuery, after afterID: String?, limit: Int?, counting: Bool)
         async throws -> VehicleQueryResult
+    /// The positions of the vehicles `query` matches that have a last location, in no particular order: what a
+    /// search ranks by distance before it reads any vehicle whole. Must equal the default's answer.
+    func vehiclePositions(provider: String, matching query: VehicleQuery) async throws -> [VehiclePosition]
 
     /// A trip, or nil.
     func trip(provider: String, id: String) async throws -> StoredTrip?

@@ -287,7 +287,9 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         attributes: "vehicle_attributes",
         trips: "trips",
         activeTrip: "t.active = 1",
+        countsFromAttributeIndex: true,
         placeholder: { _ in "?" },
+        spatialFirst: true,
         spatialIndex: { box, bind in
             // The R*Tree keeps 32-bit bounds rounded outwards: a superset, which the exact columns then narrow.
             "v.seq IN (SELECT seq FROM vehicle_locations WHERE max_lat >= \(bind(.real(box.lowLatitude)))"
@@ -306,8 +308,9 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         counting: Bool
     ) async throws -> VehicleQueryResult {
         let sql = VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect)
-        let countArguments = StatementArguments(sql.values.map(Self.databaseValue))
-        let condition = sql.whereClause
+        let count = VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect, purpose: .count)
+        let countArguments = StatementArguments(count.values.map(Self.databaseValue))
+        let condition = count.whereClause
         let page = sql.page(after: afterID)
         let pageArguments = StatementArguments(page.values.map(Self.databaseValue))
         let rows = try await writer.read { db in
@@ -351,6 +354,17 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
             },
             totalCount: rows.0
         )
+    }
+
+    public func vehiclePositions(provider: String, matching query: VehicleQuery) async throws -> [VehiclePosition] {
+        let sql = VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect)
+        let arguments = StatementArguments(sql.values.map(Self.databaseValue))
+        let select = "SELECT v.id, v.lat, v.lng FROM vehicles v WHERE \(sql.whereClause) AND v.lat IS NOT NULL"
+        return try await writer.read { db in
+            try Row.fetchAll(db.cachedStatement(sql: select), arguments: arguments).map {
+                VehiclePosition(id: $0[0], latitude: $0[1], longitude: $0[2])
+            }
+        }
     }
 
     private static func databaseValue(_ value: VehicleQuerySQL.Value) -> any DatabaseValueConvertible {

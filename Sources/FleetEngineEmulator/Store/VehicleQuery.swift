@@ -25,6 +25,8 @@ public struct VehicleQuery: Sendable, Hashable {
     public var onTripOnly = false
     /// The vehicle's attributes (compared as strings) satisfy this.
     public var attributes: AttributeCondition?
+    /// The vehicle's ID is one of these (any ID when nil).
+    public var ids: Set<String>?
 
     public init() {}
 
@@ -115,7 +117,8 @@ public struct VehicleQuery: Sendable, Hashable {
 
     /// Whether `vehicle`, with these active trips, satisfies every condition: the meaning of the query, which
     /// a store's indexes must reproduce.
-    public func accepts(_ vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip]) -> Bool {
+    public func accepts(_ vehicle: FleetEngineV1.Vehicle, id: String, activeTrips: [StoredTrip]) -> Bool {
+        if let ids, !ids.contains(id) { return false }
         let row = VehicleRow(vehicle)
         if let state, row.state != Int32(truncatingIfNeeded: state.rawValue) { return false }
         if !categories.isEmpty,
@@ -181,6 +184,26 @@ public struct MatchedVehicle: Sendable, Hashable {
     }
 }
 
+/// Where a vehicle last reported, as a store indexes it.
+public struct VehiclePosition: Sendable, Hashable {
+    public var id: String
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(id: String, latitude: Double, longitude: Double) {
+        self.id = id
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+
+    /// The position of a vehicle with a last location, else nil.
+    init?(_ id: String, _ vehicle: FleetEngineV1.Vehicle) {
+        let row = VehicleRow(vehicle)
+        guard let latitude = row.latitude, let longitude = row.longitude else { return nil }
+        self.init(id: id, latitude: latitude, longitude: longitude)
+    }
+}
+
 /// What a query answered: a page of vehicles in ID order and, when asked, how many match on every page.
 public struct VehicleQueryResult: Sendable, Hashable {
     public var vehicles: [MatchedVehicle]
@@ -223,7 +246,7 @@ extension FleetStore {
             let chunk = try await vehicles(provider: provider, afterID: afterID, limit: 500)
             for stored in chunk {
                 let trips = activeTrips[stored.id] ?? []
-                guard query.accepts(stored.vehicle, activeTrips: trips) else { continue }
+                guard query.accepts(stored.vehicle, id: stored.id, activeTrips: trips) else { continue }
                 total += 1
                 guard firstAfter.map({ stored.id > $0 }) ?? true else { continue }
                 if limit.map({ found.count < $0 }) ?? true {
@@ -246,6 +269,11 @@ extension FleetStore {
         counting: Bool
     ) async throws -> VehicleQueryResult {
         try await scanVehicles(provider: provider, matching: query, after: afterID, limit: limit, counting: counting)
+    }
+
+    public func vehiclePositions(provider: String, matching query: VehicleQuery) async throws -> [VehiclePosition] {
+        try await scanVehicles(provider: provider, matching: query, after: nil, limit: nil, counting: false).vehicles
+            .compactMap { VehiclePosition($0.id, $0.vehicle) }
     }
 }
 

@@ -20,8 +20,14 @@ struct VehicleQuerySQL {
         var trips: String
         /// The condition on a trips row `t` that it is active.
         var activeTrip: String
+        /// Whether a count reads an attribute's vehicles from the attribute index as a list (SQLite, whose
+        /// planner does not turn `EXISTS` into a join), rather than probing for each vehicle.
+        var countsFromAttributeIndex: Bool
         /// The placeholder for the value numbered `n` (from 1).
         var placeholder: @Sendable (Int) -> String
+        /// Whether to keep the planner off the other indexes when a query names an area, so that it starts from
+        /// the spatial index (SQLite's planner, without statistics, prefers an equality on an ordinary index).
+        var spatialFirst: Bool
         /// A condition a spatial index answers for a point of `v` in the box, at least as wide as the box; its
         /// values are appended by calling `bind`.
         var spatialIndex: @Sendable (_ box: VehicleQuery.Box, _ bind: (Value) -> String) -> String
@@ -30,12 +36,29 @@ struct VehicleQuerySQL {
     private(set) var values: [Value] = []
     private(set) var conditions: [String] = []
     let dialect: Dialect
+    private let spatialFirst: Bool
+    private let attributeList: Bool
+    private let provider: String
 
-    init(provider: String, query: VehicleQuery, dialect: Dialect) {
+    /// What the clause is for: a page walks the vehicles in ID order and stops when it is full, so it probes each
+    /// vehicle's attributes; a count reads every match.
+    enum Purpose { case page, count }
+
+    init(provider: String, query: VehicleQuery, dialect: Dialect, purpose: Purpose = .page) {
         self.dialect = dialect
-        conditions.append("v.provider = \(bind(.text(provider)))")
+        self.provider = provider
+        self.attributeList = purpose == .count && dialect.countsFromAttributeIndex
+        // A unary `+` keeps SQLite from using an index for the column.
+        spatialFirst = dialect.spatialFirst && query.area != nil
+        let plain = spatialFirst ? "+" : ""
+        conditions.append("\(plain)v.provider = \(bind(.text(provider)))")
+        if let ids = query.ids {
+            var list: [String] = []
+            for id in ids.sorted() { list.append(bind(.text(id))) }
+            conditions.append(list.isEmpty ? "1 = 0" : "v.id IN (\(list.joined(separator: ", ")))")
+        }
         if let state = query.state {
-            conditions.append("v.state = \(bind(.integer(Int64(Int32(truncatingIfNeeded: state.rawValue)))))")
+            conditions.append("\(plain)v.state = \(bind(.integer(Int64(Int32(truncatingIfNeeded: state.rawValue)))))")
         }
         if !query.categories.isEmpty {
             var list: [String] = []
@@ -75,7 +98,7 @@ struct VehicleQuerySQL {
             )
         }
         if let attributes = query.attributes {
-            conditions.append(condition(attributes, provider: provider))
+            conditions.append(condition(attributes))
         }
     }
 
@@ -85,7 +108,8 @@ struct VehicleQuerySQL {
     /// The conditions of the page after `afterID`, and their values.
     func page(after afterID: String?) -> (whereClause: String, values: [Value]) {
         guard let afterID else { return (whereClause, values) }
-        return (whereClause + " AND v.id > \(dialect.placeholder(values.count + 1))", values + [.text(afterID)])
+        let plain = spatialFirst ? "+" : ""
+        return (whereClause + " AND \(plain)v.id > \(dialect.placeholder(values.count + 1))", values + [.text(afterID)])
     }
 
     private mutating func bind(_ value: Value) -> String {
@@ -93,25 +117,29 @@ struct VehicleQuerySQL {
         return dialect.placeholder(values.count)
     }
 
-    private mutating func combine(_ parts: [AttributeCondition], with word: String, provider: String) -> String? {
+    private mutating func combine(_ parts: [AttributeCondition], with word: String) -> String? {
         guard !parts.isEmpty else { return nil }
         var clauses: [String] = []
-        for part in parts { clauses.append(condition(part, provider: provider)) }
+        for part in parts { clauses.append(condition(part)) }
         return "(" + clauses.joined(separator: " \(word) ") + ")"
     }
 
-    private mutating func condition(_ attribute: AttributeCondition, provider: String) -> String {
+    private mutating func condition(_ attribute: AttributeCondition) -> String {
         switch attribute {
         case .equals(let key, let value):
-            return
-                "v.id IN (SELECT a.vehicle_id FROM \(dialect.attributes) a WHERE a.provider = \(bind(.text(provider)))"
+            if attributeList {
+                return
+                    "v.id IN (SELECT a.vehicle_id FROM \(dialect.attributes) a WHERE a.provider = \(bind(.text(provider)))"
+                    + " AND a.key = \(bind(.text(key))) AND a.value = \(bind(.text(value))))"
+            }
+            return "EXISTS (SELECT 1 FROM \(dialect.attributes) a WHERE a.provider = v.provider AND a.vehicle_id = v.id"
                 + " AND a.key = \(bind(.text(key))) AND a.value = \(bind(.text(value))))"
         case .all(let parts):
-            return combine(parts, with: "AND", provider: provider) ?? "1 = 1"
+            return combine(parts, with: "AND") ?? "1 = 1"
         case .any(let parts):
-            return combine(parts, with: "OR", provider: provider) ?? "1 = 0"
+            return combine(parts, with: "OR") ?? "1 = 0"
         case .not(let inner):
-            return "NOT (\(condition(inner, provider: provider)))"
+            return "NOT (\(condition(inner)))"
         }
     }
 }
