@@ -72,6 +72,7 @@ extension BenchCommand {
                 let url: PostgresURL
                 do { url = try PostgresURL(database) } catch { throw BenchmarkFailure("\(error)") }
                 try await PostgresFleetStore.withConnected(url) { store in
+                    try await store.deleteAll(provider: Self.provider)
                     for size in fleetSizes {
                         try await measure(
                             store,

@@ -160,6 +160,52 @@ struct FleetStoreConformanceTests {
     }
 
     @Test(
+        "an instance that wrote a vehicle last updates the other instance's version, and a transform judges that version",
+        arguments: FleetStoreDriver.persistent
+    )
+    func staleInstance(_ driver: FleetStoreDriver) async throws {
+        struct Refusal: Error, Equatable {}
+        let (a, reopen) = try await driver.open()
+        let b = try #require(try await reopen?())
+        try await a.insertVehicle(Self.vehicle(capacity: 1), provider: "p", id: "v1")
+        _ = try await a.updateVehicle(provider: "p", id: "v1") { vehicle, _ in vehicle }
+        // Another instance changes the vehicle and assigns it a trip.
+        _ = try await b.updateVehicle(provider: "p", id: "v1") { vehicle, _ in
+            var vehicle = vehicle
+            vehicle.maximumCapacity = 5
+            return vehicle
+        }
+        try await b.insertTrip(Self.trip("t1", vehicle: "v1"), provider: "p")
+        // A transform that refuses the state `a` last saw accepts the current one.
+        let updated = try await a.updateVehicle(provider: "p", id: "v1") { vehicle, trips in
+            guard vehicle.maximumCapacity == 5, trips.map(\.id) == ["t1"] else { throw Refusal() }
+            var vehicle = vehicle
+            vehicle.maximumCapacity += 1
+            return vehicle
+        }
+        #expect(updated.vehicle.maximumCapacity == 6 && updated.activeTrips.map(\.id) == ["t1"])
+        // The trip's change alone (not the vehicle's) is seen too.
+        _ = try await b.updateTrip(provider: "p", id: "t1") { stored in
+            var stored = stored
+            stored.trip.tripStatus = .canceled
+            stored.updatedAt = Self.t0.addingTimeInterval(1)
+            return stored
+        }
+        let after = try await a.updateVehicle(provider: "p", id: "v1") { vehicle, _ in vehicle }
+        #expect(after.activeTrips.isEmpty)
+        // Deleted and created again by the other instance: the new vehicle is what is updated.
+        try await b.deleteVehicle(provider: "p", id: "v1")
+        try await b.insertVehicle(Self.vehicle(capacity: 9), provider: "p", id: "v1")
+        let recreated = try await a.updateVehicle(provider: "p", id: "v1") { vehicle, _ in vehicle }
+        #expect(recreated.vehicle.maximumCapacity == 9)
+        #expect(try await b.vehicle(provider: "p", id: "v1")?.maximumCapacity == 9)
+        // A refusal of the current state still stands, and writes nothing.
+        await #expect(throws: Refusal()) {
+            _ = try await a.updateVehicle(provider: "p", id: "v1") { _, _ in throw Refusal() }
+        }
+    }
+
+    @Test(
         "duplicates, missing records and deleting a busy vehicle are the store's own errors",
         arguments: FleetStoreDriver.all
     )

@@ -2,6 +2,7 @@ import FleetAuthCore
 public import FleetAuthServerSupport
 public import FleetEngineAPI
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import PostgresNIO
 import SwiftProtobuf
@@ -59,8 +60,17 @@ public final class PostgresFleetStore: FleetStore {
         )
     }
 
-    package init(database: PostgreSQLDatabase) {
+    /// The vehicles this instance last read or wrote, as they were at a version: an update starts from here and
+    /// writes in one round trip when nobody changed the vehicle since. The write's version check is what decides,
+    /// so an entry gone stale (another instance wrote) costs one failed write and a read, never a lost update.
+    private let recent: NIOLockedValueBox<[VehicleKey: KnownVehicle]>
+    /// How many vehicles `recent` holds before it starts again from empty.
+    private let recentCapacity: Int
+
+    package init(database: PostgreSQLDatabase, recentCapacity: Int = 20_000) {
         self.database = database
+        self.recentCapacity = recentCapacity
+        self.recent = NIOLockedValueBox([:])
     }
 
     static let migrations = PostgresMigrations(
@@ -218,50 +228,102 @@ public final class PostgresFleetStore: FleetStore {
     /// between, before it takes the row lock instead.
     static let optimisticAttempts = 3
 
-    /// An update in two round trips and no transaction: the vehicle, its version and its active trips are read in
-    /// one statement; the new body is written by one statement only if neither the vehicle's version nor its set of
-    /// active trips changed since (every write of a vehicle takes a new version from a sequence, so a deleted and
-    /// recreated vehicle never matches). If another instance got there first, it reads again; after
-    /// `optimisticAttempts` conflicts it falls back to `lockedUpdate(provider:id:_:)`. Either way each update
-    /// applies to the state it read, so none is lost and no two interleave fields.
+    /// An update in one round trip and no transaction when this instance last wrote or read the vehicle, two
+    /// otherwise: the vehicle, its version and its active trips come from memory or from one statement; the new body
+    /// is written by one statement only if neither the vehicle's version nor its set of active trips changed since
+    /// (every write of a vehicle takes a new version from a sequence, so a deleted and recreated vehicle never
+    /// matches). If another instance got there first, it reads again (a transform's refusal of a remembered state
+    /// is checked against a fresh read the same way); after `optimisticAttempts` conflicting reads it falls back to
+    /// `lockedUpdate(provider:id:_:)`. Either way each update applies to the state it read, so none is lost and no
+    /// two interleave fields.
     public func updateVehicle(
         provider: String,
         id: String,
         _ transform: @escaping @Sendable (FleetEngineV1.Vehicle, [StoredTrip]) throws -> FleetEngineV1.Vehicle
     ) async throws -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip]) {
-        for _ in 0..<Self.optimisticAttempts {
-            var current: (body: ByteBuffer, version: Int64)?
-            var trips: [StoredTrip] = []
-            var signature: [String] = []
-            for (body, version, tripID, updatedAt, tripBody) in try await database.execute(
-                ReadVehicle(provider: provider, id: id)
-            ) {
-                current = (body, version)
-                if let tripID, let updatedAt, let tripBody {
-                    trips.append(try Self.trip(id: tripID, updatedAt: updatedAt, body: tripBody))
-                    signature.append("\(tripID):\(updatedAt)")
-                }
+        let key = VehicleKey(provider: provider, id: id)
+        var known = recent.withLockedValue { $0[key] }
+        var attempts = 0
+        while attempts < Self.optimisticAttempts {
+            let current: KnownVehicle
+            if let remembered = known {
+                current = remembered
+                known = nil
+            } else {
+                current = try await read(key)
+                attempts += 1
             }
-            guard let current else {
-                throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
+            let updated: FleetEngineV1.Vehicle
+            do {
+                updated = try transform(current.vehicle, current.trips)
+            } catch {
+                // A refusal of what this instance remembers may be a refusal of a state another instance has
+                // since changed: only a refusal of what was just read stands.
+                guard attempts == 0 else { throw error }
+                forget(key)
+                continue
             }
-            let vehicle = try Self.decode(current.body, as: FleetEngineV1.Vehicle.self)
-            let updated = try transform(vehicle, trips)
             let written = try await database.execute(
                 WriteVehicle(
                     provider: provider,
                     id: id,
                     body: try Self.encode(updated),
                     version: current.version,
-                    trips: signature.joined(separator: ","),
+                    trips: current.signature,
                     row: VehicleRow(updated),
-                    attributesChanged: Attributes.dictionary(vehicle.attributes)
+                    attributesChanged: Attributes.dictionary(current.vehicle.attributes)
                         != Attributes.dictionary(updated.attributes)
                 )
             )
-            if !written.isEmpty { return (updated, trips) }
+            if let version = written.first {
+                remember(
+                    key,
+                    KnownVehicle(vehicle: updated, version: version, trips: current.trips, signature: current.signature)
+                )
+                return (updated, current.trips)
+            }
         }
+        forget(key)
         return try await lockedUpdate(provider: provider, id: id, transform)
+    }
+
+    /// The vehicle, its version and its active trips, read in one statement (and remembered).
+    private func read(_ key: VehicleKey) async throws -> KnownVehicle {
+        var current: (body: ByteBuffer, version: Int64)?
+        var trips: [StoredTrip] = []
+        var signature: [String] = []
+        for (body, version, tripID, updatedAt, tripBody) in try await database.execute(
+            ReadVehicle(provider: key.provider, id: key.id)
+        ) {
+            current = (body, version)
+            if let tripID, let updatedAt, let tripBody {
+                trips.append(try Self.trip(id: tripID, updatedAt: updatedAt, body: tripBody))
+                signature.append("\(tripID):\(updatedAt)")
+            }
+        }
+        guard let current else {
+            forget(key)
+            throw StoreError.notFound("Vehicle providers/\(key.provider)/vehicles/\(key.id) not found.")
+        }
+        let known = KnownVehicle(
+            vehicle: try Self.decode(current.body, as: FleetEngineV1.Vehicle.self),
+            version: current.version,
+            trips: trips,
+            signature: signature.joined(separator: ",")
+        )
+        remember(key, known)
+        return known
+    }
+
+    private func remember(_ key: VehicleKey, _ known: KnownVehicle) {
+        recent.withLockedValue { recent in
+            if recent.count >= recentCapacity, recent[key] == nil { recent.removeAll(keepingCapacity: true) }
+            recent[key] = known
+        }
+    }
+
+    private func forget(_ key: VehicleKey) {
+        _ = recent.withLockedValue { $0.removeValue(forKey: key) }
     }
 
     /// The update holding the vehicle's row lock from the read to the commit (four round trips): what a contended
@@ -325,6 +387,7 @@ public final class PostgresFleetStore: FleetStore {
     }
 
     public func deleteVehicle(provider: String, id: String) async throws {
+        forget(VehicleKey(provider: provider, id: id))
         try await database.transaction { connection in
             let logger = database.logger
             var exists = false
@@ -378,7 +441,9 @@ public final class PostgresFleetStore: FleetStore {
         attributes: "emulator_vehicle_attributes",
         trips: "emulator_trips",
         activeTrip: "t.active",
+        countsFromAttributeIndex: false,
         placeholder: { "$\($0)" },
+        spatialFirst: false,
         spatialIndex: { box, bind in
             // GiST answers `<@` with geometric comparisons' tolerance: a superset the exact columns narrow.
             "v.location <@ box(point(\(bind(.real(box.lowLatitude)))::float8, \(bind(.real(box.lowLongitude)))::float8),"
@@ -440,6 +505,36 @@ public final class PostgresFleetStore: FleetStore {
             }
         }
         return VehicleQueryResult(vehicles: vehicles, totalCount: total)
+    }
+
+    public func vehiclePositions(provider: String, matching query: VehicleQuery) async throws -> [VehiclePosition] {
+        let sql = VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect)
+        let rows = try await database.query(
+            PostgresQuery(
+                unsafeSQL:
+                    "SELECT v.id, v.lat, v.lng FROM emulator_vehicles v WHERE \(sql.whereClause) AND v.lat IS NOT NULL",
+                binds: Self.bindings(sql.values)
+            )
+        )
+        return try rows.map { row in
+            let (id, latitude, longitude) = try row.decode((String, Double, Double).self)
+            return VehiclePosition(id: id, latitude: latitude, longitude: longitude)
+        }
+    }
+
+    /// Deletes every vehicle and trip of `provider` in one transaction (benchmarks start from nothing).
+    package func deleteAll(provider: String) async throws {
+        try await database.transaction { connection in
+            for table in ["emulator_vehicle_attributes", "emulator_trips", "emulator_vehicles"] {
+                try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: "DELETE FROM \(table) WHERE provider = $1",
+                        binds: Self.bindings([.text(provider)])
+                    ),
+                    logger: database.logger
+                )
+            }
+        }
     }
 
     private static func bindings(_ values: [VehicleQuerySQL.Value]) -> PostgresBindings {
@@ -599,7 +694,7 @@ struct ReadVehicle: PostgresPreparedStatement {
 /// UpdateVehicle's write, prepared: the new body and its indexed values (the attributes only when they changed),
 /// only if the vehicle's version and its active trips (IDs and change times) are still those read.
 struct WriteVehicle: PostgresPreparedStatement {
-    static let name = "fleetauth_emulator_write_vehicle"
+    static let name = "fleetauth_emulator_write_vehicle_v2"
     static let sql = """
         WITH updated AS (
             UPDATE emulator_vehicles v SET body = $3, version = nextval('emulator_vehicle_versions'),
@@ -608,7 +703,7 @@ struct WriteVehicle: PostgresPreparedStatement {
             WHERE v.provider = $1 AND v.id = $2 AND v.version = $4
             AND (SELECT coalesce(string_agg(t.id || ':' || t.updated_at, ',' ORDER BY t.id), '')
                  FROM emulator_trips t WHERE t.provider = v.provider AND t.vehicle_id = v.id AND t.active) = $5
-            RETURNING v.provider, v.id),
+            RETURNING v.provider, v.id, v.version),
         removed AS (
             DELETE FROM emulator_vehicle_attributes a USING updated u
             WHERE $13 AND a.provider = u.provider AND a.vehicle_id = u.id AND a.key <> ALL($14::text[])),
@@ -617,9 +712,10 @@ struct WriteVehicle: PostgresPreparedStatement {
             SELECT u.provider, u.id, x.k, x.val FROM updated u, unnest($14::text[], $15::text[]) AS x(k, val)
             WHERE $13
             ON CONFLICT (provider, vehicle_id, key) DO UPDATE SET value = EXCLUDED.value)
-        SELECT 1 FROM updated
+        SELECT version FROM updated
         """
-    typealias Row = Int32
+    /// The vehicle's new version.
+    typealias Row = Int64
 
     var provider: String
     var id: String
@@ -651,5 +747,19 @@ struct WriteVehicle: PostgresPreparedStatement {
         return bindings
     }
 
-    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int32.self) }
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
+}
+
+/// A vehicle's key in ``PostgresFleetStore``'s memory of recent vehicles.
+private struct VehicleKey: Hashable, Sendable {
+    var provider: String
+    var id: String
+}
+
+/// A vehicle as it was stored at `version`, with its active trips and their signature (IDs and change times).
+private struct KnownVehicle: Sendable {
+    var vehicle: FleetEngineV1.Vehicle
+    var version: Int64
+    var trips: [StoredTrip]
+    var signature: String
 }
