@@ -312,6 +312,14 @@ struct FleetStoreConformanceTests {
         let moved = try await store.trips(provider: "p", vehicleID: "v2", activeOnly: true, afterID: nil, limit: 10)
         #expect(moved.map(\.id) == ["t2"] && moved.first?.updatedAt == Self.t0 + 60)
         #expect(try await store.updateVehicle(provider: "p", id: "v1") { v, _ in v }.activeTrips.map(\.id) == ["t1"])
+        // Read together: the same vehicle and trips as read one by one.
+        for id in ["v1", "v2"] {
+            let together = try #require(try await store.vehicleWithActiveTrips(provider: "p", id: id))
+            #expect(together.vehicle == (try await store.vehicle(provider: "p", id: id)))
+            let trips = try await store.trips(provider: "p", vehicleID: id, activeOnly: true, afterID: nil, limit: 10)
+            #expect(together.activeTrips == trips && !trips.isEmpty)
+        }
+        #expect(try await store.vehicleWithActiveTrips(provider: "p", id: "none") == nil)
     }
 
     @Test("vehicles are listed in ID order, a page at a time", arguments: FleetStoreDriver.all)

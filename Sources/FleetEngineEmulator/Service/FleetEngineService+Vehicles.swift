@@ -52,16 +52,9 @@ extension FleetEngineService {
     {
         let (provider, id) = try ResourceName.vehicle(request.name)
         try authorize(caller, .getVehicle, .vehicle(id), provider: provider)
-        guard let stored = try await store.vehicle(provider: provider, id: id) else {
+        guard let (stored, trips) = try await store.vehicleWithActiveTrips(provider: provider, id: id) else {
             throw GoogleAPIError.notFound("Vehicle \(request.name) not found.")
         }
-        let trips = try await store.trips(
-            provider: provider,
-            vehicleID: id,
-            activeOnly: true,
-            afterID: nil,
-            limit: 1000
-        )
         var vehicle = render(stored, provider: provider, id: id, activeTrips: trips)
         if request.hasCurrentRouteSegmentVersion, vehicle.hasCurrentRouteSegmentVersion,
             vehicle.currentRouteSegmentVersion.date <= request.currentRouteSegmentVersion.date

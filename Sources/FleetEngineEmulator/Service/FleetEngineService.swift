@@ -101,15 +101,8 @@ public struct FleetEngineService: Sendable {
         trip.name = ResourceName.tripName(provider: provider, id: stored.id)
         if case .read(let request?) = answer { trip.view = request.view }
         guard stored.isActive, let vehicleID = stored.vehicleID,
-            let vehicle = try await store.vehicle(provider: provider, id: vehicleID)
+            let (vehicle, trips) = try await store.vehicleWithActiveTrips(provider: provider, id: vehicleID)
         else { return trip }
-        let trips = try await store.trips(
-            provider: provider,
-            vehicleID: vehicleID,
-            activeOnly: true,
-            afterID: nil,
-            limit: 1000
-        )
         let waypoints = estimator.waypoints(vehicle: vehicle, trips: trips, now: now)
         if vehicle.hasLastLocation { trip.lastLocation = vehicle.lastLocation }
         if let last = waypoints.lastIndex(where: { $0.tripID == stored.id }) {

@@ -17,6 +17,9 @@ public import ServiceLifecycle
 public protocol FleetStore: Service {
     /// A vehicle, or nil.
     func vehicle(provider: String, id: String) async throws -> FleetEngineV1.Vehicle?
+    /// A vehicle and its active trips in ID order, read together (one transaction, one round trip), or nil.
+    func vehicleWithActiveTrips(provider: String, id: String) async throws
+        -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip])?
     /// Stores a new vehicle; `already_exists` if the ID is taken.
     func insertVehicle(_ vehicle: FleetEngineV1.Vehicle, provider: String, id: String) async throws
     /// Replaces a vehicle with `transform(current, activeTrips)`; `not_found` if there is none. Returns the stored
@@ -89,4 +92,15 @@ public struct StoredTrip: Sendable, Hashable {
     public var vehicleID: String? { trip.vehicleID.isEmpty ? nil : trip.vehicleID }
     /// Whether the trip is active: not `COMPLETE` or `CANCELED`.
     public var isActive: Bool { trip.tripStatus != .complete && trip.tripStatus != .canceled }
+}
+
+extension FleetStore {
+    /// Two reads: stores answer in one.
+    public func vehicleWithActiveTrips(provider: String, id: String) async throws
+        -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip])?
+    {
+        guard let vehicle = try await vehicle(provider: provider, id: id) else { return nil }
+        let trips = try await trips(provider: provider, vehicleID: id, activeOnly: true, afterID: nil, limit: .max)
+        return (vehicle, trips)
+    }
 }

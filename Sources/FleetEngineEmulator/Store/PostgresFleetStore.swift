@@ -199,6 +199,17 @@ public final class PostgresFleetStore: FleetStore {
         return try rows.first.map { try Self.decode(try $0.decode(ByteBuffer.self), as: FleetEngineV1.Vehicle.self) }
     }
 
+    public func vehicleWithActiveTrips(provider: String, id: String) async throws
+        -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip])?
+    {
+        do {
+            let current = try await read(VehicleKey(provider: provider, id: id))
+            return (current.vehicle, current.trips)
+        } catch let error as StoreError where error.code == .notFound {
+            return nil
+        }
+    }
+
     public func insertVehicle(_ vehicle: FleetEngineV1.Vehicle, provider: String, id: String) async throws {
         let body = try Self.encode(vehicle)
         let row = VehicleRow(vehicle)

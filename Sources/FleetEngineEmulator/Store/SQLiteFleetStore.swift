@@ -188,6 +188,24 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         return try data.map { try Self.decode($0, as: FleetEngineV1.Vehicle.self) }
     }
 
+    public func vehicleWithActiveTrips(provider: String, id: String) async throws
+        -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip])?
+    {
+        // One read: each GRDB call costs two thread hops.
+        try await writer.read { db in
+            guard
+                let data = try Data.fetchOne(
+                    db.cachedStatement(sql: "SELECT body FROM vehicles WHERE provider = ? AND id = ?"),
+                    arguments: [provider, id]
+                )
+            else { return nil }
+            return (
+                try Self.decode(data, as: FleetEngineV1.Vehicle.self),
+                try Self.activeTrips(db, provider: provider, vehicleID: id)
+            )
+        }
+    }
+
     public func insertVehicle(_ vehicle: FleetEngineV1.Vehicle, provider: String, id: String) async throws {
         let data = try Self.encode(vehicle)
         try await writer.write { db in
