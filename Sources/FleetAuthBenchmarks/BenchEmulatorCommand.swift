@@ -37,6 +37,15 @@ extension BenchCommand {
         @Option(help: "Distinct vehicles, each with its own driver token.") var vehicles: Int = 1000
         @Option(help: "HTTP/2 connections for the gRPC load (carrying --connections calls in flight between them).")
         var grpcConnections: Int = 2
+        @Option(
+            help: """
+                The load generator: auto (wrk and h2load when both are installed, else this process), external \
+                (wrk and h2load, required), in-process.
+                """
+        )
+        var generator: Generator = .auto
+        @Option(help: "Calls in flight for the external generators (comma-separated).") var inFlight: String =
+            "8,32,64"
         @Flag(help: "Skip the server without a token cache.") var skipUncached = false
         @Flag(help: "Skip UpdateVehicle over gRPC.") var skipGRPC = false
         @Option(
@@ -52,7 +61,36 @@ extension BenchCommand {
         )
         var database: String?
 
+        enum Generator: String, ExpressibleByArgument, CaseIterable {
+            case auto, external
+            case inProcess = "in-process"
+        }
+
+        /// The external generators' in-flight levels, if they are to be used.
+        var externalLevels: [Int]? {
+            get throws {
+                let installed = ExternalLoad.find("wrk") != nil && ExternalLoad.find("h2load") != nil
+                switch generator {
+                case .inProcess: return nil
+                case .auto where !installed: return nil
+                case .external where !installed:
+                    throw ValidationError(
+                        "--generator external needs wrk and h2load on PATH (Debian: wrk, nghttp2-client)."
+                    )
+                default:
+                    let levels = inFlight.split(separator: ",").compactMap {
+                        Int($0.trimmingCharacters(in: .whitespaces))
+                    }
+                    guard !levels.isEmpty, levels.allSatisfy({ $0 >= 1 }) else {
+                        throw ValidationError("--in-flight takes positive numbers separated by commas.")
+                    }
+                    return levels
+                }
+            }
+        }
+
         func validate() throws {
+            _ = try externalLevels
             if rounds < 1 || seconds <= 0 || connections < 1 || grpcConnections < 1 || vehicles < connections {
                 throw ValidationError(
                     "--rounds, --seconds, --connections, --grpc-connections must be positive; "
@@ -155,7 +193,17 @@ extension BenchCommand {
                         portOf[name] = port
                         if portOf.count == services.count { break }
                     }
-                    try await measure(ports: portOf, requests: requests, tokens: tokens)
+                    if let levels = try externalLevels {
+                        try await measureExternally(
+                            ports: portOf,
+                            levels: levels,
+                            tokens: tokens,
+                            metrics: cached.metrics,
+                            directory: directory
+                        )
+                    } else {
+                        try await measure(ports: portOf, requests: requests, tokens: tokens)
+                    }
                     await serviceGroup.triggerGracefulShutdown()
                 }
                 let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
@@ -189,7 +237,8 @@ extension BenchCommand {
             var best: [String: LoadGenerator.Result] = [:]
             say(
                 "Measuring: \(connections) connections, \(vehicles) vehicles, "
-                    + "\(rounds) round(s) of \(seconds) s per server (load generator in this process)."
+                    + "\(rounds) round(s) of \(seconds) s per server (load generator in this process, sharing its "
+                    + "cores: install wrk and h2load to measure the servers alone)."
             )
             for round in 1...rounds {
                 for name in order {
