@@ -20,7 +20,8 @@ extension BenchCommand {
                 10 matches within 2 km of random pickup points, and ListVehicles pages of 50 with the filter \
                 attributes.tier = "premium" and with vehicleState ONLINE (totalSize included). It prints the p50 \
                 and p99 of each and their growth from the smallest fleet: an index keeps the growth near 1, a \
-                scan makes it follow the fleet. With --database it does the same on PostgreSQL.
+                scan makes it follow the fleet. With --database it does the same on PostgreSQL, vacuumed and analyzed after \
+                each load as autovacuum would be.
                 """
         )
 
@@ -122,6 +123,8 @@ extension BenchCommand {
                     id: String(format: "v%06d", index)
                 )
             }
+            // Steady state after a bulk load: PostgreSQL's autovacuum would have run (SQLite needs nothing).
+            if let postgres = store as? PostgresFleetStore { try await postgres.vacuum() }
             var search = FleetEngineV1.SearchVehiclesRequest()
             search.parent = "providers/\(Self.provider)"
             search.pickupRadiusMeters = 2_000

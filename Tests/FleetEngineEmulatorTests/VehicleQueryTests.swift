@@ -88,6 +88,15 @@ struct VehicleQueryTests {
 
     static func randomQuery(_ random: inout SplitMix64) -> VehicleQuery {
         var query = VehicleQuery()
+        if Int.random(in: 0..<6, using: &random) == 0 {
+            // One attribute's value and nothing else (stores count these from the attribute index).
+            let leaf = AttributeCondition.equals(
+                key: keys.randomElement(using: &random)!,
+                value: values.randomElement(using: &random)!
+            )
+            query.attributes = Bool.random(using: &random) ? leaf : .all([leaf])
+            return query
+        }
         if Bool.random(using: &random) { query.state = [.online, .offline].randomElement(using: &random)! }
         if Int.random(in: 0..<3, using: &random) == 0 {
             query.categories = Set([.auto, .taxi, .truck].filter { _ in Bool.random(using: &random) })

@@ -331,9 +331,17 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         let condition = count.whereClause
         let page = sql.page(after: afterID)
         let pageArguments = StatementArguments(page.values.map(Self.databaseValue))
+        let sole = query.soleAttribute
         let rows = try await writer.read { db in
             var total: Int?
-            if counting {
+            if counting, let sole {
+                total = try Int.fetchOne(
+                    db.cachedStatement(
+                        sql: "SELECT count(*) FROM vehicle_attributes WHERE provider = ? AND key = ? AND value = ?"
+                    ),
+                    arguments: [provider, sole.key, sole.value]
+                )
+            } else if counting {
                 total = try Int.fetchOne(
                     db.cachedStatement(sql: "SELECT count(*) FROM vehicles v WHERE \(condition)"),
                     arguments: countArguments

@@ -30,6 +30,18 @@ public struct VehicleQuery: Sendable, Hashable {
 
     public init() {}
 
+    /// The attribute, when the query is nothing but one attribute's value: its matches are that attribute's rows
+    /// in a store's attribute index (a vehicle has at most one value per key), which counts them without reading
+    /// any vehicle.
+    var soleAttribute: (key: String, value: String)? {
+        guard state == nil, categories.isEmpty, tripTypes.isEmpty, minimumCapacity == nil, freshSince == nil,
+            area == nil, !onTripOnly, ids == nil, var condition = attributes
+        else { return nil }
+        while case .all(let parts) = condition, parts.count == 1 { condition = parts[0] }
+        guard case .equals(let key, let value) = condition else { return nil }
+        return (key, value)
+    }
+
     /// A latitude and longitude range, bounds included, with `lowLongitude <= highLongitude`.
     public struct Box: Sendable, Hashable {
         public var lowLatitude: Double
