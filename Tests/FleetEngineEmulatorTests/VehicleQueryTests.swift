@@ -88,7 +88,8 @@ struct VehicleQueryTests {
 
     static func randomQuery(_ random: inout SplitMix64) -> VehicleQuery {
         var query = VehicleQuery()
-        if Int.random(in: 0..<6, using: &random) == 0 {
+        switch Int.random(in: 0..<12, using: &random) {
+        case 0, 1:
             // One attribute's value and nothing else (stores count these from the attribute index).
             let leaf = AttributeCondition.equals(
                 key: keys.randomElement(using: &random)!,
@@ -96,6 +97,11 @@ struct VehicleQueryTests {
             )
             query.attributes = Bool.random(using: &random) ? leaf : .all([leaf])
             return query
+        case 2:
+            // One state, or nothing (stores keep these counts).
+            query.state = [.online, .offline, nil].randomElement(using: &random)!
+            return query
+        default: break
         }
         if Bool.random(using: &random) { query.state = [.online, .offline].randomElement(using: &random)! }
         if Int.random(in: 0..<3, using: &random) == 0 {

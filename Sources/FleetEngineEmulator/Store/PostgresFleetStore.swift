@@ -160,6 +160,52 @@ public final class PostgresFleetStore: FleetStore {
                     }
                 }
             ),
+            .init(
+                version: 4,
+                name: "vehicle counts by state",
+                statements: [
+                    """
+                    CREATE TABLE emulator_vehicle_counts (
+                        provider TEXT COLLATE "C" NOT NULL, state INTEGER NOT NULL, n BIGINT NOT NULL,
+                        PRIMARY KEY (provider, state))
+                    """,
+                    """
+                    INSERT INTO emulator_vehicle_counts (provider, state, n)
+                    SELECT provider, state, count(*) FROM emulator_vehicles GROUP BY provider, state
+                    """,
+                    // One statement per change, each touching the counts in the same order (by state), so that two
+                    // opposite state changes cannot deadlock.
+                    """
+                    CREATE FUNCTION emulator_count_vehicles() RETURNS trigger LANGUAGE plpgsql AS $$
+                    BEGIN
+                        IF TG_OP = 'INSERT' THEN
+                            INSERT INTO emulator_vehicle_counts AS c (provider, state, n) VALUES (NEW.provider, NEW.state, 1)
+                            ON CONFLICT (provider, state) DO UPDATE SET n = c.n + 1;
+                        ELSIF TG_OP = 'DELETE' THEN
+                            UPDATE emulator_vehicle_counts SET n = n - 1
+                            WHERE provider = OLD.provider AND state = OLD.state;
+                        ELSE
+                            INSERT INTO emulator_vehicle_counts AS c (provider, state, n)
+                            SELECT x.provider, x.state, x.d FROM (VALUES (OLD.provider, OLD.state, -1), (NEW.provider, NEW.state, 1))
+                                AS x(provider, state, d)
+                            ORDER BY x.provider, x.state
+                            ON CONFLICT (provider, state) DO UPDATE SET n = c.n + EXCLUDED.n;
+                        END IF;
+                        RETURN NULL;
+                    END
+                    $$
+                    """,
+                    """
+                    CREATE TRIGGER emulator_vehicle_counts_insert_delete AFTER INSERT OR DELETE ON emulator_vehicles
+                    FOR EACH ROW EXECUTE FUNCTION emulator_count_vehicles()
+                    """,
+                    """
+                    CREATE TRIGGER emulator_vehicle_counts_update AFTER UPDATE OF provider, state ON emulator_vehicles
+                    FOR EACH ROW WHEN (OLD.state <> NEW.state OR OLD.provider <> NEW.provider)
+                    EXECUTE FUNCTION emulator_count_vehicles()
+                    """,
+                ]
+            ),
         ]
     )
 
@@ -472,16 +518,30 @@ public final class PostgresFleetStore: FleetStore {
     ) async throws -> VehicleQueryResult {
         let sql = VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect)
         var total: Int?
-        if counting, let sole = query.soleAttribute {
+        switch counting ? query.countShortcut : nil {
+        case .attribute(let key, let value):
             // Counted in the attribute index alone (index-only scan).
             let rows = try await database.query(
                 """
                 SELECT count(*) FROM emulator_vehicle_attributes
-                WHERE provider = \(provider) AND key = \(sole.key) AND value = \(sole.value)
+                WHERE provider = \(provider) AND key = \(key) AND value = \(value)
                 """
             )
             total = try rows.first?.decode(Int.self)
-        } else if counting {
+        case .state(let state):
+            let rows = try await database.query(
+                """
+                SELECT coalesce(sum(n), 0)::bigint FROM emulator_vehicle_counts
+                WHERE provider = \(provider) AND state = \(state)
+                """
+            )
+            total = try rows.first?.decode(Int.self)
+        case .every:
+            let rows = try await database.query(
+                "SELECT coalesce(sum(n), 0)::bigint FROM emulator_vehicle_counts WHERE provider = \(provider)"
+            )
+            total = try rows.first?.decode(Int.self)
+        case nil where counting:
             let rows = try await database.query(
                 PostgresQuery(
                     unsafeSQL: "SELECT count(*) FROM emulator_vehicles v WHERE \(sql.whereClause)",
@@ -489,6 +549,7 @@ public final class PostgresFleetStore: FleetStore {
                 )
             )
             total = try rows.first?.decode(Int.self)
+        case nil: break
         }
         let page = sql.page(after: afterID)
         let limitClause = limit.map { " LIMIT \(max($0, 0))" } ?? ""

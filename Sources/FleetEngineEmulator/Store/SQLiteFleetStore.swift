@@ -97,6 +97,32 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
                     """
             )
         }
+        migrator.registerMigration("v4: vehicle counts by state") { db in
+            // Kept by triggers, so a listing's total is read, not counted (a location update changes no state and
+            // fires none).
+            try db.execute(
+                sql: """
+                    CREATE TABLE vehicle_counts (
+                        provider TEXT NOT NULL, state INTEGER NOT NULL, n INTEGER NOT NULL,
+                        PRIMARY KEY (provider, state)) WITHOUT ROWID;
+                    INSERT INTO vehicle_counts (provider, state, n)
+                        SELECT provider, state, count(*) FROM vehicles GROUP BY provider, state;
+                    CREATE TRIGGER vehicle_counts_insert AFTER INSERT ON vehicles BEGIN
+                        INSERT INTO vehicle_counts (provider, state, n) VALUES (new.provider, new.state, 1)
+                            ON CONFLICT (provider, state) DO UPDATE SET n = n + 1;
+                    END;
+                    CREATE TRIGGER vehicle_counts_delete AFTER DELETE ON vehicles BEGIN
+                        UPDATE vehicle_counts SET n = n - 1 WHERE provider = old.provider AND state = old.state;
+                    END;
+                    CREATE TRIGGER vehicle_counts_update AFTER UPDATE OF provider, state ON vehicles
+                    WHEN old.state <> new.state OR old.provider <> new.provider BEGIN
+                        UPDATE vehicle_counts SET n = n - 1 WHERE provider = old.provider AND state = old.state;
+                        INSERT INTO vehicle_counts (provider, state, n) VALUES (new.provider, new.state, 1)
+                            ON CONFLICT (provider, state) DO UPDATE SET n = n + 1;
+                    END;
+                    """
+            )
+        }
         return migrator
     }
 
@@ -331,21 +357,35 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         let condition = count.whereClause
         let page = sql.page(after: afterID)
         let pageArguments = StatementArguments(page.values.map(Self.databaseValue))
-        let sole = query.soleAttribute
+        let shortcut = query.countShortcut
         let rows = try await writer.read { db in
             var total: Int?
-            if counting, let sole {
+            switch counting ? shortcut : nil {
+            case .attribute(let key, let value):
                 total = try Int.fetchOne(
                     db.cachedStatement(
                         sql: "SELECT count(*) FROM vehicle_attributes WHERE provider = ? AND key = ? AND value = ?"
                     ),
-                    arguments: [provider, sole.key, sole.value]
+                    arguments: [provider, key, value]
                 )
-            } else if counting {
+            case .state(let state):
+                total = try Int.fetchOne(
+                    db.cachedStatement(
+                        sql: "SELECT coalesce(sum(n), 0) FROM vehicle_counts WHERE provider = ? AND state = ?"
+                    ),
+                    arguments: [provider, state]
+                )
+            case .every:
+                total = try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT coalesce(sum(n), 0) FROM vehicle_counts WHERE provider = ?"),
+                    arguments: [provider]
+                )
+            case nil where counting:
                 total = try Int.fetchOne(
                     db.cachedStatement(sql: "SELECT count(*) FROM vehicles v WHERE \(condition)"),
                     arguments: countArguments
                 )
+            case nil: break
             }
             var select = "SELECT v.id, v.body FROM vehicles v WHERE \(page.whereClause) ORDER BY v.id"
             if let limit { select += " LIMIT \(max(limit, 0))" }

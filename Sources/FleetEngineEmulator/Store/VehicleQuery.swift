@@ -30,16 +30,26 @@ public struct VehicleQuery: Sendable, Hashable {
 
     public init() {}
 
-    /// The attribute, when the query is nothing but one attribute's value: its matches are that attribute's rows
-    /// in a store's attribute index (a vehicle has at most one value per key), which counts them without reading
-    /// any vehicle.
-    var soleAttribute: (key: String, value: String)? {
-        guard state == nil, categories.isEmpty, tripTypes.isEmpty, minimumCapacity == nil, freshSince == nil,
-            area == nil, !onTripOnly, ids == nil, var condition = attributes
+    /// How a store may count the matches without reading them, when the query is that simple: every vehicle
+    /// or one state (from counts kept by the store), or one attribute's value (the attribute's rows in the
+    /// attribute index; a vehicle has at most one value per key).
+    enum CountShortcut: Equatable {
+        case every
+        case state(Int32)
+        case attribute(key: String, value: String)
+    }
+
+    var countShortcut: CountShortcut? {
+        guard categories.isEmpty, tripTypes.isEmpty, minimumCapacity == nil, freshSince == nil, area == nil,
+            !onTripOnly, ids == nil
         else { return nil }
+        guard var condition = attributes else {
+            return state.map { .state(Int32(truncatingIfNeeded: $0.rawValue)) } ?? .every
+        }
+        guard state == nil else { return nil }
         while case .all(let parts) = condition, parts.count == 1 { condition = parts[0] }
         guard case .equals(let key, let value) = condition else { return nil }
-        return (key, value)
+        return .attribute(key: key, value: value)
     }
 
     /// A latitude and longitude range, bounds included, with `lowLongitude <= highLongitude`.
