@@ -27,7 +27,11 @@ extension BenchCommand {
                 rounds and reports the best round of each. The emulator's gRPC server gets the same UpdateVehicle \
                 calls from grpc-swift clients, with as many calls in flight as REST has connections, next to a \
                 trivial gRPC method on the same transport (the gRPC reference, as the trivial route is REST's). \
-                The load generators share the machine's cores.
+                When wrk and h2load are installed (Debian: wrk, nghttp2-client) they drive the servers from their \
+                own processes, at each level of --in-flight: wrk for REST over HTTP/1.1, h2load for gRPC with a \
+                prepared body (one vehicle), GetVehicle beside UpdateVehicle, and PostgreSQL against SQLite under \
+                the same whole-fleet load. Otherwise, or with --generator in-process, the load generator runs in \
+                this process and shares the machine's cores with the servers.
                 """
         )
 

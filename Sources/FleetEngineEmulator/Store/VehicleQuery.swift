@@ -5,8 +5,8 @@ import SwiftProtobuf
 /// Which vehicles a listing or a search reads: the conditions a store answers from its indexes, so that the
 /// cost of a query follows the vehicles it matches, not the size of the fleet.
 ///
-/// Every condition is exact (``accepts(_:activeTrips:)`` states it), and a store's answer must equal what a scan of
-/// every vehicle with ``accepts(_:activeTrips:)`` gives (the conformance suite compares the two on random fleets).
+/// Every condition is exact (``accepts(_:id:activeTrips:)`` states it), and a store's answer must equal what a scan of
+/// every vehicle with ``accepts(_:id:activeTrips:)`` gives (the conformance suite compares the two on random fleets).
 /// A search asks for a box around its pickup point, larger than its radius, and measures each candidate itself.
 public struct VehicleQuery: Sendable, Hashable {
     /// The vehicle's state.
