@@ -67,11 +67,17 @@ let package = Package(
             name: "CPKCS11",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
         ),
+        // OpenSSL 3's libcrypto, opened with dlopen at run time to sign RSA where it is faster than BoringSSL.
+        .target(
+            name: "CLibcrypto",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]
+        ),
         .target(
             name: "FleetAuthJWT",
             dependencies: [
                 "FleetAuthCore",
                 "CPKCS11",
+                "CLibcrypto",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
             ],

@@ -68,9 +68,12 @@ public struct BenchCommand: AsyncParsableCommand {
             let privateKey: _RSA.Signing.PrivateKey
             let signingInput: [UInt8]
             let signature: _RSA.Signing.RSASignature
+            /// The same key in libcrypto, when it loads.
+            let libcryptoKey: Libcrypto.PrivateKey?
 
             init() async throws {
                 let key = try ServiceAccountKey.generate(projectID: "bench-project", name: "bench-driver")
+                libcryptoKey = Libcrypto.PrivateKey(key)
                 minter = try FleetEngineTokenMinter(signer: LocalKeySigner(key: key))
                 type = try FleetEngineTokenType.driver(vehicleID: "vehicle-000042")
                 now = Date()
@@ -143,8 +146,23 @@ public struct BenchCommand: AsyncParsableCommand {
                 "FleetAuth JWT benchmark: RS256, RSA-2048, \(setup.token.utf8.count)-byte driver token, one core; "
                     + "best of \(rounds) rounds of \(seconds) s per loop, loops interleaved\n"
             )
-            var best = (mint: 0.0, rawSign: 0.0, verify: 0.0, rawVerify: 0.0)
+            say(
+                "Minting signs with \(RSABackend.current.rawValue) (this CPU has \(RSABackend.cpuHasIFMA ? "" : "no ")"
+                    + "AVX-512 IFMA; FLEETAUTH_RSA_BACKEND chooses); libcrypto: "
+                    + (Libcrypto.version ?? "not loaded: \(Libcrypto.load() ?? "")") + "\n"
+            )
+            var best = (mint: 0.0, rawSign: 0.0, verify: 0.0, rawVerify: 0.0, libcryptoSign: 0.0)
             for _ in 0..<rounds {
+                if let key = setup.libcryptoKey {
+                    best.libcryptoSign = max(
+                        best.libcryptoSign,
+                        try await rate(seconds: seconds) {
+                            guard key.signSHA256(setup.signingInput) != nil else {
+                                throw BenchmarkFailure("libcrypto could not sign")
+                            }
+                        }
+                    )
+                }
                 best.verify = max(
                     best.verify,
                     try await rate(seconds: seconds) {
@@ -188,6 +206,10 @@ public struct BenchCommand: AsyncParsableCommand {
                 ),
                 ("raw swift-crypto RSA-2048 PKCS#1 v1.5 verify", best.rawVerify, ""),
             ]
+            if best.libcryptoSign > 0 {
+                rows.append(("raw libcrypto (dlopen) RSA-2048 PKCS#1 v1.5 sign", best.libcryptoSign, ""))
+                rows[0].2 += "; " + ratio(best.mint, best.libcryptoSign, "raw libcrypto sign")
+            }
             if openssl {
                 let secondsArgument = max(1, Int(seconds.rounded(.up)))
                 var speed: (sign: Double, verify: Double)?
@@ -201,6 +223,9 @@ public struct BenchCommand: AsyncParsableCommand {
                     }
                 }
                 if let speed {
+                    if let index = rows.firstIndex(where: { $0.0.hasPrefix("raw libcrypto") }) {
+                        rows[index].2 = ratio(rows[index].1, speed.sign, "openssl sign")
+                    }
                     rows.append(("openssl speed rsa2048 sign", speed.sign, ""))
                     rows.append(("openssl speed rsa2048 verify", speed.verify, ""))
                     rows[0].2 += "; " + ratio(best.mint, speed.sign, "openssl sign")

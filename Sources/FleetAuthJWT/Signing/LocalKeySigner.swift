@@ -16,8 +16,16 @@ public struct LocalKeySigner: RS256Signer {
         try signSynchronously(signingInput)
     }
 
-    /// The signature, computed on the calling thread.
+    /// The signature, computed on the calling thread, by ``RSABackend/current`` (the same bytes either way).
     public func signSynchronously(_ signingInput: [UInt8]) throws -> [UInt8] {
-        Array(try key.privateKey.signature(for: signingInput, padding: .insecurePKCS1v1_5).rawRepresentation)
+        try signSynchronously(signingInput, backend: RSABackend.current)
+    }
+
+    /// The signature, computed by `backend` (swift-crypto when libcrypto cannot be used).
+    public func signSynchronously(_ signingInput: [UInt8], backend: RSABackend) throws -> [UInt8] {
+        if backend == .libcrypto, let signature = Libcrypto.cachedKey(for: key.privateKey)?.signSHA256(signingInput) {
+            return signature
+        }
+        return Array(try key.privateKey.signature(for: signingInput, padding: .insecurePKCS1v1_5).rawRepresentation)
     }
 }
