@@ -322,6 +322,43 @@ struct FleetStoreConformanceTests {
         #expect(try await store.vehicleWithActiveTrips(provider: "p", id: "none") == nil)
     }
 
+    @Test("trips unchanged since a time are listed by the store, a page at a time", arguments: FleetStoreDriver.all)
+    func staleTrips(_ driver: FleetStoreDriver) async throws {
+        let store = try await driver.open().store
+        try await store.insertVehicle(Self.vehicle(), provider: "p", id: "v1")
+        for index in 0..<12 {
+            var trip = Self.trip(String(format: "t%02d", index), vehicle: index % 3 == 0 ? "v1" : nil)
+            // Changed 0, 1, …, 11 minutes after t0.
+            trip.updatedAt = Self.t0 + TimeInterval(60 * index)
+            try await store.insertTrip(trip, provider: "p")
+        }
+        let cutoff = Self.t0 + 60 * 5
+        func stale(vehicle: String?, after: String?, limit: Int) async throws -> [String] {
+            try await store.trips(
+                provider: "p",
+                vehicleID: vehicle,
+                activeOnly: true,
+                updatedAtMost: cutoff,
+                afterID: after,
+                limit: limit
+            ).map(\.id)
+        }
+        #expect(try await stale(vehicle: nil, after: nil, limit: 100) == ["t00", "t01", "t02", "t03", "t04", "t05"])
+        #expect(try await stale(vehicle: nil, after: "t01", limit: 3) == ["t02", "t03", "t04"])
+        #expect(try await stale(vehicle: "v1", after: nil, limit: 100) == ["t00", "t03"])
+        // A trip changed a millisecond after the cutoff is not stale.
+        #expect(
+            try await store.trips(
+                provider: "p",
+                vehicleID: nil,
+                activeOnly: false,
+                updatedAtMost: Self.t0 + 60 * 5 - 0.001,
+                afterID: nil,
+                limit: 100
+            ).map(\.id) == ["t00", "t01", "t02", "t03", "t04"]
+        )
+    }
+
     @Test("vehicles are listed in ID order, a page at a time", arguments: FleetStoreDriver.all)
     func paging(_ driver: FleetStoreDriver) async throws {
         let store = try await driver.open().store

@@ -186,27 +186,17 @@ extension FleetEngineService {
         if request.hasMinimumStaleness {
             staleBefore = try VehicleCriteria.freshSince(request.minimumStaleness, now: now, field: "minimumStaleness")
         }
-        var found: [StoredTrip] = []
-        var afterID = page.afterID
-        var more = false
-        scanning: while true {
-            let chunk = try await store.trips(
-                provider: provider,
-                vehicleID: vehicleID,
-                activeOnly: request.activeTripsOnly,
-                afterID: afterID,
-                limit: 500
-            )
-            for trip in chunk where staleBefore.map({ trip.updatedAt <= $0 }) ?? true {
-                if found.count == page.size {
-                    more = true
-                    break scanning
-                }
-                found.append(trip)
-            }
-            guard chunk.count == 500, let last = chunk.last else { break }
-            afterID = last.id
-        }
+        // One more than the page: whether there is a next page.
+        var found = try await store.trips(
+            provider: provider,
+            vehicleID: vehicleID,
+            activeOnly: request.activeTripsOnly,
+            updatedAtMost: staleBefore,
+            afterID: page.afterID,
+            limit: page.size + 1
+        )
+        let more = found.count > page.size
+        if more { found.removeLast() }
         var response = FleetEngineV1.SearchTripsResponse()
         for trip in found { response.trips.append(try await render(trip, provider: provider, answer: .read(nil))) }
         if more, let last = found.last { response.nextPageToken = Self.pageToken(after: last.id) }

@@ -1,7 +1,7 @@
 import FleetAuthCore
 public import FleetAuthServerSupport
 public import FleetEngineAPI
-import Foundation
+public import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import PostgresNIO
@@ -740,6 +740,25 @@ public final class PostgresFleetStore: FleetStore {
     public func trips(provider: String, vehicleID: String?, activeOnly: Bool, afterID: String?, limit: Int) async throws
         -> [StoredTrip]
     {
+        try await trips(
+            provider: provider,
+            vehicleID: vehicleID,
+            activeOnly: activeOnly,
+            updatedAtMost: nil,
+            afterID: afterID,
+            limit: limit
+        )
+    }
+
+    public func trips(
+        provider: String,
+        vehicleID: String?,
+        activeOnly: Bool,
+        updatedAtMost: Date?,
+        afterID: String?,
+        limit: Int
+    ) async throws -> [StoredTrip] {
+        let staleSince = updatedAtMost?.epochMilliseconds
         // One statement for every filter: a NULL parameter turns its condition off.
         let rows = try await database.query(
             """
@@ -747,6 +766,7 @@ public final class PostgresFleetStore: FleetStore {
             WHERE provider = \(provider) AND id > \(afterID ?? "")
               AND (\(vehicleID)::TEXT IS NULL OR vehicle_id = \(vehicleID))
               AND (NOT \(activeOnly) OR active)
+              AND (\(staleSince)::BIGINT IS NULL OR updated_at <= \(staleSince))
             ORDER BY id LIMIT \(limit)
             """
         )

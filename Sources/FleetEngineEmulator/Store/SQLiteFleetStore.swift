@@ -1,7 +1,7 @@
 import FleetAuthCore
 public import FleetAuthServerSupport
 public import FleetEngineAPI
-import Foundation
+public import Foundation
 import GRDB
 import SwiftProtobuf
 
@@ -517,6 +517,24 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
     public func trips(provider: String, vehicleID: String?, activeOnly: Bool, afterID: String?, limit: Int) async throws
         -> [StoredTrip]
     {
+        try await trips(
+            provider: provider,
+            vehicleID: vehicleID,
+            activeOnly: activeOnly,
+            updatedAtMost: nil,
+            afterID: afterID,
+            limit: limit
+        )
+    }
+
+    public func trips(
+        provider: String,
+        vehicleID: String?,
+        activeOnly: Bool,
+        updatedAtMost: Date?,
+        afterID: String?,
+        limit: Int
+    ) async throws -> [StoredTrip] {
         var sql = "SELECT id, updated_at, body FROM trips WHERE provider = ? AND id > ?"
         var arguments: StatementArguments = [provider, afterID ?? ""]
         if let vehicleID {
@@ -524,6 +542,10 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
             arguments += [vehicleID]
         }
         if activeOnly { sql += " AND active = 1" }
+        if let updatedAtMost {
+            sql += " AND updated_at <= ?"
+            arguments += [updatedAtMost.epochMilliseconds]
+        }
         sql += " ORDER BY id LIMIT ?"
         arguments += [limit]
         let query = sql
