@@ -36,8 +36,32 @@ extension BenchCommand {
                 """
         )
         var database: String?
+        @Option(
+            help: """
+                The HTTP load generator: auto (wrk when installed, else this process), external (wrk, required), \
+                in-process.
+                """
+        )
+        var generator: BenchCommand.Emulator.Generator = .auto
+
+        /// Whether wrk drives the HTTP load.
+        var usesWrk: Bool {
+            get throws {
+                let installed = ExternalLoad.find("wrk") != nil
+                switch generator {
+                case .inProcess: return false
+                case .auto: return installed
+                case .external:
+                    guard installed else {
+                        throw ValidationError("--generator external needs wrk on PATH (Debian: wrk).")
+                    }
+                    return true
+                }
+            }
+        }
 
         func validate() throws {
+            _ = try usesWrk
             if rounds < 1 || seconds <= 0 || connections < 1 {
                 throw ValidationError("--rounds, --seconds and --connections must be positive.")
             }
@@ -117,10 +141,12 @@ extension BenchCommand {
                 tasks.addTask { try await group.run() }
                 var iterator = ports.stream.makeAsyncIterator()
                 var generators = [LoadGenerator?](repeating: nil, count: backends.count)
+                var portOf = [Int](repeating: 0, count: backends.count)
                 for _ in backends {
                     guard let (index, port) = await iterator.next() else {
                         throw BenchmarkFailure("A token server did not start.")
                     }
+                    portOf[index] = port
                     let headers: HTTPHeaders = [
                         "Host": "127.0.0.1", "Authorization": "Bearer \(backends[index].session)",
                     ]
@@ -135,26 +161,67 @@ extension BenchCommand {
                         )
                     }
                 }
-                var best = [LoadGenerator.Result](repeating: LoadGenerator.Result(seconds: 1), count: backends.count)
+                let wrk = try usesWrk
+                var best = [ExternalLoad.Result](
+                    repeating: ExternalLoad.Result(rate: 0, p50: 0, p99: 0, requests: 0, failures: 0),
+                    count: backends.count
+                )
                 var one = 0.0
                 var all = 0.0
-                say("Measuring: \(rounds) round(s) of \(seconds) s each; \(connections) connections; \(cores) cores.")
+                say(
+                    "Measuring: \(rounds) round(s) of \(seconds) s each; \(connections) connections; \(cores) cores; "
+                        + (wrk
+                            ? "HTTP load from wrk."
+                            : "HTTP load from this process (install wrk to measure the server alone).")
+                )
                 for round in 1...rounds {
                     var line = String(format: "  round %d", round)
                     for (index, generator) in generators.enumerated() {
                         guard let generator else { continue }
-                        let http = try await generator.run(
-                            warmUp: .milliseconds(300),
-                            duration: .milliseconds(Int64(seconds * 1000))
-                        )
-                        guard http.successes == http.count, http.count > 0 else {
-                            throw BenchmarkFailure("Token requests failed on \(backends[index].name): \(http.statuses)")
+                        let http: ExternalLoad.Result
+                        if wrk {
+                            http = try await ExternalLoad.wrk(
+                                base: "http://127.0.0.1:\(portOf[index])",
+                                method: "GET",
+                                targets: (0..<100).map {
+                                    ExternalLoad.Target(
+                                        path: "/token/driver/v\($0)",
+                                        headers: [("Authorization", "Bearer \(backends[index].session)")]
+                                    )
+                                },
+                                body: "",
+                                connections: connections,
+                                seconds: seconds,
+                                directory: FileManager.default.temporaryDirectory.path
+                            )
+                            guard http.failures == 0, http.requests > 0 else {
+                                throw BenchmarkFailure(
+                                    "\(http.failures) of \(http.requests) token requests failed on \(backends[index].name)."
+                                )
+                            }
+                        } else {
+                            let result = try await generator.run(
+                                warmUp: .milliseconds(300),
+                                duration: .milliseconds(Int64(seconds * 1000))
+                            )
+                            guard result.successes == result.count, result.count > 0 else {
+                                throw BenchmarkFailure(
+                                    "Token requests failed on \(backends[index].name): \(result.statuses)"
+                                )
+                            }
+                            http = ExternalLoad.Result(
+                                rate: result.rate,
+                                p50: result.percentile(0.5),
+                                p99: result.percentile(0.99),
+                                requests: result.count,
+                                failures: 0
+                            )
                         }
                         line += String(
                             format: "  HTTP on %@ %6.0f/s (p99 %.2f ms)",
                             backends[index].name,
                             http.rate,
-                            http.percentile(0.99)
+                            http.p99
                         )
                         if http.rate > best[index].rate { best[index] = http }
                     }
@@ -178,8 +245,8 @@ extension BenchCommand {
                             format: "HTTP GET /token/driver/{id}, %@ %8.0f tokens/s  p50 %.2f ms  p99 %.2f ms",
                             backend.name.padding(toLength: 19, withPad: " ", startingAt: 0),
                             http.rate,
-                            http.percentile(0.5),
-                            http.percentile(0.99)
+                            http.p50,
+                            http.p99
                         )
                     )
                 }
