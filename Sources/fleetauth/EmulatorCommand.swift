@@ -1,6 +1,7 @@
 import ArgumentParser
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerSupport
 import FleetEngineEmulator
 import Foundation
 import Logging
@@ -81,7 +82,7 @@ struct EmulatorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        try prepareDataDirectory(data)
         let trust: TrustConfiguration
         do {
             if let path = self.trust {
@@ -132,28 +133,41 @@ struct EmulatorCommand: AsyncParsableCommand {
         }
         let host = self.host
         let logger = Logger.quiet(label: "fleetauth.emulator")
-        var services = server.services(
-            host: host,
-            port: port,
-            grpcPort: grpcPort,
-            logger: logger,
-            onServerRunning: { port in say("Fleet Engine emulator listening on http://\(host):\(port)") },
-            onGRPCServerRunning: { port in
-                say("Fleet Engine emulator gRPC listening on \(host):\(port) (plaintext)")
-            }
-        )
-        if let metricsPort {
-            let metricsHost = self.metricsHost
-            services.append(
-                server.metricsApplication(host: metricsHost, port: metricsPort, logger: logger) { port in
-                    say("Fleet Engine emulator metrics on http://\(metricsHost):\(port)/metrics")
+        let rest = Listener(name: "the REST port", host: host, port: port, option: "--host/--port")
+        let grpc = Listener(name: "the gRPC port", host: host, port: grpcPort, option: "--host/--grpc-port")
+        let metrics = metricsPort.map {
+            Listener(name: "the metrics port", host: metricsHost, port: $0, option: "--metrics-host/--metrics-port")
+        }
+        let startup = ListenerStartup([rest, grpc] + (metrics.map { [$0] } ?? [])) { ports in
+            for (listener, port) in ports {
+                switch listener {
+                case rest: say("Fleet Engine emulator listening on http://\(host):\(port)")
+                case grpc: say("Fleet Engine emulator gRPC listening on \(host):\(port) (plaintext)")
+                default: say("Fleet Engine emulator metrics on http://\(listener.host):\(port)/metrics")
                 }
+            }
+        }
+        var services: [any Service] = [
+            server.store,
+            startup.guarding(
+                server.application(host: host, port: port, logger: logger) { await startup.bound(rest, port: $0) },
+                rest
+            ),
+            startup.guarding(
+                server.grpcServer(host: host, port: grpcPort) { await startup.bound(grpc, port: $0) },
+                grpc
+            ),
+        ]
+        if let metrics {
+            services.append(
+                startup.guarding(
+                    server.metricsApplication(host: metrics.host, port: metrics.port, logger: logger) {
+                        await startup.bound(metrics, port: $0)
+                    },
+                    metrics
+                )
             )
         }
-        try await ServiceGroup(
-            services: services,
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        ).run()
+        try await runServices(services, logger: logger)
     }
 }

@@ -73,7 +73,7 @@ struct TokenServerDataOptions: ParsableArguments {
         if !forServer, !FileManager.default.fileExists(atPath: databasePath) {
             throw CLIError("No token server data in \(data). Start `fleetauth token-server --data \(data)` once first.")
         }
-        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        try prepareDataDirectory(data)
         return try await body(try SQLiteTokenServerStore(path: databasePath))
     }
 
@@ -196,7 +196,7 @@ struct TokenServerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try FileManager.default.createDirectory(atPath: storage.data, withIntermediateDirectories: true)
+        try prepareDataDirectory(storage.data)
         let logger = Logger.quiet(label: "fleetauth.token-server")
         var auditLogger = Logger(label: "fleetauth.token-server.audit")
         auditLogger.logLevel = .info
@@ -268,14 +268,24 @@ struct TokenServerCommand: AsyncParsableCommand {
         let data = storage.data
         let keyring = server.keyring
         let publicURL = server.configuration.publicURL
-        let services = server.services(host: host, port: port, logger: logger) { port in
+        let listener = Listener(name: "the token server's port", host: host, port: port, option: "--host/--port")
+        let startup = ListenerStartup([listener]) { ports in
+            let port = ports[0].1
             let base = publicURL ?? "http://\(host):\(port)"
             say("Token server listening on http://\(host):\(port)" + (publicURL.map { " (reached at \($0))" } ?? ""))
             for entry in keyring.keySetURLs(baseURL: base) { say("  \(entry.family) keys: \(entry.url)") }
             say("Trust it from the emulator: fleetauth emulator --trust \(data)/\(TokenServer.trustFileName)")
             say("Journey sharing: \(base)/app/trip/TRIP_ID   Fleet console: \(base)/app/console")
         }
-        try await ServiceGroup(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger).run()
+        let services: [any Service] = [
+            server.store,
+            startup.guarding(
+                server.application(host: host, port: port, logger: logger) { await startup.bound(listener, port: $0) },
+                listener
+            ),
+            keyring.pruner(interval: server.configuration.keyPruneInterval, logger: logger),
+        ]
+        try await runServices(services, logger: logger)
     }
 }
 

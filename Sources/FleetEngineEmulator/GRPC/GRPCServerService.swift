@@ -1,6 +1,7 @@
 import FleetAuthServerSupport
 import GRPCCore
 import GRPCNIOTransportHTTP2
+import NIOCore
 public import ServiceLifecycle
 
 /// The emulator's gRPC server as a service: plaintext HTTP/2 (h2c) on `host:port`, serving the vehicle and trip
@@ -10,7 +11,10 @@ public import ServiceLifecycle
 /// with its group.
 @available(FleetAuthGRPC, *)
 public struct GRPCServerService: Service {
-    private let server: GRPCServer<HTTP2ServerTransport.Posix>
+    private let makeServer:
+        @Sendable (_ address: GRPCNIOTransportCore.SocketAddress) -> GRPCServer<HTTP2ServerTransport.Posix>
+    private let host: String
+    private let port: Int
     private let onServerRunning: @Sendable (_ port: Int) async -> Void
 
     init(
@@ -22,31 +26,58 @@ public struct GRPCServerService: Service {
         policy: GRPCConnectionPolicy,
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
     ) {
-        var config = HTTP2ServerTransport.Posix.Config.defaults
-        config.rpc.maxRequestPayloadSize = maximumMessageSize * 4
-        policy.apply(to: &config, idleTimeout: idleTimeout)
-        let transport = HTTP2ServerTransport.Posix(
-            address: .ipv4(host: host, port: port),
-            transportSecurity: .plaintext,
-            config: config
-        )
-        server = GRPCServer(
-            transport: transport,
-            services: [
-                VehicleServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
-                TripServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
-            ]
-        )
+        var settings = HTTP2ServerTransport.Posix.Config.defaults
+        settings.rpc.maxRequestPayloadSize = maximumMessageSize * 4
+        policy.apply(to: &settings, idleTimeout: idleTimeout)
+        let config = settings
+        makeServer = { address in
+            GRPCServer(
+                transport: HTTP2ServerTransport.Posix(address: address, transportSecurity: .plaintext, config: config),
+                services: [
+                    VehicleServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
+                    TripServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
+                ]
+            )
+        }
+        self.host = host
+        self.port = port
         self.onServerRunning = onServerRunning
     }
 
     public func run() async throws {
-        try await withThrowingDiscardingTaskGroup { group in
+        // The transport takes IP addresses only: a host name (localhost) is resolved first, as REST's listener does.
+        let resolved = try NIOCore.SocketAddress.makeAddressResolvingHost(host, port: port)
+        guard let ip = resolved.ipAddress else { throw SocketAddressError.unsupported }
+        let server = makeServer(resolved.protocol == .inet6 ? .ipv6(host: ip, port: port) : .ipv4(host: ip, port: port))
+        try await withThrowingTaskGroup { group in
             group.addTask { try await server.serve() }
-            let address = try await server.transport.listeningAddress
-            await onServerRunning(address.ipv4?.port ?? address.ipv6?.port ?? 0)
+            let port: Int
+            do {
+                let address = try await server.transport.listeningAddress
+                port = address.ipv4?.port ?? address.ipv6?.port ?? 0
+            } catch {
+                // The transport could not bind: serve() ends with the reason (the address in use, say).
+                do { try await group.waitForAll() } catch { throw Self.rootCause(error) }
+                throw Self.rootCause(error)
+            }
+            await onServerRunning(port)
             try? await gracefulShutdown()
             server.beginGracefulShutdown()
+            try await group.waitForAll()
+        }
+    }
+
+    /// The error under gRPC's wrappers (`transportError` around the socket's `bind` failure).
+    private static func rootCause(_ error: any Error) -> any Error {
+        var error = error
+        while true {
+            if let wrapper = error as? RuntimeError, let cause = wrapper.cause {
+                error = cause
+            } else if let wrapper = error as? RPCError, let cause = wrapper.cause {
+                error = cause
+            } else {
+                return error
+            }
         }
     }
 }

@@ -70,7 +70,9 @@ public final class Keyring: Sendable {
     ///   - store: the key records.
     ///   - keyDirectory: where generated keys are written when there is no key-encryption key.
     ///   - project: the Google Cloud project (Fleet Engine provider) of generated keys.
-    ///   - keyFiles: existing service-account key files for some families.
+    ///   - keyFiles: existing service-account key files for some families, read at every start; a server starting
+    ///     (`reconcile`) makes each the family's signing key when it is not already (the previous key stays
+    ///     published until its tokens expire).
     ///   - keyEncryptionKey: when given, new keys (and `keyFiles`) are sealed under it into the store.
     ///   - keyless: the families that sign through IAM or a PKCS#11 token: no private key of theirs is created or
     ///     kept; their signer becomes the family's signing key (retiring a previous key, which stays published
@@ -116,11 +118,16 @@ public final class Keyring: Sendable {
                 }
                 continue
             }
+            // The operator's key file is read at every start (an unreadable one stops the server) and becomes the
+            // family's signing key when it is not already, as a rotation would.
+            let given = try keyFiles[family].map { try ServiceAccountKey(contentsOf: $0) }
             // A family that signed keylessly and no longer does gets a key of its own again.
-            guard current == nil || (reconcile && current?.material.isExternal == true) else { continue }
+            let replacesKeyless = reconcile && current?.material.isExternal == true
+            let replacedByFile = reconcile && given != nil && current != nil && current?.kid != given?.privateKeyID
+            guard current == nil || replacesKeyless || replacedByFile else { continue }
             let key =
-                if let file = keyFiles[family] {
-                    try ServiceAccountKey(contentsOf: file)
+                if let given {
+                    given
                 } else {
                     try await ServiceAccountKey.generateDetached(projectID: project, name: family.accountName)
                 }

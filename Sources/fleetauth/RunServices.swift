@@ -1,0 +1,48 @@
+import FleetAuthServerSupport
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// Runs a server's services until SIGTERM or SIGINT: then every listener stops accepting and in-flight requests
+/// get `grace` to finish before they are cancelled. A service that fails ends the others gracefully; a listener
+/// that cannot be bound is reported in one line (`Error: Cannot listen on …`) with exit status 1.
+func runServices(_ services: [any Service], grace: Duration = .seconds(10), logger: Logger) async throws {
+    var configuration = ServiceGroupConfiguration(
+        services: services.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) },
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger
+    )
+    configuration.maximumGracefulShutdownDuration = grace
+    configuration.maximumCancellationDuration = .seconds(5)
+    do {
+        try await ServiceGroup(configuration: configuration).run()
+    } catch let error as ListenerError {
+        throw CLIError(error.description)
+    }
+}
+
+/// Creates the data directory if needed and checks it can be written, so a bad `--data` is one line naming the
+/// directory and the option, not a Foundation error from deep inside a store.
+func prepareDataDirectory(_ path: String, option: String = "--data") throws {
+    // mkdir -p by hand: Foundation's errors do not say why in words.
+    var prefix = path.hasPrefix("/") ? "" : "."
+    for component in path.split(separator: "/") {
+        prefix += "/" + component
+        var status = stat()
+        if stat(prefix, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { continue }
+        if mkdir(prefix, 0o755) != 0,
+            errno != EEXIST || stat(prefix, &status) != 0 || status.st_mode & S_IFMT != S_IFDIR
+        {
+            let reason =
+                errno == EEXIST ? "\(prefix) is not a directory" : String(cString: strerror(errno)).lowercased()
+            throw CLIError("Cannot create the data directory \(path): \(reason). Choose another with \(option).")
+        }
+    }
+    guard access(path, W_OK | X_OK) == 0 else {
+        throw CLIError(
+            "Cannot write to the data directory \(path): \(String(cString: strerror(errno)).lowercased()). "
+                + "Choose another with \(option)."
+        )
+    }
+}
