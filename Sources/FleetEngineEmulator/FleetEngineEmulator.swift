@@ -61,6 +61,18 @@ public enum FleetEngineEmulator {
         return router
     }
 
+    /// What `GET /readyz` checks: the store answers (its tables exist: it is migrated), and every trusted account
+    /// has keys (a JWK set that could not be fetched leaves its account without).
+    static func readiness(authenticator: TokenAuthenticator, store: any FleetStore) -> Readiness {
+        Readiness([
+            .probing("store") { _ = try await store.vehicle(provider: "readiness-probe", id: "readiness-probe") },
+            .init("trusted-keys") {
+                let missing = authenticator.accountsWithoutKeys
+                return missing.isEmpty ? nil : "no keys loaded for " + missing.joined(separator: ", ")
+            },
+        ])
+    }
+
     /// The router of the emulator's REST API over `service`.
     static func makeRouter(
         authenticator: TokenAuthenticator,
@@ -73,6 +85,7 @@ public enum FleetEngineEmulator {
     ) -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         if !allowedOrigins.isEmpty { router.add(middleware: CORSMiddleware(origins: allowedOrigins)) }
+        readiness(authenticator: authenticator, store: service.store).register(on: router)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.get("openapi.yaml") { _, _ in
             Response(

@@ -190,6 +190,31 @@ public struct TokenServer {
             logger: logger,
             maximumBodySize: configuration.limits.maximumBodySize
         ).register(on: router)
+        readiness.register(on: router)
+    }
+
+    /// What `GET /readyz` checks: the store answers (and is migrated), every token family can sign, and every
+    /// OpenID Provider's keys are loaded.
+    package var readiness: Readiness {
+        let store = self.store
+        let keyring = self.keyring
+        let federation = login.federation
+        var components: [Readiness.Component] = [
+            .probing("store") { _ = try await store.signingKeys() },
+            .init("signing") {
+                let problems = await keyring.signingProblems()
+                return problems.isEmpty ? nil : problems.map { "\($0): \($1)" }.joined(separator: "; ")
+            },
+        ]
+        if let federation {
+            components.append(
+                .init("openid-keys") {
+                    let missing = await federation.keyCounts().filter { $0.keys == 0 }.map(\.issuer)
+                    return missing.isEmpty ? nil : "no signing keys loaded for " + missing.joined(separator: ", ")
+                }
+            )
+        }
+        return Readiness(components)
     }
 
     /// Adds an `operator` account with a random password when there are no users at all (a first start).

@@ -4,6 +4,12 @@ import Logging
 import ServiceLifecycle
 import UnixSignals
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Runs a server's services until SIGTERM or SIGINT: then every listener stops accepting and in-flight requests
 /// get `grace` to finish before they are cancelled. A service that fails ends the others gracefully; a listener
 /// that cannot be bound is reported in one line (`Error: Cannot listen on …`) with exit status 1.
@@ -29,13 +35,13 @@ func prepareDataDirectory(_ path: String, option: String = "--data") throws {
     var prefix = path.hasPrefix("/") ? "" : "."
     for component in path.split(separator: "/") {
         prefix += "/" + component
-        var status = stat()
-        if stat(prefix, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { continue }
-        if mkdir(prefix, 0o755) != 0,
-            errno != EEXIST || stat(prefix, &status) != 0 || status.st_mode & S_IFMT != S_IFDIR
-        {
+        if isDirectory(prefix) { continue }
+        guard mkdir(prefix, 0o755) != 0 else { continue }
+        let failure = errno
+        if failure == EEXIST, isDirectory(prefix) { continue }  // made by another process meanwhile
+        do {
             let reason =
-                errno == EEXIST ? "\(prefix) is not a directory" : String(cString: strerror(errno)).lowercased()
+                failure == EEXIST ? "\(prefix) is not a directory" : String(cString: strerror(failure)).lowercased()
             throw CLIError("Cannot create the data directory \(path): \(reason). Choose another with \(option).")
         }
     }
@@ -45,4 +51,9 @@ func prepareDataDirectory(_ path: String, option: String = "--data") throws {
                 + "Choose another with \(option)."
         )
     }
+}
+
+private func isDirectory(_ path: String) -> Bool {
+    var directory: ObjCBool = false
+    return FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
 }

@@ -227,3 +227,38 @@ extension KeylessSigner {
         return ""
     }
 }
+
+/// `/healthz` and `/readyz` as a load balancer sees them while IAM refuses to sign and after it recovers.
+@Suite("Token server: health and readiness", .temporaryResources)
+struct TokenServerReadinessTests {
+    @Test("/readyz names the family that cannot sign (503), probes it again, and is ready once IAM signs")
+    func signingFailure() async throws {
+        let fixture = try KeylessSigningTests.Fixture()
+        defer { fixture.remove() }
+        try await KeylessSigningTests().withGoogle { fake, signer in
+            let server = try await fixture.server([.driver: signer])
+            try await Application(router: server.router).test(.router) { client in
+                #expect(try await client.json(.get, "/healthz").0 == .ok)
+                fake.scriptSignFaults([.status(403)])
+                let (status, body, headers) = try await client.json(.get, "/readyz")
+                #expect(status == .serviceUnavailable)
+                #expect(headers[.cacheControl] == "no-store")
+                #expect(body["status"] == "not ready")
+                let components = try #require(body["components"]?.objectValue)
+                #expect(components["store"]?.objectValue?["status"] == "ok")
+                let signing = try #require(components["signing"]?.objectValue)
+                #expect(signing["status"] == "failing")
+                #expect(signing["error"]?.stringValue?.hasPrefix("driver: ") == true, "\(signing)")
+                #expect(try await client.json(.get, "/healthz").0 == .ok)
+                // IAM signs again: the next probe tries the family and finds it working.
+                let (ready, readyBody, _) = try await client.json(.get, "/readyz")
+                #expect(ready == .ok, "\(readyBody)")
+                #expect(readyBody["status"] == "ready")
+                // Once a family has signed, probes do not call IAM again while its tokens keep signing.
+                let calls = fake.signRequests
+                #expect(try await client.json(.get, "/readyz").0 == .ok)
+                #expect(fake.signRequests == calls)
+            }
+        }
+    }
+}

@@ -67,6 +67,14 @@ public final class TokenAuthenticator: Sendable {
 
     private let cacheEnabled: Bool
 
+    /// The trusted accounts holding no key now (their JWK set could not be fetched yet), sorted: none of their
+    /// tokens can be verified.
+    public var accountsWithoutKeys: [String] {
+        trust.withLockedValue { trust in
+            trust.accounts.keys.filter { trust.verifier.trustStore.keys(forIssuer: $0)?.isEmpty ?? true }.sorted()
+        }
+    }
+
     /// Replaces the keys of `email` (key rotation, a refreshed JWK set). Cached tokens are forgotten.
     public func replaceKeys(_ keys: [RSAVerificationKey], for email: String) {
         trust.withLockedValue { trust in

@@ -75,6 +75,13 @@ public final class OpenIDFederation: Sendable {
         return result
     }
 
+    /// Each provider's issuer with the number of signing keys held now (nothing is fetched).
+    public func keyCounts() async -> [(issuer: String, keys: Int)] {
+        var result: [(issuer: String, keys: Int)] = []
+        for entry in sources { result.append((entry.issuer, await entry.source.keyCount)) }
+        return result
+    }
+
     /// The verified claims of `idToken` at `nowSeconds`, or why it was refused.
     public func verify(_ idToken: String, nowSeconds: Int64) async throws(TokenVerificationError) -> VerifiedIDToken {
         guard idToken.utf8.count <= CompactJWS.defaultMaximumLength else {

@@ -49,7 +49,7 @@ public final class Keyring: Sendable {
     private let keyDirectory: String
     private let keyEncryptionKey: KeyEncryptionKey?
     private let lifetime: Int64
-    private let clock: any WallClock
+    let clock: any WallClock
     private let project: String
     private let keyless: [TokenFamily: KeylessSigner]
     /// The entries as last read from the store, and when.
@@ -59,6 +59,9 @@ public final class Keyring: Sendable {
     }
 
     private let state = NIOLockedValueBox(State())
+    /// How each family's last signature went: nil (absent) when it has not signed yet, `.some(nil)` when it
+    /// worked, `.some(message)` when it failed.
+    let signingHealth = NIOLockedValueBox([TokenFamily: String?]())
 
     /// Opens the keyring of `store`, creating the missing families' keys: from `keyFiles` when given, otherwise
     /// generated as `fleetauth-<family>@<project>.iam.gserviceaccount.com`.

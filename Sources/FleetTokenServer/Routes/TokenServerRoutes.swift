@@ -48,7 +48,6 @@ struct TokenServerRoutes {
             }
         }
         router.get("service_accounts/v1/metadata/jwk/{email}", use: publicKeys)
-        router.get("healthz") { _, _ in "ok" }
         AdminRoutes(
             login: login,
             users: users,
@@ -145,7 +144,9 @@ struct TokenServerRoutes {
         let token: FleetEngineToken
         do {
             token = try await minter.mint(type, now: issuedAt)
+            keyring.noteSigning(endpoint.family, failure: nil)
         } catch let error as SigningError {
+            keyring.noteSigning(endpoint.family, failure: error.message)
             // Never a 200 with a bad token: the signer refused, failed or answered something else.
             logger.error(
                 "cannot sign a token",

@@ -1,0 +1,42 @@
+import FleetAuthCore
+import FleetAuthJWT
+import NIOConcurrencyHelpers
+
+extension Keyring {
+    /// What `/readyz` says of signing: for each family that cannot sign now, why.
+    ///
+    /// A family without a signing key, or whose keyless signer this process lacks, fails at once. A family whose
+    /// last signature failed (IAM refusing, the metadata server down), or that has not signed yet, is tried with a
+    /// throwaway token; one that signed its last token is not tried again, so probes cost IAM nothing while all is
+    /// well.
+    func signingProblems() async -> [(TokenFamily, String)] {
+        var problems: [(TokenFamily, String)] = []
+        for family in TokenFamily.allCases {
+            let minter: FleetEngineTokenMinter
+            do {
+                minter = try self.minter(for: family).0
+            } catch {
+                problems.append((family, error.message))
+                continue
+            }
+            if signingHealth.withLockedValue({ $0[family] }) == .some(nil) { continue }
+            guard let endpoint = TokenServerEndpoint.all.first(where: { $0.family == family }),
+                let type = try? endpoint.tokenType(id: "readiness-probe")
+            else { continue }
+            do {
+                _ = try await minter.mint(type, now: clock.currentDate)
+                noteSigning(family, failure: nil)
+            } catch {
+                let message = (error as? SigningError)?.message ?? "\(error)"
+                noteSigning(family, failure: message)
+                problems.append((family, message))
+            }
+        }
+        return problems
+    }
+
+    /// Records how `family`'s last signature went (`failure` nil: it worked), for ``signingProblems()``.
+    func noteSigning(_ family: TokenFamily, failure: String?) {
+        signingHealth.withLockedValue { $0[family] = .some(failure) }
+    }
+}

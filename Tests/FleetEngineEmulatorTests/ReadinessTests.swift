@@ -1,0 +1,80 @@
+import FleetAuthCore
+import FleetAuthJWT
+import FleetAuthServerSupport
+import FleetEngineEmulator
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// `/healthz` and `/readyz` as a load balancer or a Kubernetes probe sees them.
+@Suite("Emulator: health and readiness")
+struct ReadinessTests {
+    typealias F = EmulatorFixture
+
+    static func get(_ client: any TestClientProtocol, _ path: String) async throws -> (HTTPResponse.Status, JSONObject)
+    {
+        try await client.execute(uri: path, method: .get) { response in
+            #expect(response.headers[.contentType] == "application/json; charset=UTF-8")
+            #expect(response.headers[.cacheControl] == "no-store")
+            return (response.status, try StrictJSONParser().parseObject(Array(response.body.readableBytesView)))
+        }
+    }
+
+    @Test(
+        "a trusted account whose keys are not loaded makes it not ready, naming the account; its keys arriving fix it"
+    )
+    func trustedKeys() async throws {
+        let late = TrustedServiceAccount(
+            email: "late@demo-project.iam.gserviceaccount.com",
+            project: "demo-project",
+            roles: [.viewer]
+        )
+        let authenticator = TokenAuthenticator(accounts: F.accounts + [(late, [])])
+        let router = FleetEngineEmulator.makeRouter(
+            authenticator: authenticator,
+            store: try SQLiteFleetStore(inMemory: ())
+        )
+        try await Application(router: router).test(.router) { client in
+            #expect(try await Self.get(client, "/healthz") == (.ok, ["status": "ok"]))
+            let (status, body) = try await Self.get(client, "/readyz")
+            #expect(status == .serviceUnavailable)
+            #expect(body["status"] == "not ready")
+            let components = try #require(body["components"]?.objectValue)
+            #expect(components["store"] == ["status": "ok"])
+            #expect(
+                components["trusted-keys"]
+                    == ["status": "failing", "error": "no keys loaded for late@demo-project.iam.gserviceaccount.com"]
+            )
+            let key = try ServiceAccountKey.generate(projectID: "demo-project", name: "late")
+            authenticator.replaceKeys([key.verificationKey], for: late.email)
+            let (ready, readyBody) = try await Self.get(client, "/readyz")
+            #expect(ready == .ok)
+            #expect(readyBody["status"] == "ready")
+        }
+    }
+
+    @Test(
+        "a component that throws is failing with its error; one that hangs is failing after the timeout, not a hung probe"
+    )
+    func components() async throws {
+        struct Broken: Error, CustomStringConvertible { var description: String { "database is locked" } }
+        let readiness = Readiness(
+            [
+                .probing("works") {},
+                .probing("throws") { throw Broken() },
+                .init("hangs") {
+                    try? await Task.sleep(for: .seconds(3600))
+                    return nil
+                },
+            ],
+            timeout: .milliseconds(200)
+        )
+        let started = ContinuousClock.now
+        let report = await readiness.report()
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(!report.isReady)
+        #expect(report.components.map(\.name) == ["works", "throws", "hangs"])
+        #expect(report.components.map(\.problem) == [nil, "database is locked", "no answer within 0.2 seconds"])
+    }
+}
