@@ -37,7 +37,7 @@ fi
 bin="${bin:-$PWD/$plugins/.build/release}"
 
 out=Sources/FleetEngineAPI
-rm -f "$out"/*.pb.swift "$out"/*.grpc.swift
+rm -f "$out"/*.pb.swift "$out"/*.grpc.swift "$out"/ProtoFileDescriptors.swift
 protos=$(cd Protos && find . -name '*.proto' | sed 's|^\./||' | sort)
 (
     cd Protos
@@ -49,6 +49,23 @@ protos=$(cd Protos && find . -name '*.proto' | sed 's|^\./||' | sort)
         --grpc-swift_out="../$out" \
         $protos
 )
+# Every file's descriptor (with the well-known types it imports), for gRPC server reflection: base64 in Swift, in
+# lines of 100 characters.
+set="$(mktemp)"
+(cd Protos && "$PROTOC" -I . -I "$INCLUDE" --include_imports --descriptor_set_out="$set" $protos)
+{
+    echo "// DO NOT EDIT. Written by Scripts/generate-protos.sh from Protos/: a google.protobuf.FileDescriptorSet of every"
+    echo "// file and the files it imports, base64-encoded, for gRPC server reflection."
+    echo
+    echo "/// The descriptors of every .proto file this package serves, and of the files they import."
+    echo "public enum ProtoFileDescriptors {"
+    echo "    /// A serialized \`google.protobuf.FileDescriptorSet\`, base64 in lines (decode ignoring newlines)."
+    echo '    public static let base64FileDescriptorSet = """'
+    base64 -w 100 "$set" | sed 's/^/        /'
+    echo '        """'
+    echo "}"
+} > "$out/ProtoFileDescriptors.swift"
+rm -f "$set"
 # Files without a service get an empty gRPC file: drop them.
 grep -l "This file contained no services" "$out"/*.grpc.swift | xargs rm -f
 echo "Generated $(ls "$out"/*.swift | wc -l) files in $out from: $protos"

@@ -196,6 +196,7 @@ public struct EmulatorServer {
             maximumMessageSize: configuration.limits.maximumBodySize,
             idleTimeout: configuration.limits.idleTimeout,
             policy: configuration.grpc,
+            readiness: FleetEngineEmulator.readiness(authenticator: authenticator, store: store),
             onServerRunning: onServerRunning
         )
     }

@@ -1,11 +1,13 @@
 import FleetAuthServerSupport
+import FleetEngineAPI
 import GRPCCore
 import GRPCNIOTransportHTTP2
+import NIOConcurrencyHelpers
 import NIOCore
 public import ServiceLifecycle
 
 /// The emulator's gRPC server as a service: plaintext HTTP/2 (h2c) on `host:port`, serving the vehicle and trip
-/// services, with request messages limited like REST bodies (larger ones are `RESOURCE_EXHAUSTED`, checked by
+/// services, gRPC health checking (``HealthService``) and server reflection (``ReflectionService``), with request messages limited like REST bodies (larger ones are `RESOURCE_EXHAUSTED`, checked by
 /// each method; the transport itself resets streams only past four times that), and connections kept as
 /// ``GRPCConnectionPolicy`` says. It calls `onServerRunning` with its port once it listens and shuts down gracefully
 /// with its group.
@@ -13,6 +15,7 @@ public import ServiceLifecycle
 public struct GRPCServerService: Service {
     private let makeServer:
         @Sendable (_ address: GRPCNIOTransportCore.SocketAddress) -> GRPCServer<HTTP2ServerTransport.Posix>
+    private let shuttingDown: NIOLockedValueBox<Bool>
     private let host: String
     private let port: Int
     private let onServerRunning: @Sendable (_ port: Int) async -> Void
@@ -24,21 +27,39 @@ public struct GRPCServerService: Service {
         maximumMessageSize: Int,
         idleTimeout: Duration,
         policy: GRPCConnectionPolicy,
+        readiness: Readiness,
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
     ) {
         var settings = HTTP2ServerTransport.Posix.Config.defaults
         settings.rpc.maxRequestPayloadSize = maximumMessageSize * 4
         policy.apply(to: &settings, idleTimeout: idleTimeout)
         let config = settings
+        let shuttingDown = NIOLockedValueBox(false)
+        let names = [
+            FleetEngineV1.VehicleService.descriptor.fullyQualifiedService,
+            FleetEngineV1.TripService.descriptor.fullyQualifiedService,
+            Grpc_Health_V1_Health.descriptor.fullyQualifiedService,
+            Grpc_Reflection_V1_ServerReflection.descriptor.fullyQualifiedService,
+            Grpc_Reflection_V1alpha_ServerReflection.descriptor.fullyQualifiedService,
+        ]
+        let reflection = ReflectionService(services: names)
+        let health = HealthService(
+            services: Set(names),
+            readiness: readiness,
+            watchInterval: .seconds(1),
+            shuttingDown: shuttingDown
+        )
         makeServer = { address in
             GRPCServer(
                 transport: HTTP2ServerTransport.Posix(address: address, transportSecurity: .plaintext, config: config),
                 services: [
                     VehicleServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
                     TripServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
+                    health, reflection, ReflectionServiceV1Alpha(reflection: reflection),
                 ]
             )
         }
+        self.shuttingDown = shuttingDown
         self.host = host
         self.port = port
         self.onServerRunning = onServerRunning
@@ -62,6 +83,7 @@ public struct GRPCServerService: Service {
             }
             await onServerRunning(port)
             try? await gracefulShutdown()
+            shuttingDown.withLockedValue { $0 = true }
             server.beginGracefulShutdown()
             try await group.waitForAll()
         }
