@@ -280,7 +280,7 @@ let package = Package(
         .testTarget(
             name: "FleetAuthServerSupportTests",
             dependencies: [
-                "FleetAuthServerSupport", "FleetAuthServerTesting", "FleetAuthTesting",
+                "FleetAuthCore", "FleetAuthServerSupport", "FleetAuthServerTesting", "FleetAuthTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

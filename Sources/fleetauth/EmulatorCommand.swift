@@ -19,6 +19,8 @@ struct EmulatorCommand: AsyncParsableCommand {
             `fleetauth token mint` command for each role. Data is kept in SQLite in the data directory unless \
             --in-memory is given, or in PostgreSQL with --database (or DATABASE_URL), where several emulators can \
             share it.
+
+            \(EnvironmentOptions.help("emulator"))
             """
     )
 
@@ -59,8 +61,14 @@ struct EmulatorCommand: AsyncParsableCommand {
             """
     )
     var allowOrigin: [String] = []
+    @OptionGroup var logging: LoggingOptions
+    @Option(help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT before they are cancelled.")
+    var shutdownGrace: Double = 10
 
     func validate() throws {
+        if !(shutdownGrace >= 0 && shutdownGrace.isFinite) {
+            throw ValidationError("--shutdown-grace must be 0 or more seconds.")
+        }
         if idleTimeout <= 0 { throw ValidationError("--idle-timeout must be positive.") }
         if grpcMaxConnectionAge < 0 { throw ValidationError("--grpc-max-connection-age must be 0 or more.") }
         if grpcKeepalive <= 0 { throw ValidationError("--grpc-keepalive must be positive.") }
@@ -82,6 +90,7 @@ struct EmulatorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        logging.bootstrap()
         try prepareDataDirectory(data)
         let trust: TrustConfiguration
         do {
@@ -168,6 +177,6 @@ struct EmulatorCommand: AsyncParsableCommand {
                 )
             )
         }
-        try await runServices(services, logger: logger)
+        try await runServices(services, grace: .milliseconds(Int64(shutdownGrace * 1000)), logger: logger)
     }
 }

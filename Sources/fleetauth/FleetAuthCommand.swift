@@ -1,5 +1,6 @@
 import ArgumentParser
 import FleetAuthBenchmarks
+import FleetAuthServerSupport
 import Foundation
 
 @main
@@ -13,6 +14,29 @@ struct FleetAuthCommand: AsyncParsableCommand {
             DemoCommand.self, ServeCommand.self, BenchCommand.self,
         ]
     )
+
+    /// Parses the command line with the servers' environment variables added (``EnvironmentOptions``) and runs
+    /// the command; with `--log-format json`, a failure is a JSON object on standard error like every log line.
+    static func main() async {
+        do {
+            let arguments = try EnvironmentOptions.expand(
+                Array(CommandLine.arguments.dropFirst()),
+                environment: ProcessInfo.processInfo.environment
+            )
+            var command = try await asyncParseAsRoot(arguments)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if LogFormat.active == .json, error is CLIError {
+                LogFormat.fail(String(describing: error))
+                Foundation.exit(1)
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 /// A failure the CLI reports as `Error: <message>` with exit code 1.
@@ -21,8 +45,8 @@ struct CLIError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Prints a line and flushes it at once, so progress shows even when the output is a pipe.
+/// Prints a line and flushes it at once, so progress shows even when the output is a pipe (a JSON object with
+/// `--log-format json`).
 func say(_ line: String) {
-    print(line)
-    fflush(nil)
+    LogFormat.announce(line)
 }

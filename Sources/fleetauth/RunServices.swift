@@ -1,3 +1,4 @@
+import ArgumentParser
 import FleetAuthServerSupport
 import Foundation
 import Logging
@@ -57,3 +58,18 @@ private func isDirectory(_ path: String) -> Bool {
     var directory: ObjCBool = false
     return FileManager.default.fileExists(atPath: path, isDirectory: &directory) && directory.boolValue
 }
+
+/// How a server command logs: `--log-format text|json`.
+struct LoggingOptions: ParsableArguments {
+    @Option(
+        help: """
+            text, or json: one JSON object per line (standard error), with Google Cloud Logging's field names \
+            (severity, message, logging.googleapis.com/trace).
+            """
+    )
+    var logFormat: LogFormat = .text
+
+    func bootstrap() { logFormat.bootstrap() }
+}
+
+extension LogFormat: ExpressibleByArgument {}

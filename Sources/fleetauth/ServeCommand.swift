@@ -13,6 +13,8 @@ struct ServeCommand: AsyncParsableCommand {
             The emulator trusts the token server's keys by JWK set URL. State (users, grants, keys, vehicles, \
             trips) is kept in the data directory, so a restart continues where it stopped. The first start \
             creates an operator account and prints its password once.
+
+            \(EnvironmentOptions.help("serve"))
             """
     )
 
@@ -45,6 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
     var keyless = false
+    @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
         if !(60...3600).contains(tokenLifetime) {
@@ -53,6 +56,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        logging.bootstrap()
         var auditLogger = Logger(label: "fleetauth.token-server.audit")
         auditLogger.logLevel = .info
         var storage = TokenServerDataOptions()

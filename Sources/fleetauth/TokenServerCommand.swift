@@ -115,6 +115,8 @@ struct TokenServerCommand: AsyncParsableCommand {
             instances share users, sessions, lockouts and keys (sealed under the key-encryption key). It writes \
             DATA/emulator-trust.json, which `fleetauth emulator --trust` reads to trust this server's keys by JWK \
             set URL (so rotations reach the emulator without a restart).
+
+            \(EnvironmentOptions.help("token-server"))
             """
     )
 
@@ -169,6 +171,9 @@ struct TokenServerCommand: AsyncParsableCommand {
     var emulatorURL: String?
     @Option(help: "A map tile URL template ({z}/{x}/{y}) for the browser pages used online; default: no tiles.")
     var tileURL: String?
+    @OptionGroup var logging: LoggingOptions
+    @Option(help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT before they are cancelled.")
+    var shutdownGrace: Double = 10
 
     var openIDProviders: [OpenIDProviderConfiguration] {
         zip(oidcIssuer, oidcAudience).map { OpenIDProviderConfiguration(issuer: $0, audience: $1) }
@@ -187,6 +192,9 @@ struct TokenServerCommand: AsyncParsableCommand {
         if oidcAutoCreate != nil, oidcIssuer.isEmpty {
             throw ValidationError("--oidc-auto-create needs an --oidc-issuer.")
         }
+        if !(shutdownGrace >= 0 && shutdownGrace.isFinite) {
+            throw ValidationError("--shutdown-grace must be 0 or more seconds.")
+        }
         if !(10...16).contains(bcryptCost) { throw ValidationError("--bcrypt-cost must be between 10 and 16.") }
         if !(mintRate >= 0 && mintRate.isFinite) { throw ValidationError("--mint-rate must be 0 or more.") }
         if mintBurst < 1 { throw ValidationError("--mint-burst must be at least 1.") }
@@ -196,6 +204,7 @@ struct TokenServerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        logging.bootstrap()
         try prepareDataDirectory(storage.data)
         let logger = Logger.quiet(label: "fleetauth.token-server")
         var auditLogger = Logger(label: "fleetauth.token-server.audit")
@@ -285,7 +294,7 @@ struct TokenServerCommand: AsyncParsableCommand {
             ),
             keyring.pruner(interval: server.configuration.keyPruneInterval, logger: logger),
         ]
-        try await runServices(services, logger: logger)
+        try await runServices(services, grace: .milliseconds(Int64(shutdownGrace * 1000)), logger: logger)
     }
 }
 

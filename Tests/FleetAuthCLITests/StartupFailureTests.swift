@@ -1,3 +1,4 @@
+import FleetAuthCore
 import FleetAuthServerTesting
 import Foundation
 import Testing
@@ -138,5 +139,91 @@ struct StartupFailureTests {
         let expected = "Error: " + failure.message(busy, directory)
         #expect(lines.first?.hasPrefix(expected) == true, "\(lines.first ?? "") does not start with \(expected)")
         #expect(!output.stdout.contains("listening"), "\(output.stdout)")
+    }
+}
+
+/// Every server option from an environment variable (the option wins), and `--log-format json`, as a container
+/// platform runs the servers.
+@Suite("Configuration from the environment; JSON logs", .temporaryResources, .serialized)
+struct EnvironmentConfigurationTests {
+    @Test(
+        "--help names a variable for every option of each server command",
+        arguments: ["emulator", "token-server", "serve"]
+    )
+    func helpNamesEveryVariable(_ command: String) async throws {
+        let help = try await CLI.run([command, "--help"])
+        #expect(help.status == 0)
+        let text = help.stdout.replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "  ", with: " ")
+        let options = Set(
+            help.stdout.split(separator: "\n").compactMap { line -> String? in
+                let trimmed = line.drop { $0 == " " }
+                guard trimmed.hasPrefix("--") else { return nil }
+                return String(trimmed.dropFirst(2).prefix { $0.isLetter || $0.isNumber || $0 == "-" })
+            }
+        ).subtracting(["help"])
+        #expect(options.count > 5)
+        for option in options {
+            let variable = "FLEETAUTH_" + option.uppercased().replacingOccurrences(of: "-", with: "_")
+            #expect(text.contains(variable), "\(command) --help does not name \(variable)")
+        }
+    }
+
+    @Test("a variable sets its option; the option on the command line wins")
+    func variableAndOptionWins() async throws {
+        let directory = try CLI.temporaryDirectory()
+        let first = try OccupiedPort(), second = try OccupiedPort()
+        let fromEnvironment = try await CLI.run(
+            ["emulator", "--port", "0"],
+            in: directory,
+            environment: ["FLEETAUTH_GRPC_PORT": "\(first.port)", "FLEETAUTH_IN_MEMORY": "true"],
+            timeout: 60
+        )
+        #expect(fromEnvironment.status == 1)
+        #expect(fromEnvironment.stderr.contains("127.0.0.1:\(first.port) (the gRPC port)"), "\(fromEnvironment.stderr)")
+        // In memory: no data directory was made.
+        #expect(!FileManager.default.fileExists(atPath: directory + "/fleet-engine-data/fleet-engine.sqlite"))
+        let optionWins = try await CLI.run(
+            ["emulator", "--port", "0", "--grpc-port", "\(second.port)", "--in-memory"],
+            in: directory,
+            environment: ["FLEETAUTH_GRPC_PORT": "\(first.port)"],
+            timeout: 60
+        )
+        #expect(optionWins.stderr.contains("127.0.0.1:\(second.port) (the gRPC port)"), "\(optionWins.stderr)")
+        let bad = try await CLI.run(["emulator"], in: directory, environment: ["FLEETAUTH_IN_MEMORY": "maybe"])
+        #expect(bad.status == 1)
+        #expect(bad.stderr == "Error: FLEETAUTH_IN_MEMORY must be 1, true, 0 or false, not maybe.\n")
+        let invalid = try await CLI.run(["emulator"], in: directory, environment: ["FLEETAUTH_IDLE_TIMEOUT": "-1"])
+        #expect(invalid.status != 0)
+        #expect(invalid.stderr.contains("--idle-timeout must be positive."), "\(invalid.stderr)")
+        withExtendedLifetime((first, second)) {}
+    }
+
+    @Test("--log-format json: every line of the process is one JSON object with Cloud Logging's fields")
+    func jsonLines() async throws {
+        let directory = try CLI.temporaryDirectory()
+        let busy = try OccupiedPort()
+        // The announcements of a provisioning start, then a failure: all JSON.
+        let output = try await CLI.run(
+            ["emulator", "--port", "0", "--grpc-port", "\(busy.port)", "--log-format", "json"],
+            in: directory,
+            timeout: 60
+        )
+        #expect(output.status == 1)
+        let out = output.stdout.split(separator: "\n"), err = output.stderr.split(separator: "\n")
+        #expect(out.count > 5)
+        #expect(err.count == 1)
+        for line in out + err {
+            let object = try StrictJSONParser().parseObject(Array(line.utf8))
+            #expect(object["severity"]?.stringValue != nil, "\(line)")
+            #expect(object["message"]?.stringValue != nil, "\(line)")
+            #expect(object["time"]?.stringValue.flatMap(RFC3339.parse) != nil, "\(line)")
+        }
+        let failure = try StrictJSONParser().parseObject(Array(err[0].utf8))
+        #expect(failure["severity"] == "ERROR")
+        #expect(
+            failure["message"]?.stringValue?.hasPrefix("Cannot listen on 127.0.0.1:\(busy.port) (the gRPC port)")
+                == true
+        )
+        withExtendedLifetime(busy) {}
     }
 }

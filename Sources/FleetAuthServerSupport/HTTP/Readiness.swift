@@ -60,7 +60,7 @@ package struct Readiness: Sendable {
     /// How long one component may take to answer before it counts as failing.
     package var timeout: Duration
 
-    package init(_ components: [Component], timeout: Duration = .seconds(2)) {
+    package init(_ components: [Component], timeout: Duration = .seconds(5)) {
         self.components = components
         self.timeout = timeout
     }
