@@ -42,6 +42,11 @@ public struct TokenServer {
         public var limits: ServerLimits
         /// How often retired keys are checked for pruning.
         public var keyPruneInterval: Duration
+        /// How long audit entries are kept (30 days by default); older ones are pruned at start and then every
+        /// ``retentionInterval``, with expired sessions and forgotten login failures.
+        public var auditRetention: Duration
+        /// How often pruning runs.
+        public var retentionInterval: Duration
         /// The base URL clients and the emulator reach this server at, when not its listening address (a load
         /// balancer in front of several instances); the emulator's trust file names its JWK set URLs under it.
         public var publicURL: String?
@@ -69,6 +74,8 @@ public struct TokenServer {
             mintRate: MintRateLimiter.Policy = MintRateLimiter.Policy(),
             limits: ServerLimits = ServerLimits(maximumBodySize: 64 * 1024),
             keyPruneInterval: Duration = .seconds(60),
+            auditRetention: Duration = .seconds(30 * 86_400),
+            retentionInterval: Duration = .seconds(60),
             publicURL: String? = nil,
             openIDProviders: [OpenIDProviderConfiguration] = [],
             openIDAutoCreateRole: AppUserRole? = nil,
@@ -87,6 +94,8 @@ public struct TokenServer {
             self.mintRate = mintRate
             self.limits = limits
             self.keyPruneInterval = keyPruneInterval
+            self.auditRetention = auditRetention
+            self.retentionInterval = retentionInterval
             self.publicURL = publicURL
             self.openIDProviders = openIDProviders
             self.openIDAutoCreateRole = openIDAutoCreateRole
@@ -193,6 +202,47 @@ public struct TokenServer {
         readiness.register(on: router)
     }
 
+    /// Prunes audit entries older than ``Configuration/auditRetention``, expired sessions and forgotten login
+    /// failures: at start, then every ``Configuration/retentionInterval``, in batches of `batch` rows (each a short
+    /// transaction of its own, so token requests between them never wait for the whole pruning).
+    package func retentionPruner(batch: Int = 1_000, logger: Logger = .silent(label: "fleetauth.token-server"))
+        -> PeriodicTask
+    {
+        let store = self.store
+        let clock = self.clock
+        let retention = configuration.auditRetention
+        return PeriodicTask(
+            name: "audit retention",
+            interval: configuration.retentionInterval,
+            immediately: true,
+            clock: clock,
+            logger: logger
+        ) {
+            let now = clock.currentDate
+            let cutoff = now.addingTimeInterval(-retention.timeInterval)
+            var audit = 0
+            var expired = 0
+            while !Task.isCancelled {
+                let removed = try await store.pruneAudit(issuedBefore: cutoff, limit: batch)
+                audit += removed
+                if removed < batch { break }
+                await Task.yield()
+            }
+            while !Task.isCancelled {
+                let removed = try await store.pruneExpired(at: now, limit: batch)
+                expired += removed
+                if removed < batch { break }
+                await Task.yield()
+            }
+            if audit + expired > 0 {
+                logger.info(
+                    "pruned the audit log, sessions and login failures",
+                    metadata: .fleetauth(["audit": .stringConvertible(audit), "expired": .stringConvertible(expired)])
+                )
+            }
+        }
+    }
+
     /// What `GET /readyz` checks: the store answers (and is migrated), every token family can sign, and every
     /// OpenID Provider's keys are loaded.
     package var readiness: Readiness {
@@ -275,6 +325,7 @@ public struct TokenServer {
         [
             store, application(host: host, port: port, logger: logger, onServerRunning: onServerRunning),
             keyring.pruner(interval: configuration.keyPruneInterval, logger: logger),
+            retentionPruner(logger: logger),
         ]
     }
 }

@@ -29,7 +29,7 @@ enum EnvironmentOptions {
             ("bcrypt-cost", .value), ("token-lifetime", .value), ("mint-rate", .value), ("mint-burst", .value),
             ("public-url", .value), ("oidc-issuer", .repeated), ("oidc-audience", .repeated),
             ("oidc-auto-create", .value), ("emulator-url", .value), ("allow-origin", .repeated),
-            ("tile-url", .value), ("log-format", .value), ("shutdown-grace", .value),
+            ("tile-url", .value), ("log-format", .value), ("shutdown-grace", .value), ("audit-retention", .value),
         ],
         "serve": [
             ("data", .value), ("database", .value), ("key-encryption-key-file", .value), ("host", .value),

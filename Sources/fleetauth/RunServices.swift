@@ -73,3 +73,20 @@ struct LoggingOptions: ParsableArguments {
 }
 
 extension LogFormat: ExpressibleByArgument {}
+
+/// A retention period on the command line: a number and a unit, `d`, `h`, `m` or `s` (`90d`, `2s`).
+struct RetentionDuration: ExpressibleByArgument, Sendable {
+    let seconds: Int64
+
+    init(seconds: Int64) { self.seconds = seconds }
+
+    init?(argument: String) {
+        let units: [Character: Int64] = ["d": 86_400, "h": 3_600, "m": 60, "s": 1]
+        guard let unit = argument.last.flatMap({ units[$0] }), let count = Int64(argument.dropLast()), count > 0,
+            count <= Int64.max / unit
+        else { return nil }
+        seconds = count * unit
+    }
+
+    var defaultValueDescription: String { seconds % 86_400 == 0 ? "\(seconds / 86_400)d" : "\(seconds)s" }
+}

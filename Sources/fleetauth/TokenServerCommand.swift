@@ -174,6 +174,12 @@ struct TokenServerCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
     @Option(help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT before they are cancelled.")
     var shutdownGrace: Double = 10
+    @Option(
+        help: """
+            How long audit entries are kept: 90d, 12h, 30m or 2s. Older ones are deleted at start and every minute,             with expired sessions and forgotten login failures.
+            """
+    )
+    var auditRetention: RetentionDuration = RetentionDuration(seconds: 30 * 86_400)
 
     var openIDProviders: [OpenIDProviderConfiguration] {
         zip(oidcIssuer, oidcAudience).map { OpenIDProviderConfiguration(issuer: $0, audience: $1) }
@@ -246,6 +252,7 @@ struct TokenServerCommand: AsyncParsableCommand {
                     bcryptCost: bcryptCost,
                     tokenLifetime: tokenLifetime,
                     mintRate: .init(perMinute: mintRate, burst: mintBurst),
+                    auditRetention: .seconds(auditRetention.seconds),
                     publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
                     openIDProviders: openIDProviders,
                     openIDAutoCreateRole: oidcAutoCreate.flatMap(AppUserRole.init),
@@ -293,6 +300,7 @@ struct TokenServerCommand: AsyncParsableCommand {
                 listener
             ),
             keyring.pruner(interval: server.configuration.keyPruneInterval, logger: logger),
+            server.retentionPruner(logger: logger),
         ]
         try await runServices(services, grace: .milliseconds(Int64(shutdownGrace * 1000)), logger: logger)
     }

@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthServerTesting
+import FleetTokenServer
 import Foundation
 import Testing
 
@@ -225,5 +226,62 @@ struct EnvironmentConfigurationTests {
                 == true
         )
         withExtendedLifetime(busy) {}
+    }
+}
+
+@Suite("Token server: --audit-retention", .temporaryResources, .serialized)
+struct AuditRetentionCLITests {
+    @Test("entries older than --audit-retention are gone once the server has started; newer ones stay")
+    func prunedAtStart() async throws {
+        let directory = try CLI.temporaryDirectory()
+        let data = directory + "/token-server-data"
+        try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+        let now = Date()
+        do {
+            let store = try SQLiteTokenServerStore(path: data + "/" + TokenServer.databaseFileName)
+            try await store.append(
+                contentsOf: [now.addingTimeInterval(-7200), now.addingTimeInterval(-3000), now.addingTimeInterval(-60)]
+                    .map {
+                        AuditEntry(
+                            issuedAt: $0,
+                            username: "dana",
+                            endpoint: .driver,
+                            scope: "{}",
+                            kid: "k",
+                            expiresAt: $0
+                        )
+                    }
+            )
+            await store.close()
+        }
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["token-server", "--port", "0", "--bcrypt-cost", "10", "--audit-retention", "1h"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        _ = try ListeningProcess.port(
+            of: process,
+            output: output,
+            marker: "Token server listening on http://127.0.0.1:"
+        )
+        // Pruning starts with the server; give it a moment to commit.
+        let store = try SQLiteTokenServerStore(path: data + "/" + TokenServer.databaseFileName)
+        var remaining = try await store.recentEntries(limit: 10)
+        for _ in 0..<100 where remaining.count != 2 {
+            try await Task.sleep(for: .milliseconds(50))
+            remaining = try await store.recentEntries(limit: 10)
+        }
+        #expect(
+            remaining.map(\.issuedAt.epochSeconds)
+                == [now.addingTimeInterval(-60), now.addingTimeInterval(-3000)].map(\.epochSeconds)
+        )
+        await store.close()
     }
 }

@@ -428,3 +428,62 @@ struct TokenServerStoreConformanceTests {
         #expect(try await store.users().map(\.user) == [Self.dana])
     }
 }
+
+extension TokenServerStoreConformanceTests {
+    @Test(
+        "retention: audit entries before the cutoff go oldest first, in batches; expired sessions and forgotten failures go",
+        arguments: TokenServerStoreDriver.all
+    )
+    func retention(_ driver: TokenServerStoreDriver) async throws {
+        let store = try await driver.open().store
+        let entries = (0..<7).map { index in
+            AuditEntry(
+                issuedAt: Self.t0 + TimeInterval(index * 10),
+                username: "dana",
+                endpoint: .driver,
+                scope: #"{"vehicleid":"v\#(index)"}"#,
+                kid: "k1",
+                expiresAt: Self.t0 + 3600
+            )
+        }
+        try await store.append(contentsOf: entries)
+        // Entries 0…4 are older than t0 + 45: two batches of 2 and one of 1, then nothing.
+        let cutoff = Self.t0 + 45
+        #expect(try await store.pruneAudit(issuedBefore: cutoff, limit: 2) == 2)
+        #expect(try await store.recentEntries(limit: 10) == entries.suffix(5).reversed())
+        #expect(try await store.pruneAudit(issuedBefore: cutoff, limit: 2) == 2)
+        #expect(try await store.pruneAudit(issuedBefore: cutoff, limit: 2) == 1)
+        #expect(try await store.pruneAudit(issuedBefore: cutoff, limit: 2) == 0)
+        #expect(try await store.recentEntries(limit: 10) == entries.suffix(2).reversed())
+
+        try await store.addUser(Self.dana, passwordHash: "x", createdAt: Self.t0)
+        try await store.addSession(
+            SessionRecord(tokenHash: "old", username: "dana", createdAt: Self.t0, expiresAt: Self.t0 + 60)
+        )
+        try await store.addSession(
+            SessionRecord(tokenHash: "live", username: "dana", createdAt: Self.t0, expiresAt: Self.t0 + 3600)
+        )
+        try await store.updateThrottleEntries(keys: ["user:a", "user:b"], at: Self.t0) { _ in
+            [
+                "user:a": ThrottleEntry(
+                    failures: 1,
+                    firstFailure: Self.t0,
+                    lockedUntil: nil,
+                    forgetAfter: Self.t0 + 60
+                ),
+                "user:b": ThrottleEntry(
+                    failures: 1,
+                    firstFailure: Self.t0,
+                    lockedUntil: nil,
+                    forgetAfter: Self.t0 + 900
+                ),
+            ]
+        }
+        #expect(try await store.pruneExpired(at: Self.t0 + 120, limit: 100) == 2)
+        #expect(try await store.pruneExpired(at: Self.t0 + 120, limit: 100) == 0)
+        // Asked at a time both were still valid: the pruned ones are gone, the others kept.
+        #expect(try await store.sessionUser(tokenHash: "old", at: Self.t0, holding: nil) == nil)
+        #expect(try await store.sessionUser(tokenHash: "live", at: Self.t0, holding: nil)?.user.username == "dana")
+        #expect(try await store.throttleEntries(keys: ["user:a", "user:b"], at: Self.t0).keys.sorted() == ["user:b"])
+    }
+}

@@ -109,8 +109,16 @@ public final class PostgresTokenServerStore: TokenServerStorage {
                 ]
             ),
             identitiesMigration,
+            .init(
+                version: 3,
+                name: "audit pruned by age",
+                statements: ["CREATE INDEX token_audit_by_issued_at ON token_audit (issued_at)"]
+            ),
         ]
     )
+
+    /// The advisory lock the instance pruning the audit log holds ("FAPR"), so instances take turns.
+    static let pruningLock: Int64 = 0x4641_5052
 
     /// The advisory lock every signing-key change holds ("FAKY").
     static let signingKeysLock: Int64 = 0x4641_4B59
@@ -321,4 +329,54 @@ struct SessionUser: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}
+
+// MARK: - Retention
+
+extension PostgresTokenServerStore {
+    public func pruneAudit(issuedBefore cutoff: Date, limit: Int) async throws -> Int {
+        try await database.transaction { connection in
+            // One instance prunes at a time; the others find the lock taken and leave it to it.
+            var locked = false
+            for try await row in try await connection.query(
+                "SELECT pg_try_advisory_xact_lock(\(Self.pruningLock))",
+                logger: database.logger
+            ) {
+                locked = try row.decode(Bool.self)
+            }
+            guard locked else { return 0 }
+            var removed = 0
+            for try await row in try await connection.query(
+                """
+                WITH gone AS (
+                    DELETE FROM token_audit WHERE id IN (
+                        SELECT id FROM token_audit WHERE issued_at < \(cutoff.epochSeconds)
+                        ORDER BY issued_at LIMIT \(limit))
+                    RETURNING 1)
+                SELECT count(*) FROM gone
+                """,
+                logger: database.logger
+            ) {
+                removed = Int(try row.decode(Int64.self))
+            }
+            return removed
+        }
+    }
+
+    public func pruneExpired(at now: Date, limit: Int) async throws -> Int {
+        let rows = try await database.query(
+            """
+            WITH sessions AS (
+                DELETE FROM token_sessions WHERE token_hash IN (
+                    SELECT token_hash FROM token_sessions WHERE expires_at <= \(now.epochSeconds) LIMIT \(limit))
+                RETURNING 1),
+            failures AS (
+                DELETE FROM token_login_failures WHERE key IN (
+                    SELECT key FROM token_login_failures WHERE forget_after_ms <= \(now.epochMilliseconds) LIMIT \(limit))
+                RETURNING 1)
+            SELECT (SELECT count(*) FROM sessions) + (SELECT count(*) FROM failures)
+            """
+        )
+        return Int(try rows.first?.decode(Int64.self) ?? 0)
+    }
 }

@@ -75,6 +75,9 @@ public final class SQLiteTokenServerStore: TokenServerStorage, SQLiteStore {
         migrator.registerMigration("v3: identities linked to users") { db in
             try db.execute(sql: identitiesMigration)
         }
+        migrator.registerMigration("v4: audit pruned by age") { db in
+            try db.execute(sql: "CREATE INDEX audit_by_issued_at ON audit (issued_at)")
+        }
         return migrator
     }
 
@@ -447,6 +450,42 @@ extension SQLiteTokenServerStore {
                     expiresAt: Date(epochSeconds: row["expires_at"])
                 )
             }
+        }
+    }
+}
+
+// MARK: - Retention
+
+extension SQLiteTokenServerStore {
+    public func pruneAudit(issuedBefore cutoff: Date, limit: Int) async throws -> Int {
+        try await writer.write { db in
+            try db.cachedStatement(
+                sql: """
+                    DELETE FROM audit WHERE id IN (
+                        SELECT id FROM audit WHERE issued_at < ? ORDER BY issued_at LIMIT ?)
+                    """
+            ).execute(arguments: [cutoff.epochSeconds, limit])
+            return db.changesCount
+        }
+    }
+
+    public func pruneExpired(at now: Date, limit: Int) async throws -> Int {
+        try await writer.write { db in
+            try db.cachedStatement(
+                sql: """
+                    DELETE FROM sessions WHERE token_hash IN (
+                        SELECT token_hash FROM sessions WHERE expires_at <= ? LIMIT ?)
+                    """
+            ).execute(arguments: [now.epochSeconds, limit])
+            var removed = db.changesCount
+            try db.cachedStatement(
+                sql: """
+                    DELETE FROM login_failures WHERE key IN (
+                        SELECT key FROM login_failures WHERE forget_after_ms <= ? LIMIT ?)
+                    """
+            ).execute(arguments: [now.epochMilliseconds, limit])
+            removed += db.changesCount
+            return removed
         }
     }
 }
