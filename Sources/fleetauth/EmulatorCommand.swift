@@ -177,6 +177,7 @@ struct EmulatorCommand: AsyncParsableCommand {
                 )
             )
         }
+        warnIfPlaintextBeyondLoopback(host, serving: "The emulator")
         try await runServices(services, grace: .milliseconds(Int64(shutdownGrace * 1000)), logger: logger)
     }
 }

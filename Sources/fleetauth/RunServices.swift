@@ -90,3 +90,18 @@ struct RetentionDuration: ExpressibleByArgument, Sendable {
 
     var defaultValueDescription: String { seconds % 86_400 == 0 ? "\(seconds / 86_400)d" : "\(seconds)s" }
 }
+
+/// Warns (standard error) when a server listens beyond this machine without TLS: bearer tokens and passwords would
+/// cross the network in the clear. Loopback (127.0.0.0/8, ::1, localhost) is quiet.
+func warnIfPlaintextBeyondLoopback(_ host: String, serving what: String) {
+    let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    guard !loopback else { return }
+    let line =
+        "Warning: \(what) listens on \(host) without TLS: tokens and passwords cross the network in the clear. "
+        + "Put it behind a TLS-terminating proxy or load balancer, or bind 127.0.0.1."
+    if LogFormat.active == .json {
+        LogFormat.warn(line)
+    } else {
+        warn(line)
+    }
+}

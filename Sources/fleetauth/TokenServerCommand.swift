@@ -302,6 +302,7 @@ struct TokenServerCommand: AsyncParsableCommand {
             keyring.pruner(interval: server.configuration.keyPruneInterval, logger: logger),
             server.retentionPruner(logger: logger),
         ]
+        warnIfPlaintextBeyondLoopback(host, serving: "The token server")
         try await runServices(services, grace: .milliseconds(Int64(shutdownGrace * 1000)), logger: logger)
     }
 }

@@ -163,3 +163,71 @@ enum PostgresCLIServer {
         $0.isEmpty ? nil : $0
     }
 }
+
+@Suite("fleetauth emulator: SIGTERM under load", .temporaryResources, .serialized)
+struct GracefulShutdownTests {
+    @Test("SIGTERM while writes are in flight: exit 0, and every write answered 200 is there after a restart")
+    func sigtermUnderLoad() async throws {
+        let directory = try CLI.temporaryDirectory()
+        let first = try await CLI.detached { try EmulatorProcess(arguments: [], directory: directory) }
+        let keys = directory + "/fleet-engine-data/keys"
+        let server = try await FleetEngineTokenMinter(
+            signer: LocalKeySigner(key: ServiceAccountKey(contentsOf: "\(keys)/service-super-user.json"))
+        ).mint(.server).jwt
+        let body =
+            #"{"vehicleState":"ONLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4,"vehicleType":{"category":"AUTO"}}"#
+        // Eight writers create vehicles one after another until the server stops answering.
+        let acknowledged = try await withThrowingTaskGroup(of: [String].self) { group in
+            for writer in 0..<8 {
+                group.addTask {
+                    var created: [String] = []
+                    for index in 0..<10_000 {
+                        let id = "w\(writer)-\(index)"
+                        guard
+                            let (status, _) = try? await first.request(
+                                "POST",
+                                "/v1/providers/demo-project/vehicles?vehicleId=\(id)",
+                                token: server,
+                                body: body
+                            ), status == 200
+                        else { return created }
+                        created.append(id)
+                    }
+                    return created
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(700))
+                kill(first.process.processIdentifier, SIGTERM)
+                return []
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        let status = try await CLI.detached {
+            first.process.waitUntilExit()
+            return first.process.terminationStatus
+        }
+        #expect(status == 0)
+        #expect(acknowledged.count > 8, "the load did not run before the signal")
+
+        let second = try await CLI.detached { try EmulatorProcess(arguments: [], directory: directory) }
+        defer { second.kill9() }
+        var stored = Set<String>()
+        var pageToken = ""
+        repeat {
+            let (listed, text) = try await second.request(
+                "GET",
+                "/v1/providers/demo-project/vehicles?pageSize=1000&pageToken=\(pageToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")",
+                token: server
+            )
+            #expect(listed == 200)
+            let page = try StrictJSONParser().parseObject(Array(text.utf8))
+            for vehicle in page["vehicles"]?.arrayValue ?? [] {
+                if let name = vehicle.objectValue?["name"]?.stringValue { stored.insert(name) }
+            }
+            pageToken = page["nextPageToken"]?.stringValue ?? ""
+        } while !pageToken.isEmpty
+        let missing = acknowledged.filter { !stored.contains("providers/demo-project/vehicles/\($0)") }
+        #expect(missing.isEmpty, "acknowledged but lost: \(missing.prefix(10))")
+    }
+}

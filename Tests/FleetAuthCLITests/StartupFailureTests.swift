@@ -199,6 +199,24 @@ struct EnvironmentConfigurationTests {
         withExtendedLifetime((first, second)) {}
     }
 
+    @Test("a non-loopback address without TLS is warned about; loopback is quiet")
+    func plaintextWarning() async throws {
+        let directory = try CLI.temporaryDirectory()
+        let busy = try OccupiedPort()
+        for (host, warned) in [("0.0.0.0", true), ("127.0.0.1", false)] {
+            let output = try await CLI.run(
+                ["emulator", "--host", host, "--port", "0", "--grpc-port", "\(busy.port)", "--in-memory"],
+                in: directory,
+                timeout: 60
+            )
+            #expect(
+                output.stderr.contains("Warning: The emulator listens on \(host) without TLS") == warned,
+                "\(output.stderr)"
+            )
+        }
+        withExtendedLifetime(busy) {}
+    }
+
     @Test("--log-format json: every line of the process is one JSON object with Cloud Logging's fields")
     func jsonLines() async throws {
         let directory = try CLI.temporaryDirectory()

@@ -129,9 +129,14 @@ package enum LogFormat: String, CaseIterable, Sendable {
     }
 
     /// The failure a server command ends with, as an ERROR object on standard error.
-    package static func fail(_ message: String) {
+    package static func fail(_ message: String) { report(message, severity: "ERROR") }
+
+    /// A warning for the operator, as a WARNING object on standard error.
+    package static func warn(_ message: String) { report(message, severity: "WARNING") }
+
+    private static func report(_ message: String, severity: String) {
         let object: JSONObject = [
-            "severity": "ERROR", "message": .string(message), "time": .string(RFC3339.format(Date())),
+            "severity": .string(severity), "message": .string(message), "time": .string(RFC3339.format(Date())),
             "logger": "fleetauth",
         ]
         JSONLogHandler.standardError(JSONValue.object(object).jsonText)
