@@ -149,6 +149,17 @@ public struct EmulatorServer {
         logger: Logger = .silent(label: "fleetauth.emulator"),
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
+        application(host: host, port: port, logger: logger, certificate: nil, onServerRunning: onServerRunning)
+    }
+
+    /// The API over HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with `certificate`, or plain HTTP/1.1 without.
+    package func application(
+        host: String,
+        port: Int,
+        logger: Logger,
+        certificate: ServerCertificate?,
+        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
+    ) -> some ApplicationProtocol {
         ServerApplication.make(
             router: router,
             serverName: "fleetauth-emulator",
@@ -156,6 +167,7 @@ public struct EmulatorServer {
             port: port,
             limits: configuration.limits,
             logger: logger,
+            certificate: certificate,
             onServerRunning: onServerRunning
         )
     }
@@ -189,6 +201,17 @@ public struct EmulatorServer {
         port: Int = 8786,
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> GRPCServerService {
+        grpcServer(host: host, port: port, certificate: nil, onServerRunning: onServerRunning)
+    }
+
+    /// The gRPC server over TLS with `certificate` (ALPN h2), or plaintext HTTP/2 without.
+    @available(FleetAuthGRPC, *)
+    package func grpcServer(
+        host: String,
+        port: Int,
+        certificate: ServerCertificate?,
+        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
+    ) -> GRPCServerService {
         GRPCServerService(
             call: GRPCCall(service: service, authenticator: authenticator, refresher: keyRefresher, metrics: metrics),
             host: host,
@@ -197,6 +220,7 @@ public struct EmulatorServer {
             idleTimeout: configuration.limits.idleTimeout,
             policy: configuration.grpc,
             readiness: FleetEngineEmulator.readiness(authenticator: authenticator, store: store),
+            certificate: certificate,
             onServerRunning: onServerRunning
         )
     }

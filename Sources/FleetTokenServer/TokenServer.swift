@@ -290,6 +290,19 @@ public struct TokenServer {
         logger: Logger = .silent(label: "fleetauth.token-server"),
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
+        application(host: host, port: port, logger: logger, certificate: nil, onServerRunning: onServerRunning)
+    }
+
+    /// The API over HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with `certificate`, or plain HTTP/1.1 without; the trust
+    /// file it writes names `https://` URLs with a certificate.
+    package func application(
+        host: String,
+        port: Int,
+        logger: Logger,
+        certificate: ServerCertificate?,
+        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
+    ) -> some ApplicationProtocol {
+        let scheme = certificate == nil ? "http" : "https"
         let keyring = self.keyring
         let configuration = self.configuration
         return ServerApplication.make(
@@ -298,11 +311,12 @@ public struct TokenServer {
             host: host,
             port: port,
             limits: configuration.limits,
-            logger: logger
+            logger: logger,
+            certificate: certificate
         ) { port in
             let trustPath = configuration.dataDirectory + "/" + Self.trustFileName
             do {
-                let baseURL = configuration.publicURL ?? "http://\(host):\(port)"
+                let baseURL = configuration.publicURL ?? "\(scheme)://\(host):\(port)"
                 try keyring.trustConfiguration(baseURL: baseURL).write(to: trustPath)
             } catch {
                 logger.error(

@@ -61,6 +61,7 @@ struct EmulatorCommand: AsyncParsableCommand {
             """
     )
     var allowOrigin: [String] = []
+    @OptionGroup var tls: TLSOptions
     @OptionGroup var logging: LoggingOptions
     @Option(help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT before they are cancelled.")
     var shutdownGrace: Double = 10
@@ -91,6 +92,7 @@ struct EmulatorCommand: AsyncParsableCommand {
 
     func run() async throws {
         logging.bootstrap()
+        let certificate = try tls.certificate()
         try prepareDataDirectory(data)
         let trust: TrustConfiguration
         do {
@@ -114,20 +116,21 @@ struct EmulatorCommand: AsyncParsableCommand {
             try await reportingRefusals {
                 try await PostgresFleetStore.withConnected(url) { store in
                     say("Vehicles and trips in PostgreSQL at \(url)")
-                    try await serve(trust: trust, store: store)
+                    try await serve(trust: trust, store: store, certificate: certificate)
                 }
             }
         } else if inMemory {
-            try await serve(trust: trust, store: try SQLiteFleetStore(inMemory: ()))
+            try await serve(trust: trust, store: try SQLiteFleetStore(inMemory: ()), certificate: certificate)
         } else {
             try await serve(
                 trust: trust,
-                store: try SQLiteFleetStore(path: data + "/" + EmulatorServer.databaseFileName)
+                store: try SQLiteFleetStore(path: data + "/" + EmulatorServer.databaseFileName),
+                certificate: certificate
             )
         }
     }
 
-    private func serve(trust: TrustConfiguration, store: any FleetStore) async throws {
+    private func serve(trust: TrustConfiguration, store: any FleetStore, certificate: ServerCertificate?) async throws {
         var configuration = EmulatorServer.Configuration(allowedOrigins: allowOrigin)
         configuration.limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         configuration.grpc.maximumAge =
@@ -147,11 +150,13 @@ struct EmulatorCommand: AsyncParsableCommand {
         let metrics = metricsPort.map {
             Listener(name: "the metrics port", host: metricsHost, port: $0, option: "--metrics-host/--metrics-port")
         }
+        let scheme = certificate == nil ? "http" : "https"
+        let transport = certificate == nil ? "plaintext" : "TLS"
         let startup = ListenerStartup([rest, grpc] + (metrics.map { [$0] } ?? [])) { ports in
             for (listener, port) in ports {
                 switch listener {
-                case rest: say("Fleet Engine emulator listening on http://\(host):\(port)")
-                case grpc: say("Fleet Engine emulator gRPC listening on \(host):\(port) (plaintext)")
+                case rest: say("Fleet Engine emulator listening on \(scheme)://\(host):\(port)")
+                case grpc: say("Fleet Engine emulator gRPC listening on \(host):\(port) (\(transport))")
                 default: say("Fleet Engine emulator metrics on http://\(listener.host):\(port)/metrics")
                 }
             }
@@ -159,11 +164,15 @@ struct EmulatorCommand: AsyncParsableCommand {
         var services: [any Service] = [
             server.store,
             startup.guarding(
-                server.application(host: host, port: port, logger: logger) { await startup.bound(rest, port: $0) },
+                server.application(host: host, port: port, logger: logger, certificate: certificate) {
+                    await startup.bound(rest, port: $0)
+                },
                 rest
             ),
             startup.guarding(
-                server.grpcServer(host: host, port: grpcPort) { await startup.bound(grpc, port: $0) },
+                server.grpcServer(host: host, port: grpcPort, certificate: certificate) {
+                    await startup.bound(grpc, port: $0)
+                },
                 grpc
             ),
         ]
@@ -177,7 +186,11 @@ struct EmulatorCommand: AsyncParsableCommand {
                 )
             )
         }
-        warnIfPlaintextBeyondLoopback(host, serving: "The emulator")
+        if let certificate {
+            services.append(certificate.watcher(logger: logger))
+        } else {
+            warnIfPlaintextBeyondLoopback(host, serving: "The emulator")
+        }
         try await runServices(services, grace: .milliseconds(Int64(shutdownGrace * 1000)), logger: logger)
     }
 }

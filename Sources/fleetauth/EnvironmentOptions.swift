@@ -19,7 +19,7 @@ enum EnvironmentOptions {
             ("port", .value), ("grpc-port", .value), ("metrics-port", .value), ("metrics-host", .value),
             ("project", .value), ("idle-timeout", .value), ("grpc-max-connection-age", .value),
             ("grpc-keepalive", .value), ("grpc-max-concurrent-streams", .value), ("allow-origin", .repeated),
-            ("log-format", .value), ("shutdown-grace", .value),
+            ("log-format", .value), ("shutdown-grace", .value), ("tls-certificate", .value), ("tls-key", .value),
         ],
         "token-server": [
             ("data", .value), ("database", .value), ("key-encryption-key-file", .value), ("signer", .repeated),
@@ -30,6 +30,7 @@ enum EnvironmentOptions {
             ("public-url", .value), ("oidc-issuer", .repeated), ("oidc-audience", .repeated),
             ("oidc-auto-create", .value), ("emulator-url", .value), ("allow-origin", .repeated),
             ("tile-url", .value), ("log-format", .value), ("shutdown-grace", .value), ("audit-retention", .value),
+            ("tls-certificate", .value), ("tls-key", .value),
         ],
         "serve": [
             ("data", .value), ("database", .value), ("key-encryption-key-file", .value), ("host", .value),

@@ -105,3 +105,32 @@ func warnIfPlaintextBeyondLoopback(_ host: String, serving what: String) {
         warn(line)
     }
 }
+
+/// `--tls-certificate FILE --tls-key FILE`: HTTPS (and gRPC over TLS) with a PEM certificate chain and key, read
+/// again on SIGHUP or when the files change.
+struct TLSOptions: ParsableArguments {
+    @Option(
+        help: """
+            PEM certificate chain (leaf first) to serve HTTPS with — HTTP/2 and HTTP/1.1 by ALPN, and gRPC over TLS; \
+            read again on SIGHUP or when the file changes. Needs --tls-key.
+            """
+    )
+    var tlsCertificate: String?
+    @Option(help: "PEM private key of --tls-certificate.") var tlsKey: String?
+
+    func validate() throws {
+        if (tlsCertificate == nil) != (tlsKey == nil) {
+            throw ValidationError("Give --tls-certificate and --tls-key together.")
+        }
+    }
+
+    /// The certificate, loaded (a file that does not serve is one line naming it), or nil for plain HTTP.
+    func certificate() throws -> ServerCertificate? {
+        guard let tlsCertificate, let tlsKey else { return nil }
+        do {
+            return try ServerCertificate(certificatePath: tlsCertificate, keyPath: tlsKey)
+        } catch {
+            throw CLIError(error.description + " Check --tls-certificate and --tls-key.")
+        }
+    }
+}

@@ -171,6 +171,7 @@ struct TokenServerCommand: AsyncParsableCommand {
     var emulatorURL: String?
     @Option(help: "A map tile URL template ({z}/{x}/{y}) for the browser pages used online; default: no tiles.")
     var tileURL: String?
+    @OptionGroup var tls: TLSOptions
     @OptionGroup var logging: LoggingOptions
     @Option(help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT before they are cancelled.")
     var shutdownGrace: Double = 10
@@ -285,24 +286,35 @@ struct TokenServerCommand: AsyncParsableCommand {
         let keyring = server.keyring
         let publicURL = server.configuration.publicURL
         let listener = Listener(name: "the token server's port", host: host, port: port, option: "--host/--port")
+        let certificate = try tls.certificate()
+        let scheme = certificate == nil ? "http" : "https"
         let startup = ListenerStartup([listener]) { ports in
             let port = ports[0].1
-            let base = publicURL ?? "http://\(host):\(port)"
-            say("Token server listening on http://\(host):\(port)" + (publicURL.map { " (reached at \($0))" } ?? ""))
+            let base = publicURL ?? "\(scheme)://\(host):\(port)"
+            say(
+                "Token server listening on \(scheme)://\(host):\(port)"
+                    + (publicURL.map { " (reached at \($0))" } ?? "")
+            )
             for entry in keyring.keySetURLs(baseURL: base) { say("  \(entry.family) keys: \(entry.url)") }
             say("Trust it from the emulator: fleetauth emulator --trust \(data)/\(TokenServer.trustFileName)")
             say("Journey sharing: \(base)/app/trip/TRIP_ID   Fleet console: \(base)/app/console")
         }
-        let services: [any Service] = [
+        var services: [any Service] = [
             server.store,
             startup.guarding(
-                server.application(host: host, port: port, logger: logger) { await startup.bound(listener, port: $0) },
+                server.application(host: host, port: port, logger: logger, certificate: certificate) {
+                    await startup.bound(listener, port: $0)
+                },
                 listener
             ),
             keyring.pruner(interval: server.configuration.keyPruneInterval, logger: logger),
             server.retentionPruner(logger: logger),
         ]
-        warnIfPlaintextBeyondLoopback(host, serving: "The token server")
+        if let certificate {
+            services.append(certificate.watcher(logger: logger))
+        } else {
+            warnIfPlaintextBeyondLoopback(host, serving: "The token server")
+        }
         try await runServices(services, grace: .milliseconds(Int64(shutdownGrace * 1000)), logger: logger)
     }
 }

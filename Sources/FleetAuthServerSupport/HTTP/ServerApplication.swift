@@ -1,9 +1,10 @@
 package import Hummingbird
 import HummingbirdCore
+import HummingbirdHTTP2
 package import Logging
 import NIOCore
 
-/// The HTTP/1.1 application both servers run: Hummingbird with ``ServerLimits`` applied to the request decoder
+/// The HTTP application both servers run (HTTP/1.1, or HTTPS with HTTP/2): Hummingbird with ``ServerLimits`` applied to the request decoder
 /// and the idle timeout.
 package enum ServerApplication {
     /// An application serving `router` on `host:port`.
@@ -15,6 +16,7 @@ package enum ServerApplication {
     ///   - port: the port (0 picks a free one, passed to `onServerRunning`).
     ///   - limits: header limits and the idle timeout (the body limit is the routes' business).
     ///   - logger: Hummingbird's logger.
+    ///   - certificate: serve HTTPS with this certificate (HTTP/2 and HTTP/1.1 by ALPN); plain HTTP/1.1 without.
     ///   - onServerRunning: called once the server listens, with its port.
     package static func make<Context: RequestContext>(
         router: Router<Context>,
@@ -23,6 +25,7 @@ package enum ServerApplication {
         port: Int,
         limits: ServerLimits,
         logger: Logger,
+        certificate: ServerCertificate? = nil,
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol where Context.Source == ApplicationRequestContextSource {
         let http1 = HTTP1Channel.Configuration(
@@ -33,9 +36,21 @@ package enum ServerApplication {
                 maxHeaderFieldCount: limits.maximumHeaderCount
             )
         )
+        // With a certificate: HTTPS, HTTP/2 or HTTP/1.1 as ALPN settles, the certificate read at each handshake (a
+        // failure to set it up ends the server's run with the error, as a bind failure does).
+        let server =
+            certificate.map { certificate in
+                HTTPServerBuilder { responder in
+                    try HTTP2UpgradeChannel(
+                        tlsConfiguration: certificate.serverConfiguration(),
+                        configuration: .init(idleTimeout: limits.idleTimeout, streamConfiguration: http1),
+                        responder: responder
+                    )
+                }
+            } ?? .http1(configuration: http1)
         return Application(
             router: router,
-            server: .http1(configuration: http1),
+            server: server,
             configuration: .init(address: .hostname(host, port: port), serverName: serverName),
             onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? 0) },
             logger: logger

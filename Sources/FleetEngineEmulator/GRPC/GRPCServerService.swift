@@ -28,12 +28,27 @@ public struct GRPCServerService: Service {
         idleTimeout: Duration,
         policy: GRPCConnectionPolicy,
         readiness: Readiness,
+        certificate: ServerCertificate? = nil,
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
     ) {
         var settings = HTTP2ServerTransport.Posix.Config.defaults
         settings.rpc.maxRequestPayloadSize = maximumMessageSize * 4
         policy.apply(to: &settings, idleTimeout: idleTimeout)
         let config = settings
+        // TLS: the certificate is read again at each handshake (ServerCertificate reloads it), ALPN h2 or none.
+        var transportSecurity = HTTP2ServerTransport.Posix.TransportSecurity.plaintext
+        if let certificate {
+            var tls = HTTP2ServerTransport.Posix.TransportSecurity.TLS(
+                certificateChain: [.file(path: certificate.certificatePath, format: .pem)],
+                privateKey: .file(path: certificate.keyPath, format: .pem),
+                clientCertificateVerification: .noVerification,
+                trustRoots: .systemDefault,
+                requireALPN: false
+            )
+            tls.certificateReloader = certificate
+            transportSecurity = .tls(tls)
+        }
+        let security = transportSecurity
         let shuttingDown = NIOLockedValueBox(false)
         let names = [
             FleetEngineV1.VehicleService.descriptor.fullyQualifiedService,
@@ -51,7 +66,7 @@ public struct GRPCServerService: Service {
         )
         makeServer = { address in
             GRPCServer(
-                transport: HTTP2ServerTransport.Posix(address: address, transportSecurity: .plaintext, config: config),
+                transport: HTTP2ServerTransport.Posix(address: address, transportSecurity: security, config: config),
                 services: [
                     VehicleServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
                     TripServiceHandler(call: call, maximumMessageSize: maximumMessageSize),

@@ -1,0 +1,209 @@
+"""Both servers over TLS, as an operator runs them: `curl --cacert` over HTTPS with HTTP/2 and HTTP/1.1, Python
+grpcio with the test CA on the emulator's gRPC port, and a certificate swapped (files replaced, then SIGHUP) while a
+client keeps its connection: the open connection goes on, a new one gets the new certificate.
+
+The CA and certificates are made here with `cryptography`; the servers are the built `fleetauth`
+($FLEETAUTH_BIN, default .build/debug/fleetauth).
+"""
+import datetime
+import http.client
+import ipaddress
+import os
+import re
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import tempfile
+import time
+
+import grpc
+import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.x509.oid import NameOID
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BIN = os.environ.get("FLEETAUTH_BIN", os.path.join(ROOT, ".build", "debug", "fleetauth"))
+
+
+def make_ca():
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "FleetAuth test CA")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    return key, cert
+
+
+def make_leaf(ca_key, ca_cert, directory, name):
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder()
+            .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")]))
+            .issuer_name(ca_cert.subject).public_key(key.public_key()).serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(minutes=5)).not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName(
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), critical=False)
+            .sign(ca_key, hashes.SHA256()))
+    cert_path, key_path = os.path.join(directory, f"{name}.pem"), os.path.join(directory, f"{name}.key")
+    with open(cert_path, "wb") as f:
+        # The chain: leaf, then the CA (a chain is allowed).
+        f.write(cert.public_bytes(serialization.Encoding.PEM) + ca_cert.public_bytes(serialization.Encoding.PEM))
+    with open(key_path, "wb") as f:
+        f.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                  serialization.NoEncryption()))
+    return cert.public_bytes(serialization.Encoding.DER), cert_path, key_path
+
+
+class Server:
+    def __init__(self, directory, arguments, markers):
+        self.log = open(os.path.join(directory, "server.log"), "w+")
+        self.process = subprocess.Popen([BIN, *arguments], cwd=directory, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            with open(self.log.name) as f:
+                text = f.read()
+            found = [re.search(marker, text) for marker in markers]
+            if all(found):
+                self.ports = [int(match.group(1)) for match in found]
+                return
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.1)
+        self.stop()
+        raise AssertionError(f"the server did not start:\n{text}")
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+        self.log.close()
+
+
+@pytest.fixture()
+def pki():
+    with tempfile.TemporaryDirectory() as directory:
+        ca_key, ca_cert = make_ca()
+        ca_path = os.path.join(directory, "ca.pem")
+        with open(ca_path, "wb") as f:
+            f.write(ca_cert.public_bytes(serialization.Encoding.PEM))
+        first = make_leaf(ca_key, ca_cert, directory, "first")
+        second = make_leaf(ca_key, ca_cert, directory, "second")
+        shutil.copy(first[1], os.path.join(directory, "server.pem"))
+        shutil.copy(first[2], os.path.join(directory, "server.key"))
+        yield directory, ca_path, first, second
+
+
+def tls_arguments(directory):
+    return ["--tls-certificate", os.path.join(directory, "server.pem"), "--tls-key", os.path.join(directory, "server.key")]
+
+
+def peer_certificate(port, ca_path, alpn):
+    context = ssl.create_default_context(cafile=ca_path)
+    context.set_alpn_protocols(alpn)
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
+        with context.wrap_socket(raw, server_hostname="localhost") as tls:
+            return tls.getpeercert(binary_form=True), tls.selected_alpn_protocol()
+
+
+def curl(ca_path, url, *flags):
+    result = subprocess.run(["curl", "-sS", "--cacert", ca_path, *flags, "-w", "\n%{http_version}", url],
+                            capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result.stderr
+    body, version = result.stdout.rsplit("\n", 1)
+    return body, version
+
+
+def test_emulator_https_http2_and_grpc_over_tls(pki):
+    directory, ca_path, first, _ = pki
+    server = Server(directory, ["emulator", "--in-memory", "--port", "0", "--grpc-port", "0", *tls_arguments(directory)],
+                    [r"listening on https://127\.0\.0\.1:(\d+)", r"gRPC listening on 127\.0\.0\.1:(\d+) \(TLS\)"])
+    try:
+        rest, grpc_port = server.ports
+        assert curl(ca_path, f"https://localhost:{rest}/healthz") == ('{"status":"ok"}', "2")
+        assert curl(ca_path, f"https://localhost:{rest}/healthz", "--http1.1") == ('{"status":"ok"}', "1.1")
+        assert peer_certificate(rest, ca_path, ["h2", "http/1.1"]) == (first[0], "h2")
+        # Plain HTTP on the TLS port is refused, never answered in the clear.
+        plain = subprocess.run(["curl", "-sS", f"http://127.0.0.1:{rest}/healthz"], capture_output=True, timeout=30)
+        assert plain.returncode != 0
+        channel = grpc.secure_channel(f"localhost:{grpc_port}",
+                                      grpc.ssl_channel_credentials(root_certificates=open(ca_path, "rb").read()))
+        answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
+        assert answer.status == health_pb2.HealthCheckResponse.SERVING
+        assert peer_certificate(grpc_port, ca_path, ["h2"]) == (first[0], "h2")
+    finally:
+        server.stop()
+
+
+def test_certificate_swapped_on_sighup_keeps_open_connections(pki):
+    directory, ca_path, first, second = pki
+    server = Server(directory, ["emulator", "--in-memory", "--port", "0", "--grpc-port", "0", *tls_arguments(directory)],
+                    [r"listening on https://127\.0\.0\.1:(\d+)", r"gRPC listening on 127\.0\.0\.1:(\d+) \(TLS\)"])
+    try:
+        rest, grpc_port = server.ports
+        context = ssl.create_default_context(cafile=ca_path)
+        kept = http.client.HTTPSConnection("localhost", rest, context=context, timeout=10)
+        kept.request("GET", "/healthz")
+        assert kept.getresponse().read() == b'{"status":"ok"}'
+        socket_before = kept.sock
+        assert kept.sock.getpeercert(binary_form=True) == first[0]
+        channel = grpc.secure_channel(f"localhost:{grpc_port}",
+                                      grpc.ssl_channel_credentials(root_certificates=open(ca_path, "rb").read()))
+        health = health_pb2_grpc.HealthStub(channel)
+        assert health.Check(health_pb2.HealthCheckRequest(), timeout=10).status == health_pb2.HealthCheckResponse.SERVING
+
+        shutil.copy(second[1], os.path.join(directory, "server.pem"))
+        shutil.copy(second[2], os.path.join(directory, "server.key"))
+        server.process.send_signal(signal.SIGHUP)
+        deadline = time.time() + 20
+        while peer_certificate(rest, ca_path, ["http/1.1"])[0] != second[0]:
+            assert time.time() < deadline, "the new certificate was not picked up"
+            time.sleep(0.1)
+        assert peer_certificate(grpc_port, ca_path, ["h2"])[0] == second[0]
+
+        # The connections opened before the swap go on, with the certificate they started with.
+        kept.request("GET", "/healthz")
+        assert kept.getresponse().read() == b'{"status":"ok"}'
+        assert kept.sock is socket_before
+        assert kept.sock.getpeercert(binary_form=True) == first[0]
+        assert health.Check(health_pb2.HealthCheckRequest(), timeout=10).status == health_pb2.HealthCheckResponse.SERVING
+
+        # Without a signal: files that change are read again within seconds. A half-written pair (a key that is not
+        # the certificate's) is refused and the certificate in use kept.
+        shutil.copy(first[2], os.path.join(directory, "server.key"))
+        time.sleep(3)
+        assert peer_certificate(rest, ca_path, ["http/1.1"])[0] == second[0]
+        shutil.copy(first[1], os.path.join(directory, "server.pem"))
+        deadline = time.time() + 20
+        while peer_certificate(rest, ca_path, ["http/1.1"])[0] != first[0]:
+            assert time.time() < deadline, "the changed files were not picked up"
+            time.sleep(0.2)
+        assert server.process.poll() is None
+    finally:
+        server.stop()
+
+
+def test_token_server_https_and_bad_key_refused_at_start(pki):
+    directory, ca_path, first, second = pki
+    server = Server(directory, ["token-server", "--port", "0", "--bcrypt-cost", "10", *tls_arguments(directory)],
+                    [r"Token server listening on https://127\.0\.0\.1:(\d+)"])
+    try:
+        (port,) = server.ports
+        assert curl(ca_path, f"https://localhost:{port}/healthz") == ('{"status":"ok"}', "2")
+        with open(os.path.join(directory, "token-server-data", "emulator-trust.json")) as f:
+            assert f"https://127.0.0.1:{port}/service_accounts/v1/metadata/jwk/" in f.read()
+    finally:
+        server.stop()
+    # A key that is not the certificate's: one line, exit 1.
+    result = subprocess.run([BIN, "emulator", "--in-memory", "--port", "0", "--tls-certificate", first[1],
+                             "--tls-key", second[2]], capture_output=True, text=True, timeout=60, cwd=directory)
+    assert result.returncode == 1
+    assert result.stderr.strip() == (f"Error: {second[2]} is not the private key of the certificate in {first[1]}. "
+                                     "Check --tls-certificate and --tls-key.")
