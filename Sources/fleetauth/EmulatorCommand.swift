@@ -153,6 +153,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         let scheme = certificate == nil ? "http" : "https"
         let transport = certificate == nil ? "plaintext" : "TLS"
         let startup = ListenerStartup([rest, grpc] + (metrics.map { [$0] } ?? [])) { ports in
+            if certificate == nil { warnIfPlaintextBeyondLoopback(host, serving: "The emulator") }
             for (listener, port) in ports {
                 switch listener {
                 case rest: say("Fleet Engine emulator listening on \(scheme)://\(host):\(port)")
@@ -186,11 +187,7 @@ struct EmulatorCommand: AsyncParsableCommand {
                 )
             )
         }
-        if let certificate {
-            services.append(certificate.watcher(logger: logger))
-        } else {
-            warnIfPlaintextBeyondLoopback(host, serving: "The emulator")
-        }
+        if let certificate { services.append(certificate.watcher(logger: logger)) }
         try await runServices(services, grace: .milliseconds(Int64(shutdownGrace * 1000)), logger: logger)
     }
 }

@@ -91,7 +91,8 @@ struct RetentionDuration: ExpressibleByArgument, Sendable {
     var defaultValueDescription: String { seconds % 86_400 == 0 ? "\(seconds / 86_400)d" : "\(seconds)s" }
 }
 
-/// Warns (standard error) when a server listens beyond this machine without TLS: bearer tokens and passwords would
+/// Warns (standard error) when a server listens beyond this machine without TLS (call it once every listener is
+/// bound, so a start that fails says only why): bearer tokens and passwords would
 /// cross the network in the clear. Loopback (127.0.0.0/8, ::1, localhost) is quiet.
 func warnIfPlaintextBeyondLoopback(_ host: String, serving what: String) {
     let loopback = host == "localhost" || host == "::1" || host.hasPrefix("127.")

@@ -290,6 +290,7 @@ struct TokenServerCommand: AsyncParsableCommand {
         let scheme = certificate == nil ? "http" : "https"
         let startup = ListenerStartup([listener]) { ports in
             let port = ports[0].1
+            if certificate == nil { warnIfPlaintextBeyondLoopback(host, serving: "The token server") }
             let base = publicURL ?? "\(scheme)://\(host):\(port)"
             say(
                 "Token server listening on \(scheme)://\(host):\(port)"
@@ -310,11 +311,7 @@ struct TokenServerCommand: AsyncParsableCommand {
             keyring.pruner(interval: server.configuration.keyPruneInterval, logger: logger),
             server.retentionPruner(logger: logger),
         ]
-        if let certificate {
-            services.append(certificate.watcher(logger: logger))
-        } else {
-            warnIfPlaintextBeyondLoopback(host, serving: "The token server")
-        }
+        if let certificate { services.append(certificate.watcher(logger: logger)) }
         try await runServices(services, grace: .milliseconds(Int64(shutdownGrace * 1000)), logger: logger)
     }
 }

@@ -199,22 +199,30 @@ struct EnvironmentConfigurationTests {
         withExtendedLifetime((first, second)) {}
     }
 
-    @Test("a non-loopback address without TLS is warned about; loopback is quiet")
+    @Test("a non-loopback address without TLS is warned about once listening; loopback is quiet")
     func plaintextWarning() async throws {
         let directory = try CLI.temporaryDirectory()
-        let busy = try OccupiedPort()
         for (host, warned) in [("0.0.0.0", true), ("127.0.0.1", false)] {
-            let output = try await CLI.run(
-                ["emulator", "--host", host, "--port", "0", "--grpc-port", "\(busy.port)", "--in-memory"],
-                in: directory,
-                timeout: 60
-            )
-            #expect(
-                output.stderr.contains("Warning: The emulator listens on \(host) without TLS") == warned,
-                "\(output.stderr)"
-            )
+            let process = Process()
+            process.executableURL = CLI.executable
+            process.arguments = ["emulator", "--host", host, "--port", "0", "--grpc-port", "0", "--in-memory"]
+            process.currentDirectoryURL = URL(fileURLWithPath: directory)
+            let output = Pipe(), errors = Pipe()
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            // The warning comes once every listener is bound, just before the "listening" lines.
+            _ = try await CLI.detached {
+                try ListeningProcess.port(of: process, output: output, marker: "gRPC listening on \(host):")
+            }
+            process.terminate()
+            let stderr = try await CLI.detached {
+                let data = errors.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return String(decoding: data, as: UTF8.self)
+            }
+            #expect(stderr.contains("Warning: The emulator listens on \(host) without TLS") == warned, "\(stderr)")
         }
-        withExtendedLifetime(busy) {}
     }
 
     @Test("--log-format json: every line of the process is one JSON object with Cloud Logging's fields")

@@ -387,7 +387,9 @@ struct LiveFleetTests {
 
     @Test(
         "requests cancelled as their answers or refusals arrive end in CancellationError, never a crash",
-        .timeLimit(.minutes(1))
+        // A hang (what a cancelled plain data(for:) does here) ends it; the stack's start under a full parallel
+        // test run can take most of a minute on two cores.
+        .timeLimit(.minutes(3))
     )
     func cancellationRaces() async throws {
         let fixture = try await StackFixture()
@@ -396,9 +398,13 @@ struct LiveFleetTests {
             let answered = try #require(URL(string: endpoints.emulatorURL + "/v1/providers/p/vehicles/v1"))
             let refused = try #require(URL(string: "http://127.0.0.1:1/"))
             var outcomes: [String: Int] = [:]
+            // A session of its own: the requests it abandons to their timeout do not queue behind (or hold up)
+            // other tests' requests on the shared session's connections.
+            let session = URLSession(configuration: .ephemeral)
+            defer { session.finishTasksAndInvalidate() }
             for round in 0..<400 {
                 let request = URLRequest(url: round.isMultiple(of: 2) ? answered : refused, timeoutInterval: 5)
-                let call = Task { try await URLSession.shared.cancellationSafeData(for: request) }
+                let call = Task { try await session.cancellationSafeData(for: request) }
                 for _ in 0..<(round % 40) { await Task.yield() }
                 call.cancel()
                 let outcome: String
@@ -419,7 +425,7 @@ struct LiveFleetTests {
             // Cancelled before it starts: no request is made.
             let early = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
-                return try await URLSession.shared.cancellationSafeData(for: URLRequest(url: answered))
+                return try await session.cancellationSafeData(for: URLRequest(url: answered))
             }
             await #expect(throws: CancellationError.self) { try await early.value }
         }
