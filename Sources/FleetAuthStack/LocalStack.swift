@@ -214,11 +214,11 @@ public struct LocalStack {
     ) async throws -> Result {
         let tokenPorts = AsyncStream.makeStream(of: Int.self)
         let tokenGroup = ServiceGroup(
-            configuration: .init(
-                services: tokenServer.services(host: host, port: tokenServerPort, logger: logger) {
+            configuration: Self.groupConfiguration(
+                tokenServer.services(host: host, port: tokenServerPort, logger: logger) {
                     tokenPorts.continuation.yield($0)
                 },
-                gracefulShutdownSignals: shutdownSignals,
+                signals: shutdownSignals,
                 logger: logger
             )
         )
@@ -268,11 +268,7 @@ public struct LocalStack {
                 let servesGRPC = services.count > 2
                 if !servesGRPC { grpcPorts.continuation.finish() }
                 let group = ServiceGroup(
-                    configuration: .init(
-                        services: services,
-                        gracefulShutdownSignals: shutdownSignals,
-                        logger: logger
-                    )
+                    configuration: Self.groupConfiguration(services, signals: shutdownSignals, logger: logger)
                 )
                 emulatorGroup = group
                 tasks.addTask {
@@ -299,11 +295,32 @@ public struct LocalStack {
                 try await tasks.waitForAll()
                 return result
             } catch {
+                // Both groups end gracefully (a listener already bound closes without cancellation noise).
                 await Self.shutDown(emulatorGroup, tokenGroup)
-                tasks.cancelAll()
+                while true {
+                    do {
+                        if try await tasks.next() == nil { break }
+                    } catch {
+                        continue
+                    }
+                }
                 throw error
             }
         }
+    }
+
+    /// A server's group: a service that fails ends the others gracefully, and a graceful shutdown that takes over
+    /// 10 s is cancelled.
+    private static func groupConfiguration(_ services: [any Service], signals: [UnixSignal], logger: Logger)
+        -> ServiceGroupConfiguration
+    {
+        var configuration = ServiceGroupConfiguration(
+            services: services.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) },
+            gracefulShutdownSignals: signals,
+            logger: logger
+        )
+        configuration.maximumGracefulShutdownDuration = .seconds(10)
+        return configuration
     }
 
     /// A server ended before it listened: its error, or a plain one if it ended quietly.

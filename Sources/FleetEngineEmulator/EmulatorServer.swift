@@ -243,11 +243,30 @@ public struct EmulatorServer {
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in },
         onGRPCServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> [any Service] {
+        // A listener that cannot be bound fails its service with a ListenerError naming it.
+        let rest = Listener(name: "the emulator's REST port", host: host, port: port)
+        let grpc = Listener(name: "the emulator's gRPC port", host: host, port: grpcPort ?? 0)
+        let startup = ListenerStartup(grpcPort == nil ? [rest] : [rest, grpc]) { _ in }
         var services: [any Service] = [
-            store, application(host: host, port: port, logger: logger, onServerRunning: onServerRunning),
+            store,
+            startup.guarding(
+                application(host: host, port: port, logger: logger) { port in
+                    await startup.bound(rest, port: port)
+                    await onServerRunning(port)
+                },
+                rest
+            ),
         ]
         if let grpcPort, #available(FleetAuthGRPC , *) {
-            services.append(grpcServer(host: host, port: grpcPort, onServerRunning: onGRPCServerRunning))
+            services.append(
+                startup.guarding(
+                    grpcServer(host: host, port: grpcPort) { port in
+                        await startup.bound(grpc, port: port)
+                        await onGRPCServerRunning(port)
+                    },
+                    grpc
+                )
+            )
         }
         return services
     }

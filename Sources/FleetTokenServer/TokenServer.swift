@@ -336,8 +336,17 @@ public struct TokenServer {
         logger: Logger = .silent(label: "fleetauth.token-server"),
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> [any Service] {
-        [
-            store, application(host: host, port: port, logger: logger, onServerRunning: onServerRunning),
+        let listener = Listener(name: "the token server's port", host: host, port: port)
+        let startup = ListenerStartup([listener]) { _ in }
+        return [
+            store,
+            startup.guarding(
+                application(host: host, port: port, logger: logger) { port in
+                    await startup.bound(listener, port: port)
+                    await onServerRunning(port)
+                },
+                listener
+            ),
             keyring.pruner(interval: configuration.keyPruneInterval, logger: logger),
             retentionPruner(logger: logger),
         ]

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetAuthServerSupport
 import FleetAuthStack
 import FleetEngineEmulator
 import FleetTokenServer
@@ -105,6 +106,14 @@ struct ServeCommand: AsyncParsableCommand {
             }
         } catch let error as KeyEncryptionKeyError {
             throw CLIError(error.message)
+        } catch var error as ListenerError {
+            error.listener.option =
+                [
+                    "the emulator's REST port": "--host/--emulator-port",
+                    "the emulator's gRPC port": "--host/--emulator-grpc-port",
+                    "the token server's port": "--host/--token-server-port",
+                ][error.listener.name]
+            throw CLIError(error.description)
         }
     }
 

@@ -91,6 +91,33 @@ struct StartupFailureTests {
             }
         ),
         Case(
+            name: "serve: the emulator's REST port in use",
+            arguments: { busy, _ in
+                ["serve", "--emulator-port", "\(busy)", "--emulator-grpc-port", "0", "--token-server-port", "0"]
+            },
+            message: { busy, _ in
+                "Cannot listen on 127.0.0.1:\(busy) (the emulator's REST port): address already in use. Choose another address or port with --host/--emulator-port."
+            }
+        ),
+        Case(
+            name: "serve: the emulator's gRPC port in use",
+            arguments: { busy, _ in
+                ["serve", "--emulator-port", "0", "--emulator-grpc-port", "\(busy)", "--token-server-port", "0"]
+            },
+            message: { busy, _ in
+                "Cannot listen on 127.0.0.1:\(busy) (the emulator's gRPC port): address already in use. Choose another address or port with --host/--emulator-grpc-port."
+            }
+        ),
+        Case(
+            name: "serve: the token server's port in use",
+            arguments: { busy, _ in
+                ["serve", "--emulator-port", "0", "--emulator-grpc-port", "0", "--token-server-port", "\(busy)"]
+            },
+            message: { busy, _ in
+                "Cannot listen on 127.0.0.1:\(busy) (the token server's port): address already in use. Choose another address or port with --host/--token-server-port."
+            }
+        ),
+        Case(
             name: "emulator data directory under a file",
             arguments: { _, directory in
                 ["emulator", "--port", "0", "--grpc-port", "0", "--data", "\(directory)/file/data"]

@@ -29,7 +29,7 @@ package struct Listener: Hashable, Sendable {
 
 /// A listener that could not be bound: which, where, and why, in one line.
 package struct ListenerError: Error, CustomStringConvertible {
-    package let listener: Listener
+    package var listener: Listener
     /// Why, in words (`address already in use`).
     package let reason: String
 
