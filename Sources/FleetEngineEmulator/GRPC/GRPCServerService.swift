@@ -6,8 +6,9 @@ import NIOConcurrencyHelpers
 import NIOCore
 public import ServiceLifecycle
 
-/// The emulator's gRPC server as a service: plaintext HTTP/2 (h2c) on `host:port`, serving the vehicle and trip
-/// services, gRPC health checking (``HealthService``) and server reflection (``ReflectionService``), with request messages limited like REST bodies (larger ones are `RESOURCE_EXHAUSTED`, checked by
+/// The emulator's gRPC server as a service: plaintext HTTP/2 (h2c) or TLS on `host:port`, serving the vehicle and
+/// trip services, gRPC health checking (`grpc.health.v1.Health`) and server reflection (`grpc.reflection.v1` and
+/// `v1alpha`), with request messages limited like REST bodies (larger ones are `RESOURCE_EXHAUSTED`, checked by
 /// each method; the transport itself resets streams only past four times that), and connections kept as
 /// ``GRPCConnectionPolicy`` says. It calls `onServerRunning` with its port once it listens and shuts down gracefully
 /// with its group.
