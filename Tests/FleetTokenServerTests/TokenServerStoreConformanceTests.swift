@@ -4,6 +4,7 @@ import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetTokenServer
 import Foundation
+import PostgresNIO
 import Testing
 
 /// A way to open the token server's storage: every driver runs the same conformance suite. `open` gives the store
@@ -485,5 +486,35 @@ extension TokenServerStoreConformanceTests {
         #expect(try await store.sessionUser(tokenHash: "old", at: Self.t0, holding: nil) == nil)
         #expect(try await store.sessionUser(tokenHash: "live", at: Self.t0, holding: nil)?.user.username == "dana")
         #expect(try await store.throttleEntries(keys: ["user:a", "user:b"], at: Self.t0).keys.sorted() == ["user:b"])
+    }
+}
+
+extension TokenServerStoreConformanceTests {
+    @Test(
+        "retention on one PostgreSQL database: while one instance prunes, another skips its turn",
+        arguments: PostgresTestServer.url == nil ? [] : [TokenServerStoreDriver.postgres]
+    )
+    func pruningTakesTurns(_ driver: TokenServerStoreDriver) async throws {
+        let opened = try await driver.open()
+        let first = try #require(opened.store as? PostgresTokenServerStore)
+        let another = try #require(opened.another)
+        let second = try await another()
+        let old = AuditEntry(
+            issuedAt: Self.t0,
+            username: "dana",
+            endpoint: .driver,
+            scope: "{}",
+            kid: "k1",
+            expiresAt: Self.t0
+        )
+        try await first.append(contentsOf: [old, old, old])
+        // The first instance is pruning (it holds the pruning lock in its transaction): the second prunes nothing.
+        let whileLocked: Int = try await first.database.transaction { connection in
+            let lock: PostgresQuery = "SELECT pg_advisory_xact_lock(\(PostgresTokenServerStore.pruningLock))"
+            _ = try await connection.query(lock, logger: first.database.logger)
+            return try await second.pruneAudit(issuedBefore: Self.t0 + 1, limit: 10)
+        }
+        #expect(whileLocked == 0)
+        #expect(try await second.pruneAudit(issuedBefore: Self.t0 + 1, limit: 10) == 3)
     }
 }

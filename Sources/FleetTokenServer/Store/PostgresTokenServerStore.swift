@@ -118,7 +118,7 @@ public final class PostgresTokenServerStore: TokenServerStorage {
     )
 
     /// The advisory lock the instance pruning the audit log holds ("FAPR"), so instances take turns.
-    static let pruningLock: Int64 = 0x4641_5052
+    package static let pruningLock: Int64 = 0x4641_5052
 
     /// The advisory lock every signing-key change holds ("FAKY").
     static let signingKeysLock: Int64 = 0x4641_4B59
