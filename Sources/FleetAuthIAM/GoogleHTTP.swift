@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import FleetAuthCore
 import FleetAuthJWT
 import Foundation
+import Instrumentation
 import NIOCore
 import NIOHTTP1
 
@@ -38,6 +39,10 @@ struct GoogleHTTP: Sendable {
         var request = HTTPClientRequest(url: url)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
+        // The caller's trace goes on to Google (W3C traceparent), when the process traces.
+        if let context = ServiceContext.current {
+            InstrumentationSystem.instrument.inject(context, into: &request.headers, using: HTTPHeadersInjector())
+        }
         if let body { request.body = .bytes(body) }
         do {
             let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout.nanoseconds)))
@@ -64,5 +69,11 @@ extension Duration {
     var nanoseconds: Int64 {
         let (seconds, attoseconds) = components
         return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
+
+private struct HTTPHeadersInjector: Injector {
+    func inject(_ value: String, forKey key: String, into headers: inout HTTPHeaders) {
+        headers.replaceOrAdd(name: key, value: value)
     }
 }

@@ -84,6 +84,7 @@ public enum FleetEngineEmulator {
         iam: LocalIAM? = nil
     ) -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
+        ServerTracing.addRequestSpans(to: router)
         if !allowedOrigins.isEmpty { router.add(middleware: CORSMiddleware(origins: allowedOrigins)) }
         readiness(authenticator: authenticator, store: service.store).register(on: router)
         router.add(middleware: MetricsMiddleware(metrics: metrics))

@@ -186,6 +186,7 @@ public struct TokenServer {
         webApp = WebAppSettings(fleetEngineURL: configuration.fleetEngineURL, tileURL: configuration.tileURL)
         metrics = TokenServerMetrics()
         router = Router(context: TokenServerRequestContext.self)
+        ServerTracing.addRequestSpans(to: router)
         WebAppRoutes(settings: webApp, project: configuration.project).register(on: router)
         TokenServerRoutes(
             login: login,

@@ -91,7 +91,7 @@ struct EmulatorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        logging.bootstrap()
+        let exporter = try logging.bootstrap(serviceName: "fleetauth-emulator")
         let certificate = try tls.certificate()
         try prepareDataDirectory(data)
         let trust: TrustConfiguration
@@ -116,21 +116,32 @@ struct EmulatorCommand: AsyncParsableCommand {
             try await reportingRefusals {
                 try await PostgresFleetStore.withConnected(url) { store in
                     say("Vehicles and trips in PostgreSQL at \(url)")
-                    try await serve(trust: trust, store: store, certificate: certificate)
+                    try await serve(trust: trust, store: store, certificate: certificate, exporter: exporter)
                 }
             }
         } else if inMemory {
-            try await serve(trust: trust, store: try SQLiteFleetStore(inMemory: ()), certificate: certificate)
+            try await serve(
+                trust: trust,
+                store: try SQLiteFleetStore(inMemory: ()),
+                certificate: certificate,
+                exporter: exporter
+            )
         } else {
             try await serve(
                 trust: trust,
                 store: try SQLiteFleetStore(path: data + "/" + EmulatorServer.databaseFileName),
-                certificate: certificate
+                certificate: certificate,
+                exporter: exporter
             )
         }
     }
 
-    private func serve(trust: TrustConfiguration, store: any FleetStore, certificate: ServerCertificate?) async throws {
+    private func serve(
+        trust: TrustConfiguration,
+        store: any FleetStore,
+        certificate: ServerCertificate?,
+        exporter: (any Service)?
+    ) async throws {
         var configuration = EmulatorServer.Configuration(allowedOrigins: allowOrigin)
         configuration.limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
         configuration.grpc.maximumAge =
@@ -188,6 +199,10 @@ struct EmulatorCommand: AsyncParsableCommand {
             )
         }
         if let certificate { services.append(certificate.watcher(logger: logger)) }
-        try await runServices(services, grace: .milliseconds(Int64(shutdownGrace * 1000)), logger: logger)
+        try await runServices(
+            (exporter.map { [$0] } ?? []) + services,
+            grace: .milliseconds(Int64(shutdownGrace * 1000)),
+            logger: logger
+        )
     }
 }

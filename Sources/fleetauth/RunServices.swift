@@ -2,6 +2,7 @@ import ArgumentParser
 import FleetAuthServerSupport
 import Foundation
 import Logging
+import OTel
 import ServiceLifecycle
 import UnixSignals
 
@@ -69,7 +70,35 @@ struct LoggingOptions: ParsableArguments {
     )
     var logFormat: LogFormat = .text
 
-    func bootstrap() { logFormat.bootstrap() }
+    /// Bootstraps tracing (when `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is set: spans
+    /// exported over OTLP, HTTP/protobuf unless `OTEL_EXPORTER_OTLP_PROTOCOL` says grpc), then logging, whose lines
+    /// then carry the trace and span IDs of their request. Returns the exporter's service, to run with the server's.
+    func bootstrap(serviceName: String) throws -> (any Service)? {
+        let environment = ProcessInfo.processInfo.environment
+        let tracing = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"].contains {
+            !(environment[$0] ?? "").isEmpty
+        }
+        guard tracing else {
+            logFormat.bootstrap()
+            return nil
+        }
+        // Logging first, so the exporter's own diagnostics go through it (warnings and errors only).
+        logFormat.bootstrap(metadataProvider: OTel.makeLoggingMetadataProvider())
+        var configuration = OTel.Configuration.default
+        configuration.diagnosticLogger = .custom(.quiet(label: "fleetauth.otel"))
+        configuration.serviceName = serviceName
+        configuration.logs.enabled = false
+        configuration.metrics.enabled = false
+        configuration.traces.exporter = .otlp
+        configuration.traces.otlpExporter.protocol = .httpProtobuf
+        let exporter: any Service
+        do {
+            exporter = try OTel.bootstrap(configuration: configuration)
+        } catch {
+            throw CLIError("Cannot export traces as OTEL_* variables say: \(error).")
+        }
+        return exporter
+    }
 }
 
 extension LogFormat: ExpressibleByArgument {}

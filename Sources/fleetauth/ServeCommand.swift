@@ -57,7 +57,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        logging.bootstrap()
+        logging.logFormat.bootstrap()
         var auditLogger = Logger(label: "fleetauth.token-server.audit")
         auditLogger.logLevel = .info
         var storage = TokenServerDataOptions()

@@ -211,7 +211,7 @@ struct TokenServerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        logging.bootstrap()
+        let exporter = try logging.bootstrap(serviceName: "fleetauth-token-server")
         try prepareDataDirectory(storage.data)
         let logger = Logger.quiet(label: "fleetauth.token-server")
         var auditLogger = Logger(label: "fleetauth.token-server.audit")
@@ -226,7 +226,13 @@ struct TokenServerCommand: AsyncParsableCommand {
             say("Users, sessions, audit and signing keys in PostgreSQL at \(url)")
         }
         try await storage.withStore(forServer: true) { store in
-            try await serve(store: store, keylessSigners: keylessSigners, logger: logger, auditLogger: auditLogger)
+            try await serve(
+                store: store,
+                keylessSigners: keylessSigners,
+                logger: logger,
+                auditLogger: auditLogger,
+                exporter: exporter
+            )
         }
     }
 
@@ -234,7 +240,8 @@ struct TokenServerCommand: AsyncParsableCommand {
         store: any TokenServerStorage,
         keylessSigners: [TokenFamily: KeylessSigner],
         logger: Logger,
-        auditLogger: Logger
+        auditLogger: Logger,
+        exporter: (any Service)?
     ) async throws {
         let keyEncryptionKey = try storage.keyEncryptionKey()
         var keyFiles: [TokenFamily: String] = [:]
@@ -312,7 +319,11 @@ struct TokenServerCommand: AsyncParsableCommand {
             server.retentionPruner(logger: logger),
         ]
         if let certificate { services.append(certificate.watcher(logger: logger)) }
-        try await runServices(services, grace: .milliseconds(Int64(shutdownGrace * 1000)), logger: logger)
+        try await runServices(
+            (exporter.map { [$0] } ?? []) + services,
+            grace: .milliseconds(Int64(shutdownGrace * 1000)),
+            logger: logger
+        )
     }
 }
 

@@ -215,6 +215,7 @@ public struct FleetEngineClient: Sendable {
             let data: Data
             let status: Int
             do {
+                TracePropagation.inject(into: &request)
                 let (answer, response) = try await session.cancellationSafeData(for: request)
                 guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }
                 (data, status) = (answer, http.statusCode)

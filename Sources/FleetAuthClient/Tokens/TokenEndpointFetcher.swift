@@ -110,6 +110,7 @@ public struct TokenEndpointFetcher: TokenFetcher {
         let data: Data
         let response: URLResponse
         do {
+            TracePropagation.inject(into: &request)
             (data, response) = try await session.cancellationSafeData(for: request)
         } catch {
             throw FleetTokenError(.endpointUnavailable, "The token endpoint could not be reached: \(error).")

@@ -106,6 +106,8 @@ public struct TokenServerSession: Sendable {
     }
 
     private static func send(_ request: URLRequest, session: URLSession) async throws(FleetTokenError) -> (Data, Int) {
+        var request = request
+        TracePropagation.inject(into: &request)
         do {
             let (body, response) = try await session.cancellationSafeData(for: request)
             guard let http = response as? HTTPURLResponse else { throw URLError(.badServerResponse) }

@@ -120,12 +120,25 @@ package enum LogFormat: String, CaseIterable, Sendable {
     /// The format chosen at start (text until ``bootstrap()``).
     package static var active: LogFormat { current.withLockedValue { $0 } }
 
-    /// Makes this the process's log format: for JSON, every logger writes ``JSONLogHandler`` lines. Call once,
-    /// before the first logger is made.
-    package func bootstrap() {
+    /// Makes this the process's log format: for JSON, every logger writes ``JSONLogHandler`` lines; with a metadata
+    /// provider (tracing's), every line carries its metadata (the trace and span IDs). Call once, before the first
+    /// logger is made.
+    package func bootstrap(metadataProvider: Logger.MetadataProvider? = nil) {
         Self.current.withLockedValue { $0 = self }
-        guard self == .json else { return }
-        LoggingSystem.bootstrap { label in JSONLogHandler(label: label) }
+        switch (self, metadataProvider) {
+        case (.json, _):
+            // Cloud Logging links a line to its trace by `projects/PROJECT/traces/ID`: the project from the
+            // environment Google's runtimes set.
+            let project = ProcessInfo.processInfo.environment["GOOGLE_CLOUD_PROJECT"].flatMap { $0.isEmpty ? nil : $0 }
+            LoggingSystem.bootstrap(
+                { label, provider in JSONLogHandler(label: label, project: project, metadataProvider: provider) },
+                metadataProvider: metadataProvider
+            )
+        case (.text, let provider?):
+            LoggingSystem.bootstrap(StreamLogHandler.standardError, metadataProvider: provider)
+        case (.text, nil):
+            break
+        }
     }
 
     /// The failure a server command ends with, as an ERROR object on standard error.

@@ -21,7 +21,9 @@ struct GRPCCall: Sendable {
         let route = "/" + method.fullyQualifiedMethod
         do {
             let authorization = request.metadata[stringValues: "authorization"].first(where: { _ in true })
-            let caller = try await authenticator.authenticate(authorization: authorization, refresher: refresher)
+            let caller = try await ServerTracing.span("verify token") {
+                try await authenticator.authenticate(authorization: authorization, refresher: refresher)
+            }
             // Only now is the message read, and so decoded.
             let message = try await ServerRequest(stream: request).message
             let output = try await body(message, caller)

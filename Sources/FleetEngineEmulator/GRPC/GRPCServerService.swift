@@ -50,6 +50,7 @@ public struct GRPCServerService: Service {
             transportSecurity = .tls(tls)
         }
         let security = transportSecurity
+        let tracing = ServerTracing.isOn
         let shuttingDown = NIOLockedValueBox(false)
         let names = [
             FleetEngineV1.VehicleService.descriptor.fullyQualifiedService,
@@ -72,7 +73,8 @@ public struct GRPCServerService: Service {
                     VehicleServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
                     TripServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
                     health, reflection, ReflectionServiceV1Alpha(reflection: reflection),
-                ]
+                ],
+                interceptors: tracing ? [TracingInterceptor()] : []
             )
         }
         self.shuttingDown = shuttingDown

@@ -1,3 +1,4 @@
+import FleetAuthServerSupport
 import Hummingbird
 
 /// Authenticates every request it guards (steps 1 and 2 of <doc:AuthorizationModel>) before any handler reads
@@ -13,10 +14,9 @@ struct AuthenticationMiddleware: RouterMiddleware {
         next: (Request, EmulatorRequestContext) async throws -> Response
     ) async throws -> Response {
         var context = context
-        context.principal = try await authenticator.authenticate(
-            authorization: request.headers[.authorization],
-            refresher: refresher
-        )
+        context.principal = try await ServerTracing.span("verify token") {
+            try await authenticator.authenticate(authorization: request.headers[.authorization], refresher: refresher)
+        }
         return try await next(request, context)
     }
 }

@@ -143,7 +143,7 @@ struct TokenServerRoutes {
         let (minter, key) = try keyring.minter(for: endpoint.family)
         let token: FleetEngineToken
         do {
-            token = try await minter.mint(type, now: issuedAt)
+            token = try await ServerTracing.span("mint and sign") { try await minter.mint(type, now: issuedAt) }
             keyring.noteSigning(endpoint.family, failure: nil)
         } catch let error as SigningError {
             keyring.noteSigning(endpoint.family, failure: error.message)
@@ -163,16 +163,18 @@ struct TokenServerRoutes {
             )
         }
         let scope = JSONValue.object(type.authorization.jsonObject).jsonText
-        try await audit.append(
-            AuditEntry(
-                issuedAt: Date(epochSeconds: token.claims.issuedAt),
-                username: user.username,
-                endpoint: endpoint,
-                scope: scope,
-                kid: token.keyID ?? key.record.kid,
-                expiresAt: Date(epochSeconds: token.claims.expiresAt)
+        try await ServerTracing.span("audit write") {
+            try await audit.append(
+                AuditEntry(
+                    issuedAt: Date(epochSeconds: token.claims.issuedAt),
+                    username: user.username,
+                    endpoint: endpoint,
+                    scope: scope,
+                    kid: token.keyID ?? key.record.kid,
+                    expiresAt: Date(epochSeconds: token.claims.expiresAt)
+                )
             )
-        )
+        }
         metrics.issued(endpoint)
         auditLogger.info(
             "issued token",

@@ -1,0 +1,22 @@
+import Foundation
+import Instrumentation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The app's trace, carried to the token server and Fleet Engine: every request the client makes has the W3C
+/// `traceparent` (and `tracestate`) of the task's current trace, written by the instrument the app bootstrapped with
+/// swift-distributed-tracing (swift-otel, or another). An app that bootstraps none sends nothing.
+enum TracePropagation {
+    static func inject(into request: inout URLRequest) {
+        guard let context = ServiceContext.current else { return }
+        InstrumentationSystem.instrument.inject(context, into: &request, using: URLRequestInjector())
+    }
+}
+
+private struct URLRequestInjector: Injector {
+    func inject(_ value: String, forKey key: String, into request: inout URLRequest) {
+        request.setValue(value, forHTTPHeaderField: key)
+    }
+}
