@@ -18,6 +18,11 @@ let swiftSettings: [SwiftSetting] = [
     ),
 ]
 
+/// The OTLP trace exporter (swift-otel) is left out of a build made with `FLEETAUTH_WITHOUT_OTEL=1`: CI's
+/// ThreadSanitizer build, where Swift 6.3 rejects swift-otel 1.6.0's source (a `sending` diagnostic it raises only
+/// with `-sanitize=thread`). Such a `fleetauth` refuses `OTEL_EXPORTER_OTLP_ENDPOINT` with a clear error.
+let withOTel = ProcessInfo.processInfo.environment["FLEETAUTH_WITHOUT_OTEL"] == nil
+
 let package = Package(
     name: "FleetAuth",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
@@ -53,7 +58,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
-        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0"),
     ],
     targets: [
         .target(
@@ -270,9 +274,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "OTel", package: "swift-otel"),
-            ],
-            swiftSettings: swiftSettings
+            ] + (withOTel ? [.product(name: "OTel", package: "swift-otel")] : []),
+            swiftSettings: swiftSettings + (withOTel ? [.define("FLEETAUTH_OTEL")] : [])
         ),
         .testTarget(
             name: "FleetAuthCoreTests",
@@ -406,4 +409,8 @@ if ProcessInfo.processInfo.environment["FLEETAUTH_FUZZ"] != nil {
         )
         package.products.append(.executable(name: name, targets: [name]))
     }
+}
+
+if withOTel {
+    package.dependencies.append(.package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0"))
 }

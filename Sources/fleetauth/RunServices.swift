@@ -82,22 +82,24 @@ struct LoggingOptions: ParsableArguments {
             logFormat.bootstrap()
             return nil
         }
-        // Logging first, so the exporter's own diagnostics go through it (warnings and errors only).
-        logFormat.bootstrap(metadataProvider: OTel.makeLoggingMetadataProvider())
-        var configuration = OTel.Configuration.default
-        configuration.diagnosticLogger = .custom(.quiet(label: "fleetauth.otel"))
-        configuration.serviceName = serviceName
-        configuration.logs.enabled = false
-        configuration.metrics.enabled = false
-        configuration.traces.exporter = .otlp
-        configuration.traces.otlpExporter.protocol = .httpProtobuf
-        let exporter: any Service
-        do {
-            exporter = try OTel.bootstrap(configuration: configuration)
-        } catch {
-            throw CLIError("Cannot export traces as OTEL_* variables say: \(error).")
-        }
-        return exporter
+        #if FLEETAUTH_OTEL
+            // Logging first, so the exporter's own diagnostics go through it (warnings and errors only).
+            logFormat.bootstrap(metadataProvider: OTel.makeLoggingMetadataProvider())
+            var configuration = OTel.Configuration.default
+            configuration.diagnosticLogger = .custom(.quiet(label: "fleetauth.otel"))
+            configuration.serviceName = serviceName
+            configuration.logs.enabled = false
+            configuration.metrics.enabled = false
+            configuration.traces.exporter = .otlp
+            configuration.traces.otlpExporter.protocol = .httpProtobuf
+            do {
+                return try OTel.bootstrap(configuration: configuration)
+            } catch {
+                throw CLIError("Cannot export traces as OTEL_* variables say: \(error).")
+            }
+        #else
+            throw CLIError("This build of fleetauth has no OTLP exporter (built with FLEETAUTH_WITHOUT_OTEL).")
+        #endif
     }
 }
 
