@@ -275,7 +275,7 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ] + (withOTel ? [.product(name: "OTel", package: "swift-otel")] : []),
-            swiftSettings: swiftSettings + (withOTel ? [.define("FLEETAUTH_OTEL")] : [])
+            swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FleetAuthCoreTests",

@@ -2,9 +2,12 @@ import ArgumentParser
 import FleetAuthServerSupport
 import Foundation
 import Logging
-import OTel
 import ServiceLifecycle
 import UnixSignals
+
+#if canImport(OTel)
+    import OTel
+#endif
 
 #if canImport(Glibc)
     import Glibc
@@ -82,7 +85,7 @@ struct LoggingOptions: ParsableArguments {
             logFormat.bootstrap()
             return nil
         }
-        #if FLEETAUTH_OTEL
+        #if canImport(OTel)
             // Logging first, so the exporter's own diagnostics go through it (warnings and errors only).
             logFormat.bootstrap(metadataProvider: OTel.makeLoggingMetadataProvider())
             var configuration = OTel.Configuration.default
