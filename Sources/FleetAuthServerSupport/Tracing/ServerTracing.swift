@@ -7,8 +7,9 @@ import Tracing
 /// mint, sign, store). The tracer is whatever the process bootstrapped — `fleetauth` bootstraps swift-otel's OTLP
 /// exporter when `OTEL_EXPORTER_OTLP_ENDPOINT` is set — and with none nothing is added: no middleware, no span.
 package enum ServerTracing {
-    /// Whether the process bootstrapped a tracer.
-    package static var isOn: Bool { !(InstrumentationSystem.tracer is NoOpTracer) }
+    /// Whether the process bootstrapped a tracer, read once at first use (a server's router is built after the
+    /// bootstrap), so a request without tracing pays no lock for the question.
+    package static let isOn: Bool = !(InstrumentationSystem.tracer is NoOpTracer)
 
     /// Adds the request span to `router`, first, so it covers every other middleware; nothing when tracing is off.
     package static func addRequestSpans<Context: RequestContext>(to router: Router<Context>) {
