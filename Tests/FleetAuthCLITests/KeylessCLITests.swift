@@ -26,11 +26,12 @@ final class ListeningProcess: @unchecked Sendable {
         port = try Self.port(of: process, output: output, marker: marker)
     }
 
-    /// Reads `output` until a line carries `marker` followed by a port number (30 s at most); the process is ended
-    /// and an error thrown when it never does.
+    /// Reads `output` until a line carries `marker` followed by a port number (120 s at most: a first start provisions
+    /// eleven RSA keys, which a debug build under the whole suite's load has been seen to take over 30 s); the process
+    /// is ended and an error thrown when it never does.
     static func port(of process: Process, output: Pipe, marker: String) throws -> Int {
         var text = ""
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
