@@ -206,6 +206,7 @@ public final class PostgresFleetStore: FleetStore {
                     """,
                 ]
             ),
+            deliveryTables,
         ]
     )
 

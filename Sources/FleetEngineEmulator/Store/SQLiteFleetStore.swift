@@ -123,6 +123,7 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
                     """
             )
         }
+        migrator.registerMigration("v5: delivery vehicles and tasks") { db in try Self.createDeliveryTables(db) }
         return migrator
     }
 
