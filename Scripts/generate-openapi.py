@@ -78,14 +78,19 @@ def collect(files):
 
 
 def schema_name(full):
-    return full.lstrip(".").replace("maps.fleetengine.v1.", "").replace("google.type.", "").replace(
+    name = full.lstrip(".")
+    if name.startswith("maps.fleetengine.delivery.v1."):
+        # The Deliveries API's messages, prefixed so that none shares a name with an on-demand one.
+        name = name[len("maps.fleetengine.delivery.v1."):].replace(".", "")
+        return name if name.startswith("Delivery") else "Delivery" + name
+    return name.replace("maps.fleetengine.v1.", "").replace("google.type.", "").replace(
         "google.geo.type.", "").replace(".", "")
 
 
 def build(messages, enums):
     schemas = {}
     wanted = [n for n in messages if n.startswith(".maps.fleetengine.v1.") or n.startswith(".google.type.")
-              or n.startswith(".google.geo.type.")]
+              or n.startswith(".google.geo.type.") or n.startswith(".maps.fleetengine.delivery.v1.")]
     for full in wanted:
         message = messages[full]
         properties = {}
@@ -215,6 +220,56 @@ def paths(schemas):
             "post": operation("ReportBillableTrip", "Report a billable trip (trips.create; claim tripid \"*\").",
                               "Empty", body="ReportBillableTripRequest"),
         },
+        # The Deliveries API (maps.fleetengine.delivery.v1).
+        "/v1/providers/{provider}/deliveryVehicles": {
+            "parameters": [provider],
+            "post": operation("CreateDeliveryVehicle", "Create a delivery vehicle (deliveryvehicles.create; claim "
+                              "deliveryvehicleid).", "DeliveryVehicle", body="DeliveryVehicle",
+                              parameters=[query("deliveryVehicleId", ID, required=True)], extra_errors=exists),
+            "get": operation("ListDeliveryVehicles", "List delivery vehicles, filtered (deliveryvehicles.list; claim "
+                             "deliveryvehicleid \"*\").", "DeliveryListDeliveryVehiclesResponse", parameters=[
+                                 query("pageSize", {"type": "integer", "minimum": 0, "maximum": 1000}),
+                                 query("pageToken", {"type": "string"}), query("filter", {"type": "string"})]),
+        },
+        "/v1/providers/{provider}/deliveryVehicles/{deliveryVehicle}": {
+            "parameters": [provider, path_parameter("deliveryVehicle", ID)],
+            "get": operation("GetDeliveryVehicle", "Get a delivery vehicle (deliveryvehicles.get).", "DeliveryVehicle",
+                             extra_errors=not_found),
+            "patch": operation("UpdateDeliveryVehicle", "Update the fields in updateMask; its stops assign and close "
+                               "tasks (deliveryvehicles.update, .updateLocation, .updateVehicleStops).",
+                               "DeliveryVehicle", body="DeliveryVehicle", parameters=[mask], extra_errors=not_found),
+            "delete": operation("DeleteDeliveryVehicle", "Delete a delivery vehicle without open tasks "
+                                "(deliveryvehicles.delete).", "Empty", extra_errors=not_found),
+        },
+        "/v1/providers/{provider}/tasks": {
+            "parameters": [provider],
+            "post": operation("CreateTask", "Create an OPEN task (tasks.create; claim taskid).", "DeliveryTask",
+                              body="DeliveryTask", parameters=[query("taskId", ID, required=True)],
+                              extra_errors=exists),
+            "get": operation("ListTasks", "List tasks, filtered (tasks.list; claim taskid \"*\").",
+                             "DeliveryListTasksResponse", parameters=[
+                                 query("pageSize", {"type": "integer", "minimum": 0, "maximum": 1000}),
+                                 query("pageToken", {"type": "string"}), query("filter", {"type": "string"})]),
+        },
+        "/v1/providers/{provider}/tasks:batchCreate": {
+            "parameters": [provider],
+            "post": operation("BatchCreateTasks", "Create up to 500 tasks, all or none (tasks.create; claim taskids).",
+                              "DeliveryBatchCreateTasksResponse", body="DeliveryBatchCreateTasksRequest",
+                              extra_errors=exists),
+        },
+        "/v1/providers/{provider}/tasks/{task}": {
+            "parameters": [provider, path_parameter("task", ID)],
+            "get": operation("GetTask", "Get a task (tasks.get).", "DeliveryTask", extra_errors=not_found),
+            "patch": operation("UpdateTask", "Update the fields in updateMask (tasks.update).", "DeliveryTask",
+                               body="DeliveryTask", parameters=[mask], extra_errors=not_found),
+            "delete": operation("DeleteTask", "Delete a task that is not OPEN on a vehicle (tasks.delete).", "Empty",
+                                extra_errors=not_found),
+        },
+        "/v1/providers/{provider}/taskTrackingInfo/{taskTrackingInfo}": {
+            "parameters": [provider, path_parameter("taskTrackingInfo", ID, "The tracking ID.")],
+            "get": operation("GetTaskTrackingInfo", "What a consumer may see of a shipment (tasktrackinginfo.get; "
+                             "claim trackingid).", "DeliveryTaskTrackingInfo", extra_errors=not_found),
+        },
     }
 
 
@@ -224,13 +279,14 @@ def main():
     schemas["Empty"] = WELL_KNOWN[".google.protobuf.Empty"]
     # Request messages whose path fields come from the URL: those fields are not in the body.
     for request, fields in [("UpdateVehicleAttributesRequest", ["name"]), ("SearchVehiclesRequest", ["parent"]),
-                            ("SearchTripsRequest", ["parent"]), ("ReportBillableTripRequest", ["name"])]:
+                            ("SearchTripsRequest", ["parent"]), ("ReportBillableTripRequest", ["name"]),
+                            ("DeliveryBatchCreateTasksRequest", ["parent"])]:
         for field in fields:
             del schemas[request]["properties"][field]
     document = {
         "openapi": "3.1.0",
         "info": {"title": "FleetAuth local Fleet Engine", "version": "1.1.0", "description":
-                 "The maps.fleetengine.v1 REST API as the FleetAuth emulator serves it, generated from the "
+                 "The maps.fleetengine.v1 and maps.fleetengine.delivery.v1 REST APIs as the FleetAuth emulator serves them, generated from the "
                  "project's protos by Scripts/generate-openapi.py. Every /v1 call needs a Fleet Engine JWT (RS256, "
                  "signed by a trusted service account) in the Authorization header: token problems are 401 "
                  "UNAUTHENTICATED; role, claim and provider problems are 403 PERMISSION_DENIED; bodies are "

@@ -55,6 +55,9 @@ public struct EmulatorServer {
     public let metrics: EmulatorMetrics
     /// The RPCs, shared by both transports.
     public let service: FleetEngineService
+    /// The Deliveries API's RPCs, shared by both transports: present when the store keeps delivery vehicles and
+    /// tasks (both of the project's stores do).
+    public let deliveries: DeliveryService?
     /// The REST API.
     public let router: Router<EmulatorRequestContext>
     /// The stand-in for Google's IAM and metadata server, for the accounts whose key files the emulator holds.
@@ -117,17 +120,22 @@ public struct EmulatorServer {
             onAuthentication: { metrics.tokenAuthenticated(in: $0, cached: $1) }
         )
         let service = FleetEngineService(store: store, clock: clock, configuration: configuration.service)
+        let deliveries = (store as? any DeliveryStore).map {
+            DeliveryService(store: $0, clock: clock, speed: configuration.service.speed)
+        }
         let refresher = keyURLs.isEmpty ? nil : KeyRefresher(urls: keyURLs, clock: clock)
         self.configuration = configuration
         self.store = store
         self.authenticator = authenticator
         self.metrics = metrics
         self.service = service
+        self.deliveries = deliveries
         self.keyRefresher = refresher
         self.iam = iam
         self.router = FleetEngineEmulator.makeRouter(
             authenticator: authenticator,
             service: service,
+            deliveries: deliveries,
             keyRefresher: refresher,
             metrics: metrics,
             maximumBodySize: configuration.limits.maximumBodySize,
@@ -213,7 +221,13 @@ public struct EmulatorServer {
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
     ) -> GRPCServerService {
         GRPCServerService(
-            call: GRPCCall(service: service, authenticator: authenticator, refresher: keyRefresher, metrics: metrics),
+            call: GRPCCall(
+                service: service,
+                deliveries: deliveries,
+                authenticator: authenticator,
+                refresher: keyRefresher,
+                metrics: metrics
+            ),
             host: host,
             port: port,
             maximumMessageSize: configuration.limits.maximumBodySize,

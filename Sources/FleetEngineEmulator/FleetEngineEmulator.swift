@@ -38,6 +38,9 @@ public enum FleetEngineEmulator {
         makeRouter(
             authenticator: authenticator,
             service: FleetEngineService(store: store, clock: clock, configuration: configuration),
+            deliveries: (store as? any DeliveryStore).map {
+                DeliveryService(store: $0, clock: clock, speed: configuration.speed)
+            },
             keyRefresher: keyRefresher,
             metrics: metrics,
             maximumBodySize: maximumBodySize,
@@ -77,6 +80,7 @@ public enum FleetEngineEmulator {
     static func makeRouter(
         authenticator: TokenAuthenticator,
         service: FleetEngineService,
+        deliveries: DeliveryService?,
         keyRefresher: KeyRefresher?,
         metrics: EmulatorMetrics,
         maximumBodySize: Int,
@@ -115,6 +119,9 @@ public enum FleetEngineEmulator {
             middleware: AuthenticationMiddleware(authenticator: authenticator, refresher: keyRefresher)
         )
         RESTRoutes(service: service, maximumBodySize: maximumBodySize).register(on: v1)
+        if let deliveries {
+            DeliveryRESTRoutes(service: deliveries, maximumBodySize: maximumBodySize).register(on: v1)
+        }
         return router
     }
 }

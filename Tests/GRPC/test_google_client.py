@@ -329,10 +329,11 @@ def test_rest_answers_are_the_json_mapping_of_grpc_answers(emulator, tokens, fle
         assert scrub(body) == scrub(expected), type(message).__name__
 
 
-def client_methods(service):
+def client_methods(service, classes=None):
     """Each RPC of the client's `service` as its wire path and its request and response message names, read from
-    the client's transport (the paths it calls) and its methods' signatures (the messages)."""
-    transport_class, client_class = {
+    the client's transport (the paths it calls) and its methods' signatures (the messages). `classes`: the
+    transport and client classes of a service of another of Google's clients."""
+    transport_class, client_class = classes or {
         "VehicleService": (VehicleServiceGrpcTransport, fe.VehicleServiceClient),
         "TripService": (TripServiceGrpcTransport, fe.TripServiceClient),
     }[service]

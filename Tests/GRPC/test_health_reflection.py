@@ -21,6 +21,7 @@ SERVICES = [
     "grpc.health.v1.Health",
     "grpc.reflection.v1.ServerReflection",
     "grpc.reflection.v1alpha.ServerReflection",
+    "maps.fleetengine.delivery.v1.DeliveryService",
     "maps.fleetengine.v1.TripService",
     "maps.fleetengine.v1.VehicleService",
 ]

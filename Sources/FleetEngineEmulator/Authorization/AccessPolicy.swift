@@ -14,7 +14,12 @@ public import FleetAuthServerSupport
 ///    - a vehicle search: `vehicleid` `*`, `tripid` `*`, or a `tripid` equal to the request's trip ID (a consumer
 ///      searching for its own trip; without a trip ID in the request, any `tripid` claim);
 ///    - a trip search: `vehicleid` `*`, or equal to the request's vehicle ID;
-///    - all trips (ReportBillableTrip): `tripid` `*`.
+///    - all trips (ReportBillableTrip): `tripid` `*`;
+///    - a delivery vehicle: `deliveryvehicleid` equal to its ID; all of them (ListDeliveryVehicles): `*`;
+///    - a task: `taskid` equal to its ID, or `deliveryvehicleid` equal to the vehicle it is assigned to (a trusted
+///      driver acts on its vehicle's tasks), or `deliveryvehicleid` `*`; all tasks (ListTasks): `taskid` `*`;
+///    - the tasks of BatchCreateTasks: `taskids` listing every one (or `["*"]`), or `taskid` `*`;
+///    - a tracking ID (GetTaskTrackingInfo): `trackingid` equal to it, or `taskid` equal to one of its tasks, or `*`.
 /// 3. **Provider** — the provider in the path must be the service account's project.
 ///
 /// Every failure is 403 `PERMISSION_DENIED`, with a message that names the rule and never the token.
@@ -71,6 +76,23 @@ public enum AccessPolicy {
             return matches(claims.vehicleID, vehicleID) || isWildcard(claims.vehicleID)
         case .allTrips:
             return isWildcard(claims.tripID)
+        case .deliveryVehicle(let id):
+            return matches(claims.deliveryVehicleID, id)
+        case .allDeliveryVehicles:
+            return isWildcard(claims.deliveryVehicleID)
+        case .task(let id, let assigned):
+            return matches(claims.taskID, id) || isWildcard(claims.deliveryVehicleID)
+                || (assigned != nil && matches(claims.deliveryVehicleID, assigned))
+        case .taskBatch(let ids):
+            if isWildcard(claims.taskID) { return true }
+            guard let listed = claims.taskIDs else { return false }
+            if listed == [FleetEngineID.wildcard] { return true }
+            return ids.allSatisfy { id in listed.contains { $0.hasSameBytes(as: id) } }
+        case .allTasks:
+            return isWildcard(claims.taskID)
+        case .trackingID(let id, let taskIDs):
+            return matches(claims.trackingID, id) || isWildcard(claims.taskID)
+                || (claims.taskID.map { claim in taskIDs.contains { claim.hasSameBytes(as: $0) } } ?? false)
         }
     }
 }

@@ -7,7 +7,7 @@ import NIOCore
 public import ServiceLifecycle
 
 /// The emulator's gRPC server as a service: plaintext HTTP/2 (h2c) or TLS on `host:port`, serving the vehicle and
-/// trip services, gRPC health checking (`grpc.health.v1.Health`) and server reflection (`grpc.reflection.v1` and
+/// trip services, the Deliveries API (when the store keeps deliveries), gRPC health checking (`grpc.health.v1.Health`) and server reflection (`grpc.reflection.v1` and
 /// `v1alpha`), with request messages limited like REST bodies (larger ones are `RESOURCE_EXHAUSTED`, checked by
 /// each method; the transport itself resets streams only past four times that), and connections kept as
 /// ``GRPCConnectionPolicy`` says. It calls `onServerRunning` with its port once it listens and shuts down gracefully
@@ -52,13 +52,16 @@ public struct GRPCServerService: Service {
         let security = transportSecurity
         let tracing = ServerTracing.isOn
         let shuttingDown = NIOLockedValueBox(false)
-        let names = [
+        var names = [
             FleetEngineV1.VehicleService.descriptor.fullyQualifiedService,
             FleetEngineV1.TripService.descriptor.fullyQualifiedService,
             Grpc_Health_V1_Health.descriptor.fullyQualifiedService,
             Grpc_Reflection_V1_ServerReflection.descriptor.fullyQualifiedService,
             Grpc_Reflection_V1alpha_ServerReflection.descriptor.fullyQualifiedService,
         ]
+        if call.deliveries != nil {
+            names.insert(FleetEngineDelivery.DeliveryService.descriptor.fullyQualifiedService, at: 2)
+        }
         let reflection = ReflectionService(services: names)
         let health = HealthService(
             services: Set(names),
@@ -67,13 +70,19 @@ public struct GRPCServerService: Service {
             shuttingDown: shuttingDown
         )
         makeServer = { address in
-            GRPCServer(
+            var services: [any RegistrableRPCService] = [
+                VehicleServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
+                TripServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
+                health, reflection, ReflectionServiceV1Alpha(reflection: reflection),
+            ]
+            if let deliveries = call.deliveries {
+                services.append(
+                    DeliveryServiceHandler(call: call, deliveries: deliveries, maximumMessageSize: maximumMessageSize)
+                )
+            }
+            return GRPCServer(
                 transport: HTTP2ServerTransport.Posix(address: address, transportSecurity: security, config: config),
-                services: [
-                    VehicleServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
-                    TripServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
-                    health, reflection, ReflectionServiceV1Alpha(reflection: reflection),
-                ],
+                services: services,
                 interceptors: tracing ? [TracingInterceptor()] : []
             )
         }

@@ -163,8 +163,20 @@ struct RESTRoutes: Sendable {
 }
 
 extension Request {
-    /// The query parameters, percent-decoded, in order.
+    /// The query parameters in order, decoded as HTML forms and Google's front end decode them: `+` is a space, then
+    /// percent-escapes are decoded (names too: Google's REST clients send `%24alt` for `$alt`). A parameter that is
+    /// not valid percent-encoding is kept as it came, for the binding to refuse by name.
     var queryItems: [(name: String, value: String)] {
-        uri.queryParameters.map { (String($0.key), String($0.value)) }
+        guard let query = uri.query, !query.isEmpty else { return [] }
+        func decode(_ part: Substring) -> String {
+            let spaced =
+                part.utf8.contains(UInt8(ascii: "+")) ? part.replacingOccurrences(of: "+", with: " ") : String(part)
+            guard spaced.utf8.contains(UInt8(ascii: "%")) else { return spaced }
+            return spaced.removingPercentEncoding ?? spaced
+        }
+        return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            guard let equals = pair.firstIndex(of: "=") else { return (decode(pair), "") }
+            return (decode(pair[..<equals]), decode(pair[pair.index(after: equals)...]))
+        }
     }
 }

@@ -1,0 +1,165 @@
+import FleetAuthServerSupport
+import FleetEngineAPI
+import Foundation
+import SwiftProtobuf
+
+/// The checks on Deliveries API messages that the proto types alone do not make. Each names the field in Google's
+/// REST spelling.
+enum DeliveryChecks {
+    static func location(_ location: FleetEngineDelivery.DeliveryVehicleLocation, _ field: String)
+        throws(GoogleAPIError)
+    {
+        for (point, has, name) in [
+            (location.location, location.hasLocation, "location"),
+            (location.rawLocation, location.hasRawLocation, "rawLocation"),
+            (location.flpLocation, location.hasFlpLocation, "flpLocation"),
+            (location.supplementalLocation, location.hasSupplementalLocation, "supplementalLocation"),
+        ] where has {
+            try MessageChecks.latLng(point, "\(field).\(name)")
+        }
+        if location.hasHeading, !(0..<360).contains(location.heading.value) {
+            throw .invalidArgument("\(field).heading must be in [0, 360).")
+        }
+        if location.hasSpeed, location.speed.value < 0 {
+            throw .invalidArgument("\(field).speed must not be negative.")
+        }
+        try MessageChecks.known(location.locationSensor, "\(field).locationSensor")
+        try MessageChecks.known(location.rawLocationSensor, "\(field).rawLocationSensor")
+        try MessageChecks.known(location.supplementalLocationSensor, "\(field).supplementalLocationSensor")
+    }
+
+    /// A `LocationInfo` with a valid point (`required`: it must have one).
+    static func locationInfo(_ info: FleetEngineDelivery.LocationInfo, has: Bool, _ field: String, required: Bool)
+        throws(GoogleAPIError)
+    {
+        guard has, info.hasPoint else {
+            if required { throw .invalidArgument("\(field).point is required.") }
+            return
+        }
+        try MessageChecks.latLng(info.point, "\(field).point")
+    }
+
+    /// The fields of `message` that are set, in REST spelling: what a create that allows only some names.
+    static func setFields(_ message: some SwiftProtobuf.Message) -> [String] {
+        guard let json: [UInt8] = try? message.jsonUTF8Bytes(),
+            let object = try? JSONSerialization.jsonObject(with: Data(json)) as? [String: Any]
+        else { return [] }
+        return object.keys.sorted()
+    }
+
+    /// Checks and normalizes attributes (delivery vehicle or task): non-empty keys without `:`, each key once.
+    /// A delivery vehicle attribute's `value` and typed value are kept in step, as for on-demand vehicles.
+    static func vehicleAttributes(_ attributes: [FleetEngineDelivery.DeliveryVehicleAttribute], field: String)
+        throws(GoogleAPIError) -> [FleetEngineDelivery.DeliveryVehicleAttribute]
+    {
+        try checkCount(attributes.count, field: field)
+        var keys = Set<String>()
+        var result: [FleetEngineDelivery.DeliveryVehicleAttribute] = []
+        for (index, original) in attributes.enumerated() {
+            var attribute = original
+            let place = "\(field)[\(index)]"
+            try checkKey(attribute.key, place: place, keys: &keys)
+            if let typed = attribute.deliveryVehicleAttributeValue {
+                let text = string(typed)
+                guard attribute.value.isEmpty || attribute.value == text else {
+                    throw .invalidArgument(
+                        "\(place) gives value \"\(attribute.value.prefix(100))\" and a typed value \"\(text.prefix(100))\"; they must agree."
+                    )
+                }
+                attribute.value = text
+            } else {
+                attribute.stringValue = attribute.value
+            }
+            result.append(attribute)
+        }
+        return result
+    }
+
+    static func taskAttributes(_ attributes: [FleetEngineDelivery.TaskAttribute], field: String)
+        throws(GoogleAPIError)
+    {
+        try checkCount(attributes.count, field: field)
+        var keys = Set<String>()
+        for (index, attribute) in attributes.enumerated() {
+            try checkKey(attribute.key, place: "\(field)[\(index)]", keys: &keys)
+        }
+    }
+
+    private static func checkCount(_ count: Int, field: String) throws(GoogleAPIError) {
+        guard count <= Attributes.maximumCount else {
+            throw .invalidArgument("\(field) has \(count) attributes; at most \(Attributes.maximumCount) are allowed.")
+        }
+    }
+
+    private static func checkKey(_ key: String, place: String, keys: inout Set<String>) throws(GoogleAPIError) {
+        guard !key.isEmpty, !key.contains(":") else {
+            throw .invalidArgument("\(place).key must be non-empty and without ':'.")
+        }
+        guard keys.insert(key).inserted else {
+            throw .invalidArgument("\(place).key \"\(key)\" appears twice; each key may appear once.")
+        }
+    }
+
+    static func string(_ value: FleetEngineDelivery.DeliveryVehicleAttribute.OneOf_DeliveryVehicleAttributeValue)
+        -> String
+    {
+        switch value {
+        case .stringValue(let text): text
+        case .boolValue(let flag): flag ? "true" : "false"
+        case .numberValue(let number): Attributes.format(number)
+        }
+    }
+
+    static func string(_ value: FleetEngineDelivery.TaskAttribute.OneOf_TaskAttributeValue) -> String {
+        switch value {
+        case .stringValue(let text): text
+        case .boolValue(let flag): flag ? "true" : "false"
+        case .numberValue(let number): Attributes.format(number)
+        }
+    }
+
+    /// A duration that must not be negative.
+    static func duration(_ duration: Google_Protobuf_Duration, _ field: String) throws(GoogleAPIError) {
+        guard duration.seconds >= 0, duration.nanos >= 0 else {
+            throw .invalidArgument("\(field) must not be negative.")
+        }
+    }
+
+    /// The journey segments of an UpdateDeliveryVehicle: each stop with a planned location, a known state and at
+    /// least one task; each task ID valid and named once. Returns the task IDs in order.
+    static func segments(_ segments: [FleetEngineDelivery.VehicleJourneySegment], field: String)
+        throws(GoogleAPIError) -> [String]
+    {
+        var ids: [String] = []
+        var seen = Set<String>()
+        for (index, segment) in segments.enumerated() {
+            let place = "\(field)[\(index)]"
+            guard segment.hasStop else { throw .invalidArgument("\(place).stop is required.") }
+            let stop = segment.stop
+            try locationInfo(
+                stop.plannedLocation,
+                has: stop.hasPlannedLocation,
+                "\(place).stop.plannedLocation",
+                required: true
+            )
+            try MessageChecks.known(stop.state, "\(place).stop.state")
+            guard stop.state != .unspecified else {
+                throw .invalidArgument("\(place).stop.state must be NEW, ENROUTE or ARRIVED.")
+            }
+            guard !stop.tasks.isEmpty else {
+                throw .invalidArgument("\(place).stop.tasks must name at least one task.")
+            }
+            for (taskIndex, info) in stop.tasks.enumerated() {
+                let taskPlace = "\(place).stop.tasks[\(taskIndex)]"
+                let id = try ResourceName.id(info.taskID, field: "\(taskPlace).taskId")
+                guard seen.insert(id).inserted else {
+                    throw .invalidArgument("\(taskPlace).taskId \"\(id)\" appears twice; a task is on one stop only.")
+                }
+                if info.hasTaskDuration { try duration(info.taskDuration, "\(taskPlace).taskDuration") }
+                ids.append(id)
+            }
+            for point in segment.path { try MessageChecks.latLng(point, "\(place).path") }
+        }
+        return ids
+    }
+}

@@ -1,0 +1,278 @@
+import FleetAuthServerSupport
+public import FleetEngineAPI
+import Foundation
+import SwiftProtobuf
+
+extension DeliveryService {
+    /// The fields UpdateDeliveryVehicle may write, in proto spelling.
+    static let vehicleUpdatable: Set<String> = FleetEngineMethod.deliveryDriverReportableFields.union([
+        "remaining_vehicle_journey_segments", "attributes", "type",
+    ])
+
+    /// CreateDeliveryVehicle: only `type`, `lastLocation` and `attributes` may be set (`name` is ignored).
+    public func createDeliveryVehicle(_ request: FleetEngineDelivery.CreateDeliveryVehicleRequest, caller: Principal)
+        async throws -> FleetEngineDelivery.DeliveryVehicle
+    {
+        let provider = try ResourceName.provider(request.parent)
+        let id = try ResourceName.id(request.deliveryVehicleID, field: "deliveryVehicleId")
+        try authorize(caller, .createDeliveryVehicle, .deliveryVehicle(id), provider: provider)
+        var vehicle = request.deliveryVehicle
+        var rest = vehicle
+        rest.name = ""
+        rest.clearLastLocation()
+        rest.attributes = []
+        rest.type = .unspecified
+        let extra = DeliveryChecks.setFields(rest)
+        guard extra.isEmpty else {
+            throw GoogleAPIError.invalidArgument(
+                "deliveryVehicle may set only type, lastLocation and attributes on create; found \(extra.joined(separator: ", "))."
+            )
+        }
+        try MessageChecks.known(vehicle.type, "deliveryVehicle.type")
+        if vehicle.hasLastLocation { try DeliveryChecks.location(vehicle.lastLocation, "deliveryVehicle.lastLocation") }
+        vehicle.attributes = try DeliveryChecks.vehicleAttributes(
+            vehicle.attributes,
+            field: "deliveryVehicle.attributes"
+        )
+        vehicle.name = ""
+        if vehicle.hasLastLocation { vehicle.lastLocation.serverTime = Google_Protobuf_Timestamp(date: now) }
+        try await store.insertDeliveryVehicle(vehicle, provider: provider, id: id)
+        return render(vehicle, provider: provider, id: id)
+    }
+
+    /// GetDeliveryVehicle.
+    public func getDeliveryVehicle(_ request: FleetEngineDelivery.GetDeliveryVehicleRequest, caller: Principal)
+        async throws -> FleetEngineDelivery.DeliveryVehicle
+    {
+        let (provider, id) = try ResourceName.resource(request.name, collection: "deliveryVehicles")
+        try authorize(caller, .getDeliveryVehicle, .deliveryVehicle(id), provider: provider)
+        guard let vehicle = try await store.deliveryVehicle(provider: provider, id: id) else {
+            throw GoogleAPIError.notFound("Delivery vehicle \(request.name) not found.")
+        }
+        return render(vehicle, provider: provider, id: id)
+    }
+
+    /// DeleteDeliveryVehicle: `FAILED_PRECONDITION` while an OPEN task is assigned to it.
+    public func deleteDeliveryVehicle(_ request: FleetEngineDelivery.DeleteDeliveryVehicleRequest, caller: Principal)
+        async throws
+    {
+        let (provider, id) = try ResourceName.resource(request.name, collection: "deliveryVehicles")
+        try authorize(caller, .deleteDeliveryVehicle, .deliveryVehicle(id), provider: provider)
+        try await store.deleteDeliveryVehicle(provider: provider, id: id)
+    }
+
+    /// UpdateDeliveryVehicle: writes the fields the mask names. Location and navigation fields need
+    /// `deliveryvehicles.updateLocation`, `remainingVehicleJourneySegments` `deliveryvehicles.updateVehicleStops`,
+    /// `attributes` and `type` `deliveryvehicles.update`. The journey segments list every remaining stop: a task
+    /// named there is assigned to the vehicle (it must exist, be OPEN and not be assigned to another vehicle); an
+    /// OPEN task of the vehicle no longer named is CLOSED — the way an assigned task is closed.
+    public func updateDeliveryVehicle(_ request: FleetEngineDelivery.UpdateDeliveryVehicleRequest, caller: Principal)
+        async throws -> FleetEngineDelivery.DeliveryVehicle
+    {
+        let (provider, id) = try ResourceName.resource(
+            request.deliveryVehicle.name,
+            collection: "deliveryVehicles",
+            field: "deliveryVehicle.name"
+        )
+        let paths = try FieldMasks.paths(
+            request.updateMask.paths,
+            updatable: Self.vehicleUpdatable,
+            fixed: ["name"],
+            message: "DeliveryVehicle"
+        )
+        var methods: [FleetEngineMethod] = []
+        if paths.contains(where: FleetEngineMethod.deliveryDriverReportableFields.contains) {
+            methods.append(.updateDeliveryVehicleLocation)
+        }
+        if paths.contains("remaining_vehicle_journey_segments") { methods.append(.updateDeliveryVehicleStops) }
+        if paths.contains("attributes") || paths.contains("type") { methods.append(.updateDeliveryVehicle) }
+        for method in methods { try authorize(caller, method, .deliveryVehicle(id), provider: provider) }
+
+        var source = request.deliveryVehicle
+        if paths.contains("last_location") {
+            guard source.hasLastLocation else {
+                throw GoogleAPIError.invalidArgument("deliveryVehicle.lastLocation is in the update mask but not set.")
+            }
+            try DeliveryChecks.location(source.lastLocation, "deliveryVehicle.lastLocation")
+            source.lastLocation.serverTime = Google_Protobuf_Timestamp(date: now)
+        }
+        if paths.contains("past_locations") {
+            for (index, location) in source.pastLocations.enumerated() {
+                try DeliveryChecks.location(location, "deliveryVehicle.pastLocations[\(index)]")
+            }
+        }
+        if paths.contains("current_route_segment_end_point"), source.hasCurrentRouteSegmentEndPoint {
+            try MessageChecks.latLng(source.currentRouteSegmentEndPoint, "deliveryVehicle.currentRouteSegmentEndPoint")
+        }
+        if paths.contains("remaining_duration"), source.hasRemainingDuration {
+            try DeliveryChecks.duration(source.remainingDuration, "deliveryVehicle.remainingDuration")
+        }
+        if paths.contains("remaining_distance_meters"), source.hasRemainingDistanceMeters,
+            source.remainingDistanceMeters.value < 0
+        {
+            throw GoogleAPIError.invalidArgument("deliveryVehicle.remainingDistanceMeters must not be negative.")
+        }
+        try MessageChecks.known(source.navigationStatus, "deliveryVehicle.navigationStatus")
+        try MessageChecks.known(source.type, "deliveryVehicle.type")
+        source.attributes = try DeliveryChecks.vehicleAttributes(source.attributes, field: "deliveryVehicle.attributes")
+        var named: [String] = []
+        if paths.contains("remaining_vehicle_journey_segments") {
+            named = try DeliveryChecks.segments(
+                source.remainingVehicleJourneySegments,
+                field: "deliveryVehicle.remainingVehicleJourneySegments"
+            )
+        }
+        let given = source
+        let listed = named
+        let updated = try await store.updateDeliveryVehicle(provider: provider, id: id, naming: Set(listed)) {
+            current,
+            tasks in
+            var next = current
+            var changed: [String: FleetEngineDelivery.Task] = [:]
+            for path in paths {
+                switch path {
+                case "last_location": next.lastLocation = given.lastLocation
+                case "past_locations":
+                    // Input only: a past location newer than the last one becomes the last location.
+                    if let latest = given.pastLocations.max(by: { $0.updateTime.date < $1.updateTime.date }),
+                        !next.hasLastLocation || latest.updateTime.date > next.lastLocation.updateTime.date
+                    {
+                        next.lastLocation = latest
+                    }
+                case "navigation_status": next.navigationStatus = given.navigationStatus
+                case "current_route_segment": next.currentRouteSegment = given.currentRouteSegment
+                case "current_route_segment_end_point":
+                    next.currentRouteSegmentEndPoint = given.currentRouteSegmentEndPoint
+                    if !given.hasCurrentRouteSegmentEndPoint { next.clearCurrentRouteSegmentEndPoint() }
+                case "remaining_distance_meters":
+                    next.remainingDistanceMeters = given.remainingDistanceMeters
+                    if !given.hasRemainingDistanceMeters { next.clearRemainingDistanceMeters() }
+                case "remaining_duration":
+                    next.remainingDuration = given.remainingDuration
+                    if !given.hasRemainingDuration { next.clearRemainingDuration() }
+                case "attributes": next.attributes = given.attributes
+                case "type": next.type = given.type
+                case "remaining_vehicle_journey_segments":
+                    changed = try Self.assign(
+                        listed,
+                        to: id,
+                        tasks: tasks,
+                        provider: provider
+                    )
+                    next.remainingVehicleJourneySegments = given.remainingVehicleJourneySegments
+                default: break
+                }
+            }
+            next.pastLocations = []
+            return DeliveryVehicleChange(vehicle: next, tasks: changed)
+        }
+        return render(updated, provider: provider, id: id)
+    }
+
+    /// The task changes of new journey segments naming `named`: each named task assigned to `vehicleID`, each OPEN
+    /// task of the vehicle no longer named CLOSED.
+    static func assign(
+        _ named: [String],
+        to vehicleID: String,
+        tasks: [String: FleetEngineDelivery.Task],
+        provider: String
+    ) throws -> [String: FleetEngineDelivery.Task] {
+        var changed: [String: FleetEngineDelivery.Task] = [:]
+        for taskID in named {
+            guard var task = tasks[taskID] else {
+                throw GoogleAPIError.notFound(
+                    "Task \(taskName(provider: provider, id: taskID)) named in remainingVehicleJourneySegments not found."
+                )
+            }
+            guard task.state != .closed else {
+                throw GoogleAPIError.failedPrecondition(
+                    "Task \(taskID) is CLOSED and cannot be assigned to a vehicle again."
+                )
+            }
+            if !task.deliveryVehicleID.isEmpty, task.deliveryVehicleID != vehicleID {
+                throw GoogleAPIError.failedPrecondition(
+                    "Task \(taskID) is assigned to delivery vehicle \(task.deliveryVehicleID); remove it from that vehicle's stops first."
+                )
+            }
+            if task.deliveryVehicleID != vehicleID {
+                task.deliveryVehicleID = vehicleID
+                changed[taskID] = task
+            }
+        }
+        let kept = Set(named)
+        for (taskID, task) in tasks where task.deliveryVehicleID == vehicleID && task.state == .open {
+            guard !kept.contains(taskID) else { continue }
+            var closed = task
+            closed.state = .closed
+            changed[taskID] = closed
+        }
+        return changed
+    }
+
+    /// ListDeliveryVehicles: in ID order, filtered by attributes (`filter`) and by a `viewport` around the last
+    /// location, `totalSize` counting the matches of every page.
+    public func listDeliveryVehicles(_ request: FleetEngineDelivery.ListDeliveryVehiclesRequest, caller: Principal)
+        async throws -> FleetEngineDelivery.ListDeliveryVehiclesResponse
+    {
+        let provider = try ResourceName.provider(request.parent)
+        try authorize(caller, .listDeliveryVehicles, .allDeliveryVehicles, provider: provider)
+        let (size, afterID) = try FleetEngineService.page(size: request.pageSize, token: request.pageToken)
+        let filter = try AIPFilter(request.filter, fields: [:], describing: "delivery vehicles")
+        var viewport: FleetEngineV1.Viewport?
+        if request.hasViewport {
+            guard request.viewport.hasLow, request.viewport.hasHigh else {
+                throw GoogleAPIError.invalidArgument("viewport needs both low and high.")
+            }
+            try MessageChecks.latLng(request.viewport.low, "viewport.low")
+            try MessageChecks.latLng(request.viewport.high, "viewport.high")
+            viewport = request.viewport
+        }
+        let page = try await Self.page(
+            size: size,
+            after: afterID,
+            id: \StoredDeliveryVehicle.id,
+            read: { try await store.deliveryVehicles(provider: provider, afterID: $0, limit: $1) },
+            keep: { stored in
+                if let viewport {
+                    guard stored.vehicle.hasLastLocation, stored.vehicle.lastLocation.hasLocation,
+                        Self.contains(viewport, stored.vehicle.lastLocation.location)
+                    else { return false }
+                }
+                var attributes: [String: String] = [:]
+                for attribute in stored.vehicle.attributes {
+                    attributes[attribute.key] =
+                        attribute.deliveryVehicleAttributeValue.map(DeliveryChecks.string) ?? attribute.value
+                }
+                return filter.matches { field in
+                    attributes[String(field.dropFirst("attributes.".count))].map { .string($0) } ?? .absent
+                }
+            }
+        )
+        var response = FleetEngineDelivery.ListDeliveryVehiclesResponse()
+        response.deliveryVehicles = page.items.map { render($0.vehicle, provider: provider, id: $0.id) }
+        if page.more, let last = page.items.last {
+            response.nextPageToken = FleetEngineService.pageToken(after: last.id)
+        }
+        response.totalSize = Int64(page.total)
+        return response
+    }
+
+    /// Whether `point` lies in `viewport` (one that crosses the antimeridian has low longitude above high).
+    static func contains(_ viewport: FleetEngineV1.Viewport, _ point: FleetEngineV1.LatLng) -> Bool {
+        guard (viewport.low.latitude...max(viewport.low.latitude, viewport.high.latitude)).contains(point.latitude)
+        else { return false }
+        if viewport.low.longitude <= viewport.high.longitude {
+            return (viewport.low.longitude...viewport.high.longitude).contains(point.longitude)
+        }
+        return point.longitude >= viewport.low.longitude || point.longitude <= viewport.high.longitude
+    }
+
+    /// A delivery vehicle as answered: its name.
+    func render(_ stored: FleetEngineDelivery.DeliveryVehicle, provider: String, id: String)
+        -> FleetEngineDelivery.DeliveryVehicle
+    {
+        var vehicle = stored
+        vehicle.name = Self.deliveryVehicleName(provider: provider, id: id)
+        return vehicle
+    }
+}

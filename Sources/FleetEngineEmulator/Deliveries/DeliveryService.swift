@@ -1,0 +1,78 @@
+public import FleetAuthCore
+import FleetAuthServerSupport
+import FleetEngineAPI
+import Foundation
+import SwiftProtobuf
+
+/// Fleet Engine's Deliveries API (`maps.fleetengine.delivery.v1.DeliveryService`), implemented once for both
+/// transports, as ``FleetEngineService`` is for trips: the REST routes and the gRPC service turn their requests into
+/// request messages, authenticate the caller into a ``Principal`` and call the method of the same name here. Each
+/// method authorizes the call before it reads or writes anything the caller may not see (<doc:Deliveries>),
+/// validates the request, and answers with the response message; failures are `GoogleAPIError`s and the store's
+/// `StoreError`s.
+public struct DeliveryService: Sendable {
+    let store: any DeliveryStore
+    let clock: any WallClock
+    /// Metres per second, for ETAs where Fleet Engine would use a road network.
+    let speed: Double
+
+    /// - Parameters:
+    ///   - store: where delivery vehicles and tasks live.
+    ///   - clock: the time of server-set times and ETAs.
+    ///   - speed: the stand-in speed of every vehicle, in metres per second (default 10, 36 km/h).
+    public init(store: any DeliveryStore, clock: any WallClock = .system, speed: Double = 10) {
+        self.store = store
+        self.clock = clock
+        self.speed = speed
+    }
+
+    var now: Date { clock.currentDate }
+
+    func authorize(_ caller: Principal, _ method: FleetEngineMethod, _ scope: ResourceScope, provider: String)
+        throws(GoogleAPIError)
+    {
+        try AccessPolicy.check(
+            account: caller.account,
+            claims: caller.claims,
+            method: method,
+            scope: scope,
+            provider: provider
+        )
+    }
+
+    // MARK: Names
+
+    static func deliveryVehicleName(provider: String, id: String) -> String {
+        "providers/\(provider)/deliveryVehicles/\(id)"
+    }
+
+    static func taskName(provider: String, id: String) -> String { "providers/\(provider)/tasks/\(id)" }
+
+    // MARK: Paging
+
+    /// Reads every stored item in ID order, in chunks, keeping those `keep` accepts: the page after `afterID` (at
+    /// most `size`), whether more follow, and how many match in all.
+    static func page<Item>(
+        size: Int,
+        after afterID: String?,
+        id: (Item) -> String,
+        read: (String?, Int) async throws -> [Item],
+        keep: (Item) -> Bool
+    ) async throws -> (items: [Item], more: Bool, total: Int) {
+        var items: [Item] = []
+        var more = false
+        var total = 0
+        var cursor: String?
+        while true {
+            let chunk = try await read(cursor, 1000)
+            for item in chunk where keep(item) {
+                total += 1
+                guard afterID.map({ id(item) > $0 }) ?? true else { continue }
+                if items.count < size { items.append(item) } else { more = true }
+            }
+            guard chunk.count == 1000, let last = chunk.last else { break }
+            cursor = id(last)
+        }
+        return (items, more, total)
+    }
+}
