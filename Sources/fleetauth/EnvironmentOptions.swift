@@ -26,6 +26,7 @@ enum EnvironmentOptions {
             ("service-account", .repeated), ("key-id", .repeated), ("iam-credentials-url", .value),
             ("google-keys-url", .value), ("host", .value), ("port", .value), ("project", .value),
             ("driver-key", .value), ("consumer-key", .value), ("server-key", .value), ("delivery-key", .value),
+            ("delivery-server-key", .value),
             ("bcrypt-cost", .value), ("token-lifetime", .value), ("mint-rate", .value), ("mint-burst", .value),
             ("public-url", .value), ("oidc-issuer", .repeated), ("oidc-audience", .repeated),
             ("oidc-auto-create", .value), ("emulator-url", .value), ("allow-origin", .repeated),

@@ -11,7 +11,8 @@ struct KeylessSignerOptions: ParsableArguments {
         help: """
             Sign a family's tokens without holding its key: FAMILY=iam (IAM signJwt, with Application Default \
             Credentials) or FAMILY=pkcs11:URI (a key in an HSM or Cloud KMS, RFC 7512 URI with module-path). FAMILY \
-            is driver, consumer, server or delivery; repeatable, one per family. Needs --service-account.
+            is driver, consumer, server, delivery or delivery-server; repeatable, one per family. Needs \
+            --service-account.
             """
     )
     var signer: [String] = []
@@ -40,13 +41,13 @@ struct KeylessSignerOptions: ParsableArguments {
         for value in values {
             guard let equals = value.firstIndex(of: "=") else {
                 throw ValidationError(
-                    "\(flag) \(value) must be FAMILY=VALUE (FAMILY: driver, consumer, server, delivery)."
+                    "\(flag) \(value) must be FAMILY=VALUE (FAMILY: \(TokenFamily.names))."
                 )
             }
             let name = String(value[..<equals])
             guard let family = TokenFamily(rawValue: name) else {
                 throw ValidationError(
-                    "\(flag) names the family \"\(name)\"; families are driver, consumer, server and delivery."
+                    "\(flag) names the family \"\(name)\"; families are \(TokenFamily.names)."
                 )
             }
             guard result.updateValue(String(value[value.index(after: equals)...]), forKey: family) == nil else {

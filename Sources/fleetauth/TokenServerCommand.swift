@@ -109,7 +109,8 @@ struct TokenServerCommand: AsyncParsableCommand {
         commandName: "token-server",
         abstract: "Run the token server: app-user login, per-user grants, Fleet Engine tokens on demand.",
         discussion: """
-            The first start creates one service-account key per token family (driver, consumer, server, delivery) \
+            The first start creates one service-account key per token family (driver, consumer, server, delivery, \
+            delivery-server) \
             unless key files are given, and an operator account whose password is printed once. State is kept in \
             DATA/token-server.sqlite with the keys under DATA/keys, or with --database in PostgreSQL, where several \
             instances share users, sessions, lockouts and keys (sealed under the key-encryption key). It writes \
@@ -130,6 +131,7 @@ struct TokenServerCommand: AsyncParsableCommand {
     @Option(help: "Service-account key file for consumer tokens.") var consumerKey: String?
     @Option(help: "Service-account key file for server and fleet-reader tokens.") var serverKey: String?
     @Option(help: "Service-account key file for delivery tokens.") var deliveryKey: String?
+    @Option(help: "Service-account key file for delivery server tokens.") var deliveryServerKey: String?
     @Option(help: "bcrypt cost of new password hashes (10–16).") var bcryptCost: UInt8 = 12
     @Option(help: "Lifetime of issued Fleet Engine tokens in seconds (60–3600).") var tokenLifetime: Int64 = 3600
     @Option(
@@ -249,6 +251,7 @@ struct TokenServerCommand: AsyncParsableCommand {
         keyFiles[.consumer] = consumerKey
         keyFiles[.server] = serverKey
         keyFiles[.delivery] = deliveryKey
+        keyFiles[.deliveryServer] = deliveryServerKey
         let server: TokenServer
         do {
             server = try await TokenServer(
@@ -335,7 +338,7 @@ extension KeysCommand {
             discussion: "A running token server picks the new key up within a second."
         )
         @OptionGroup var storage: TokenServerDataOptions
-        @Option(help: "driver, consumer, server, delivery or all.") var family: String = "all"
+        @Option(help: "driver, consumer, server, delivery, delivery-server or all.") var family: String = "all"
 
         func run() async throws {
             let families: [TokenFamily]
@@ -344,7 +347,7 @@ extension KeysCommand {
             } else if let one = TokenFamily(rawValue: family) {
                 families = [one]
             } else {
-                throw CLIError("--family must be one of driver, consumer, server, delivery, all.")
+                throw CLIError("--family must be one of \(TokenFamily.names), all.")
             }
             let keyEncryptionKey = try storage.keyEncryptionKey()
             try await storage.withExistingStore { store in

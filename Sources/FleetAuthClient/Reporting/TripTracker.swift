@@ -53,49 +53,14 @@ public struct TripTracker<C: Clock>: Sendable where C.Duration == Duration {
     /// The trip's snapshots: the first poll's at once, then each that differs from the one before; the last one
     /// is the finished trip's.
     public func snapshots() -> AsyncThrowingStream<TripSnapshot, any Error> {
-        let poller = Poller(tracker: self)
-        return AsyncThrowingStream { try await poller.next() }
-    }
-
-    private actor Poller {
-        let tracker: TripTracker
-        var previous: TripSnapshot?
-        var finished = false
-        var lastPoll: C.Instant?
-
-        init(tracker: TripTracker) { self.tracker = tracker }
-
-        func next() async throws -> TripSnapshot? {
-            while !finished {
-                if let lastPoll {
-                    // Polls keep their cadence from the previous poll's start, however slow the consumer is.
-                    do {
-                        try await tracker.clock.sleep(until: lastPoll.advanced(by: tracker.interval), tolerance: nil)
-                    } catch {
-                        return nil
-                    }
-                }
-                lastPoll = tracker.clock.now
-                let snapshot: TripSnapshot
-                do {
-                    snapshot = try await tracker.client.getTrip(tracker.tripID, context: tracker.context)
-                } catch  where error.code == .cancelled {
-                    return nil
-                } catch  where error.isTransient {
-                    tracker.onFailure?(error)
-                    continue
-                } catch {
-                    finished = true
-                    throw error
-                }
-                finished = snapshot.isFinished
-                if snapshot != previous {
-                    previous = snapshot
-                    return snapshot
-                }
-            }
-            return nil
-        }
+        let (client, tripID, context) = (self.client, self.tripID, self.context)
+        return SnapshotPoller(
+            clock: clock,
+            interval: interval,
+            fetch: { () async throws(FleetEngineClientError) in try await client.getTrip(tripID, context: context) },
+            isFinished: \.isFinished,
+            onFailure: onFailure
+        ).stream()
     }
 }
 

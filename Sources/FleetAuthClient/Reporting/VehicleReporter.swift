@@ -44,8 +44,7 @@ public final class VehicleReporter<C: Clock>: @unchecked Sendable where C.Durati
     private let continuation: AsyncStream<Report>.Continuation
     private let lock = NSLock()
     private var state: VehicleReporterState
-    private var waiter: CheckedContinuation<Void, Never>?
-    private var signaled = false
+    private let wake = WakeSignal()
     private var started = false
 
     /// - Parameters:
@@ -96,7 +95,7 @@ public final class VehicleReporter<C: Clock>: @unchecked Sendable where C.Durati
             case .finish:
                 return
             case .wait(let until):
-                await pause(until: until.map { start.advanced(by: $0) })
+                await wake.pause(until: until.map { start.advanced(by: $0) }, clock: clock)
             case .send(let update):
                 let began = ContinuousClock.now
                 var failure: FleetEngineClientError?
@@ -122,50 +121,8 @@ public final class VehicleReporter<C: Clock>: @unchecked Sendable where C.Durati
     }
 
     private func change(_ body: (inout VehicleReporterState) -> Void) {
-        let waiting = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-            body(&state)
-            if let waiter {
-                self.waiter = nil
-                return waiter
-            }
-            signaled = true
-            return nil
-        }
-        waiting?.resume()
-    }
-
-    /// Returns at `deadline`, on new input, or on cancellation, whichever comes first.
-    private func pause(until deadline: C.Instant?) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.waitForInput() }
-            if let deadline {
-                group.addTask { try? await self.clock.sleep(until: deadline, tolerance: nil) }
-            }
-            await group.next()
-            group.cancelAll()
-        }
-    }
-
-    private func waitForInput() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = lock.withLock { () -> Bool in
-                    if signaled || Task.isCancelled {
-                        signaled = false
-                        return true
-                    }
-                    waiter = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiting = lock.withLock { () -> CheckedContinuation<Void, Never>? in
-                defer { waiter = nil }
-                return waiter
-            }
-            waiting?.resume()
-        }
+        lock.withLock { body(&state) }
+        wake.signal()
     }
 }
 

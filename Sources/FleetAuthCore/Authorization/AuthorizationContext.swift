@@ -27,6 +27,10 @@ public struct AuthorizationContext: Sendable, Hashable, CustomStringConvertible 
     public static func vehicle(_ id: String) -> Self { Self(vehicleID: id) }
     /// A consumer app's context.
     public static func trip(_ id: String) -> Self { Self(tripID: id) }
+    /// A delivery driver app's context.
+    public static func deliveryVehicle(_ id: String) -> Self { Self(deliveryVehicleID: id) }
+    /// A shipment tracking page's context: one tracking ID.
+    public static func tracking(_ id: String) -> Self { Self(trackingID: id) }
 
     public var description: String {
         let parts = [

@@ -8,6 +8,7 @@
 /// | ``deliveryDriver`` | `/token/delivery_driver/{deliveryVehicleId}` | ``FleetEngineTokenType/untrustedDeliveryDriver(deliveryVehicleID:)`` |
 /// | ``deliveryConsumer`` | `/token/delivery_consumer/{trackingId}` | ``FleetEngineTokenType/deliveryConsumer(trackingID:)`` |
 /// | ``server`` | `/token/server` (operators) | ``FleetEngineTokenType/server`` |
+/// | ``deliveryServer`` | `/token/delivery_server` (operators) | ``FleetEngineTokenType/deliveryServer`` |
 /// | ``fleetReader`` | `/token/fleet_reader` (operators) | ``FleetEngineTokenType/fleetReader`` |
 ///
 /// The paths and answers are those of Google's sample backends, so their apps work against a FleetAuth token
@@ -68,13 +69,19 @@ public struct TokenServerEndpoint: Sendable, Hashable, CustomStringConvertible {
     ) { (id) throws(FleetEngineIDError) in try .deliveryConsumer(trackingID: id) }
     /// Server tokens, for operators.
     public static let server = Self(name: "server", idParameter: nil, addsDeliveryKeys: false) { _ in .server }
+    /// Delivery server tokens, for operators and backends.
+    public static let deliveryServer = Self(name: "delivery_server", idParameter: nil, addsDeliveryKeys: true) {
+        _ in .deliveryServer
+    }
     /// Fleet reader tokens, for operators.
     public static let fleetReader = Self(name: "fleet_reader", idParameter: nil, addsDeliveryKeys: true) { _ in
         .fleetReader
     }
 
     /// Every endpoint.
-    public static let all: [Self] = [.driver, .consumer, .deliveryDriver, .deliveryConsumer, .server, .fleetReader]
+    public static let all: [Self] = [
+        .driver, .consumer, .deliveryDriver, .deliveryConsumer, .server, .deliveryServer, .fleetReader,
+    ]
 
     /// The endpoint named `name`, if there is one.
     public init?(name: String) {

@@ -13,8 +13,15 @@ public enum TokenFamily: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// Delivery driver and delivery consumer tokens, signed by an account with the untrusted-driver and
     /// delivery-consumer roles.
     case delivery
+    /// Delivery server tokens (`*` for delivery vehicles, tasks and tracking IDs), for operators and backends,
+    /// signed by a Delivery Super User: an account of its own, so that no other family's tokens can write
+    /// deliveries.
+    case deliveryServer = "delivery-server"
 
     public var description: String { rawValue }
+
+    /// Every family's name, for messages: `driver, consumer, server, delivery, delivery-server`.
+    public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
 
     /// The service-account name of the family's account: `fleetauth-driver@PROJECT.iam.gserviceaccount.com`.
     public var accountName: String { "fleetauth-\(rawValue)" }
@@ -26,6 +33,7 @@ public enum TokenFamily: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .consumer: [.consumerSdkUser]
         case .server: [.serviceSuperUser, .deliveryFleetReader]
         case .delivery: [.deliveryUntrustedDriver, .deliveryConsumer]
+        case .deliveryServer: [.deliverySuperUser]
         }
     }
 }
@@ -37,6 +45,7 @@ extension TokenServerEndpoint {
         case .driver: .driver
         case .consumer: .consumer
         case .deliveryDriver, .deliveryConsumer: .delivery
+        case .deliveryServer: .deliveryServer
         default: .server
         }
     }
