@@ -28,7 +28,9 @@ public struct BenchCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "bench",
         abstract: "Measure FleetAuth against its reference implementations, in one run.",
-        subcommands: [JWT.self, Signers.self, Emulator.self, Scale.self, TokenServer.self, Client.self]
+        subcommands: [
+            JWT.self, Signers.self, Emulator.self, Scale.self, Deliveries.self, TokenServer.self, Client.self,
+        ]
     )
 
     struct JWT: AsyncParsableCommand {

@@ -612,10 +612,14 @@ public final class PostgresFleetStore: FleetStore {
         )
     }
 
-    /// Deletes every vehicle and trip of `provider` in one transaction (benchmarks start from nothing).
+    /// Deletes every vehicle, trip, delivery vehicle and task of `provider` in one transaction (benchmarks start from
+    /// nothing).
     package func deleteAll(provider: String) async throws {
         try await database.transaction { connection in
-            for table in ["emulator_vehicle_attributes", "emulator_trips", "emulator_vehicles"] {
+            for table in [
+                "emulator_vehicle_attributes", "emulator_trips", "emulator_vehicles", "emulator_tasks",
+                "emulator_delivery_vehicles",
+            ] {
                 try await connection.query(
                     PostgresQuery(
                         unsafeSQL: "DELETE FROM \(table) WHERE provider = $1",
