@@ -15,11 +15,21 @@ struct DemoCLITests {
             "demo", "--drivers", "2", "--consumers", "3", "--duration", "12", "--speed", "60", "--data", data,
         ])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
-        #expect(result.stdout.contains("All 10 checks passed."), "\(result.stdout)")
-        for row in ["driver     vehicle vehicle-2", "consumer   trip trip-3", "dispatcher server", "total"] {
+        #expect(result.stdout.contains("All 15 checks passed."), "\(result.stdout)")
+        for row in [
+            "driver     vehicle vehicle-2", "consumer   trip trip-3", "dispatcher server", "courier", "recipient",
+            "tracking parcel-4", "total",
+        ] {
             #expect(result.stdout.contains(row), "missing row \(row)")
         }
         #expect(!result.stdout.contains("✘"))
+        for check in [
+            "every delivery task ended CLOSED with its outcome (4/4)",
+            "a courier's (untrusted) token cannot change its van's stops (403)",
+            "a recipient's token shows its own parcel only",
+        ] {
+            #expect(result.stdout.contains("✔ " + check), "missing check \(check)")
+        }
         for file in ["token-server.sqlite", "fleet-engine.sqlite", "emulator-trust.json", "keys"] {
             #expect(FileManager.default.fileExists(atPath: data + "/" + file), "\(file)")
         }
@@ -28,7 +38,7 @@ struct DemoCLITests {
     @Test("demo exits 1 and names the failed check when trips cannot finish in time")
     func demoFailure() async throws {
         let result = try await CLI.run([
-            "demo", "--drivers", "1", "--consumers", "1", "--duration", "5", "--speed", "1",
+            "demo", "--drivers", "1", "--consumers", "1", "--duration", "5", "--speed", "1", "--shipments", "0",
         ])
         #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("✘ every consumer followed its trip to COMPLETE (0/1)"), "\(result.stdout)")

@@ -106,6 +106,21 @@ public struct DeliveriesClient: Sendable {
         )
     }
 
+    /// BatchCreateTasks: every task or none (a backend call: the context is `taskid` `*` by default).
+    @discardableResult
+    public func batchCreateTasks(
+        _ tasks: [(id: String, task: JSONObject)],
+        context: AuthorizationContext = AuthorizationContext(taskID: "*")
+    ) async throws(FleetEngineClientError) -> JSONObject {
+        try await client.send(
+            "BatchCreateTasks",
+            "POST",
+            try client.path("tasks") + ":batchCreate",
+            body: ["requests": .array(tasks.map { .object(["taskId": .string($0.id), "task": .object($0.task)]) })],
+            context: context
+        )
+    }
+
     /// GetTask, with the task's token by default.
     public func getTask(_ id: String, context: AuthorizationContext? = nil) async throws(FleetEngineClientError)
         -> JSONObject

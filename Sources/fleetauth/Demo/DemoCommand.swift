@@ -19,8 +19,10 @@ struct DemoCommand: AsyncParsableCommand {
         discussion: """
             Starts the token server and the emulator on free loopback ports with data in a temporary directory, \
             creates users, grants, vehicles and trips, then runs simulated driver apps (VehicleReporter, moving \
-            along routes) and consumer apps (TripTracker) through FleetAuthClient on an accelerated clock. Ends \
-            with a summary table and a list of checks; exits 1 if any check failed.
+            along routes) and consumer apps (TripTracker) through FleetAuthClient on an accelerated clock; then \
+            the delivery half: couriers' apps (DeliveryVehicleReporter) driving routes of parcels planned by a \
+            dispatcher, and recipients' tracking pages (ShipmentTracker). Ends with a summary table and a list of \
+            checks; exits 1 if any check failed.
 
             With --token-server and --emulator it runs the same apps and checks against servers already running \
             (a deployed pair, or instances behind a load balancer): users are created through the token server's \
@@ -31,6 +33,9 @@ struct DemoCommand: AsyncParsableCommand {
 
     @Option(help: "Simulated driver apps (one vehicle each).") var drivers: Int = 4
     @Option(help: "Simulated consumer apps (one trip each, shared out among the drivers).") var consumers: Int = 4
+    @Option(help: "Simulated delivery courier apps (one delivery vehicle each).") var deliveryDrivers: Int = 2
+    @Option(help: "Parcels (one delivery task and tracking page each, shared out among the couriers).")
+    var shipments: Int = 4
     @Option(help: "Run time in seconds.") var duration: Int = 30
     @Option(help: "How much faster than real time the apps' clock runs.") var speed: Double = 20
     @Option(help: "Keep the servers' data in this directory (default: a temporary one, removed afterwards).")
@@ -54,6 +59,9 @@ struct DemoCommand: AsyncParsableCommand {
     var keep = false
 
     func validate() throws {
+        guard deliveryDrivers >= 0, shipments >= 0, deliveryDrivers > 0 || shipments == 0 else {
+            throw ValidationError("--delivery-drivers and --shipments must not be negative; parcels need a courier.")
+        }
         if (tokenServer == nil) != (emulator == nil) {
             throw ValidationError("--token-server and --emulator go together.")
         }
@@ -104,7 +112,9 @@ struct DemoCommand: AsyncParsableCommand {
                 scenario,
                 users: stack.tokenServer.users,
                 endpoints: endpoints,
-                speed: speed
+                speed: speed,
+                vans: deliveryDrivers,
+                shipments: shipments
             )
             if keep { try await keepRunning(stack, endpoints) }
             return passed
@@ -196,7 +206,16 @@ struct DemoCommand: AsyncParsableCommand {
             simulatedDuration: .seconds(duration) * speed,
             prefix: prefix
         )
-        if !(try await Self.play(scenario, users: users, endpoints: endpoints, speed: speed)) { throw ExitCode(1) }
+        if !(try await Self.play(
+            scenario,
+            users: users,
+            endpoints: endpoints,
+            speed: speed,
+            vans: deliveryDrivers,
+            shipments: shipments
+        )) {
+            throw ExitCode(1)
+        }
     }
 
     /// Runs the apps, then the checks; prints the summary and returns whether every check passed.
@@ -204,15 +223,18 @@ struct DemoCommand: AsyncParsableCommand {
         _ scenario: DemoScenario,
         users: any DemoUsers,
         endpoints: LocalStack.Endpoints,
-        speed: Double
+        speed: Double,
+        vans: Int,
+        shipments: Int
     ) async throws -> Bool {
         let run = DemoRun(scenario: scenario, users: users, endpoints: endpoints, speed: speed)
         let report = DemoReport()
         let (dispatcher, driverApps, consumerApps, outcome) = try await run.run(progress: report)
         report.endProgress()
+        let deliveryChecks = try await run.deliveries(vans: vans, shipments: shipments)
         let checks =
             try await run.chainChecks(drivers: driverApps, consumers: consumerApps)
-            + run.outcomeChecks(outcome, dispatcher: dispatcher)
+            + run.outcomeChecks(outcome, dispatcher: dispatcher) + deliveryChecks
         return report.summary(metrics: run.metrics, checks: checks)
     }
 }
