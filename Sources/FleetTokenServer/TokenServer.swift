@@ -119,7 +119,8 @@ public struct TokenServer {
     public let users: UserDirectory
     /// The signing keys.
     public let keyring: Keyring
-    /// Where the browser pages (`/app/trip/{tripId}`, `/app/console`) find Fleet Engine.
+    /// Where the browser pages (`/app/trip/{tripId}`, `/app/shipment/{trackingId}`, `/app/console`) find Fleet
+    /// Engine.
     public let webApp: WebAppSettings
     /// Tokens issued and token requests refused, served to operators at `GET /v1/admin/metrics`.
     public let metrics: TokenServerMetrics

@@ -142,6 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
             )
             say("Get a token:   curl -s \(endpoints.tokenServerURL)/token/driver/v1 -H 'Authorization: Bearer SESSION'")
             say("Journey sharing (consumers): \(endpoints.tokenServerURL)/app/trip/TRIP_ID")
+            say("Shipment tracking:           \(endpoints.tokenServerURL)/app/shipment/TRACKING_ID")
             say("Fleet console (operators):   \(endpoints.tokenServerURL)/app/console")
             say("Press Ctrl-C to stop.")
         }

@@ -166,8 +166,9 @@ struct TokenServerCommand: AsyncParsableCommand {
     var oidcAutoCreate: String?
     @Option(
         help: """
-            The Fleet Engine (emulator) REST base URL the browser pages /app/trip/{tripId} and /app/console call; \
-            it must allow this server's origin (fleetauth emulator --allow-origin).
+            The Fleet Engine (emulator) REST base URL the browser pages /app/trip/{tripId}, \
+            /app/shipment/{trackingId} and /app/console call; it must allow this server's origin (fleetauth \
+            emulator --allow-origin).
             """
     )
     var emulatorURL: String?

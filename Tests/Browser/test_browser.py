@@ -1,4 +1,5 @@
-"""The browser side in a real Chromium (Debian's, headless, driven by selenium): journey sharing and the fleet console.
+"""The browser side in a real Chromium (Debian's, headless, driven by selenium): journey sharing, shipment
+tracking and the fleet console.
 
 Starts `fleetauth serve` ($FLEETAUTH_BIN) on free ports with 60-second Fleet Engine tokens, creates a rider granted one
 trip and one granted nothing through the admin API, and plays the dispatcher and the driver itself over REST (a
@@ -282,3 +283,83 @@ def test_the_console_lists_every_vehicle_tokens_and_rejections(stack, browser):
     assert forged.split(".")[2][:40] not in browser.find_element(By.TAG_NAME, "body").text
     browser.set_window_size(1280, 1100)
     browser.save_screenshot(os.path.join(SHOTS, "console.png"))
+
+
+def test_shipment_tracking_follows_the_parcel_to_delivered(stack, browser):
+    """The recipient's page for a tracking ID: the van, the stops before the parcel's, then Delivered. A dispatcher
+    plans the route with an operator's delivery server token, as a delivery backend does."""
+    status, body = call("GET", f"{stack.token_server}/token/delivery_server", stack.operator)
+    assert status == 200, body
+    dispatcher = body["token"]
+    status, body = call("POST", f"{stack.token_server}/v1/admin/users", stack.operator,
+                        {"username": "cleo", "role": "consumer", "password": PASSWORD})
+    assert status == 201, body
+    assert call("POST", f"{stack.token_server}/v1/admin/users/cleo/grants", stack.operator,
+                {"kind": "tracking", "id": "parcel-1"})[0] == 201
+    base = stack.base
+    assert call("POST", f"{base}/deliveryVehicles?deliveryVehicleId=van-1", dispatcher,
+                {"lastLocation": {"location": point(START)}})[0] == 200
+    for task, tracking, place in [("task-0", "parcel-0", PICKUP), ("task-1", "parcel-1", DROPOFF)]:
+        status, body = call("POST", f"{base}/tasks?taskId={task}", dispatcher, {
+            "type": "DELIVERY", "state": "OPEN", "trackingId": tracking, "taskDuration": "120s",
+            "plannedLocation": {"point": point(place)}})
+        assert status == 200, body
+
+    def route(*stops):
+        status, body = call("PATCH", f"{base}/deliveryVehicles/van-1?updateMask=remainingVehicleJourneySegments",
+                            dispatcher, {"remainingVehicleJourneySegments": [
+                                {"stop": {"plannedLocation": {"point": point(place)}, "tasks": [{"taskId": task}],
+                                          "state": "NEW"}} for task, place in stops]})
+        assert status == 200, body
+
+    def move(position):
+        assert call("PATCH", f"{base}/deliveryVehicles/van-1?updateMask=lastLocation", dispatcher,
+                    {"lastLocation": {"location": point(position)}})[0] == 200
+
+    route(("task-0", PICKUP), ("task-1", DROPOFF))
+    browser.get(f"{stack.token_server}/app/shipment/parcel-1")
+    sign_in(browser, "cleo")
+    wait(browser, lambda: text(browser, "shipment-status") == "On its way", message="the parcel is shown")
+    assert text(browser, "shipment-stops") == "1"
+    assert text(browser, "shipment-remaining") not in ("", "—")
+    assert text(browser, "shipment-eta").startswith("in ") or text(browser, "shipment-eta") == "now"
+    wait(browser, lambda: browser.find_element(By.ID, "vehicle-marker").is_displayed())
+    browser.save_screenshot(os.path.join(SHOTS, "shipment-on-its-way.png"))
+
+    # The van drives to the first stop and completes it: the marker moves and no stop is left before the parcel's.
+    before = marker_center(browser)
+    move(PICKUP)
+    wait(browser, lambda: marker_center(browser) != before, message="the van marker moves")
+    route(("task-1", DROPOFF))
+    wait(browser, lambda: text(browser, "shipment-stops") == "0", message="the first stop is done")
+
+    # Delivered: the stop leaves the route (closing the task), then the outcome is recorded.
+    move(DROPOFF)
+    route()
+    assert call("PATCH", f"{base}/tasks/task-1?updateMask=taskOutcome", dispatcher,
+                {"taskOutcome": "SUCCEEDED"})[0] == 200
+    wait(browser, lambda: text(browser, "shipment-status") == "Delivered", message="the parcel is delivered")
+    browser.save_screenshot(os.path.join(SHOTS, "shipment-delivered.png"))
+
+    # Someone not granted the tracking ID is told so, and sees no map.
+    browser.execute_script("sessionStorage.clear()")
+    browser.refresh()
+    sign_in(browser, "ursula")
+    wait(browser, lambda: "not shared with ursula" in text(browser, "message"), message="ungranted parcel explained")
+    assert not browser.find_element(By.ID, "map-panel").is_displayed()
+
+    # The operators' console lists the delivery vehicle and the open tasks (one never put on a route).
+    status, body = call("POST", f"{base}/tasks?taskId=task-2", dispatcher, {
+        "type": "PICKUP", "state": "OPEN", "trackingId": "parcel-2", "taskDuration": "60s",
+        "plannedLocation": {"point": point(START)}})
+    assert status == 200, body
+    browser.execute_script("sessionStorage.clear()")
+    browser.get(stack.console_url)
+    operator_password = re.search(r'"operator" with password (\S+)', open(stack.log).read()).group(1)
+    sign_in(browser, "operator", operator_password)
+    wait(browser, lambda: text(browser, "delivery-vehicle-count") == "1", message="the delivery vehicle is listed")
+    assert [row[0] for row in table_rows(browser, "delivery-vehicles")] == ["van-1"]
+    wait(browser, lambda: [row[:3] for row in table_rows(browser, "tasks")] == [["task-2", "PICKUP", "parcel-2"]],
+         message="the open task is listed")
+    wait(browser, lambda: browser.find_element(By.ID, "delivery-vehicle-van-1").is_displayed(),
+         message="the van is on the map")

@@ -176,7 +176,9 @@ struct GracefulShutdownTests {
         ).mint(.server).jwt
         let body =
             #"{"vehicleState":"ONLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4,"vehicleType":{"category":"AUTO"}}"#
-        // Eight writers create vehicles one after another until the server stops answering.
+        // Eight writers create vehicles one after another until the server stops answering; the signal comes once
+        // 40 writes were answered (not after a fixed time: a loaded machine may answer only a few in a second).
+        let answered = AnsweredCount()
         let acknowledged = try await withThrowingTaskGroup(of: [String].self) { group in
             for writer in 0..<8 {
                 group.addTask {
@@ -192,12 +194,16 @@ struct GracefulShutdownTests {
                             ), status == 200
                         else { return created }
                         created.append(id)
+                        answered.increment()
                     }
                     return created
                 }
             }
             group.addTask {
-                try await Task.sleep(for: .milliseconds(700))
+                let deadline = ContinuousClock.now + .seconds(60)
+                while answered.value < 40, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
                 kill(first.process.processIdentifier, SIGTERM)
                 return []
             }
@@ -208,7 +214,7 @@ struct GracefulShutdownTests {
             return first.process.terminationStatus
         }
         #expect(status == 0)
-        #expect(acknowledged.count > 8, "the load did not run before the signal")
+        #expect(acknowledged.count >= 40, "the load did not run before the signal")
 
         let second = try await CLI.detached { try EmulatorProcess(arguments: [], directory: directory) }
         defer { second.kill9() }
@@ -230,4 +236,12 @@ struct GracefulShutdownTests {
         let missing = acknowledged.filter { !stored.contains("providers/demo-project/vehicles/\($0)") }
         #expect(missing.isEmpty, "acknowledged but lost: \(missing.prefix(10))")
     }
+}
+
+/// How many writes the server answered, across the writers.
+final class AnsweredCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
 }

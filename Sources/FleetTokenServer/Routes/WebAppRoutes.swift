@@ -33,7 +33,8 @@ public final class WebAppSettings: Sendable {
     }
 }
 
-/// The browser side, served by the token server: the journey-sharing page at `/app/trip/{tripId}`, the fleet
+/// The browser side, served by the token server: the journey-sharing page at `/app/trip/{tripId}`, the shipment
+/// tracking page at `/app/shipment/{trackingId}`, the fleet
 /// console at `/app/console`, their scripts and styles under `/app/static/`, and `/app/config.json`. Plain
 /// JavaScript modules shipped as resources: no build step, nothing fetched from elsewhere.
 struct WebAppRoutes {
@@ -84,10 +85,11 @@ struct WebAppRoutes {
 
     func register(on router: Router<TokenServerRequestContext>) {
         router.get("app/trip/{tripId}") { _, _ in try self.file("trip.html") }
+        router.get("app/shipment/{trackingId}") { _, _ in try self.file("shipment.html") }
         router.get("app/console") { _, _ in try self.file("console.html") }
         router.get("app/static/{name}") { _, context in
             let name = context.parameters.get("name") ?? ""
-            guard name != "trip.html", name != "console.html" else { throw GoogleAPIError.notFound("No such file.") }
+            guard !name.hasSuffix(".html") else { throw GoogleAPIError.notFound("No such file.") }
             return try self.file(name)
         }
         router.get("app/config.json") { _, _ in

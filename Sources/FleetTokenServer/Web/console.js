@@ -55,8 +55,12 @@ async function json(answer, what) {
 
 async function refresh(session, config, provider, map) {
   const base = `${config.fleetEngineURL}/v1/providers/${encodeURIComponent(config.project)}`;
-  const [vehicleList, audit, metrics] = await Promise.all([
+  // The Deliveries API's lists are optional: an emulator without it answers 404, and the tables stay empty.
+  const optional = (answer) => (answer.ok ? answer.json() : {});
+  const [vehicleList, deliveryVehicleList, taskList, audit, metrics] = await Promise.all([
     callFleetEngine(provider, `${base}/vehicles?pageSize=500`).then((a) => json(a, "ListVehicles")),
+    callFleetEngine(provider, `${base}/deliveryVehicles?pageSize=500`).then(optional),
+    callFleetEngine(provider, `${base}/tasks?pageSize=100&filter=${encodeURIComponent("state = OPEN")}`).then(optional),
     fetch("/v1/admin/audit?limit=30", { headers: { Authorization: `Bearer ${session.token}` } }).then((a) => {
       if (a.status === 401) throw new TokenFetchError(401, "session");
       return json(a, "The audit log");
@@ -70,7 +74,12 @@ async function refresh(session, config, provider, map) {
     callFleetEngine(provider, `${base}/trips/${encodeURIComponent(id)}`).then((a) => (a.ok ? a.json() : null))
   ))).filter(Boolean);
 
-  for (const id of ["map-panel", "vehicles-panel", "trips-panel", "rejections-panel", "tokens-panel"]) $(id).hidden = false;
+  const deliveryVehicles = deliveryVehicleList.deliveryVehicles ?? [];
+  const tasks = taskList.tasks ?? [];
+  for (const id of [
+    "map-panel", "vehicles-panel", "trips-panel", "delivery-vehicles-panel", "tasks-panel", "rejections-panel",
+    "tokens-panel",
+  ]) $(id).hidden = false;
   $("layout").classList.remove("single");
   map.draw({
     markers: vehicles.map((v) => ({
@@ -78,8 +87,30 @@ async function refresh(session, config, provider, map) {
       kind: v.vehicleState === "ONLINE" ? "vehicle" : "idle",
       label: lastSegment(v.name),
       id: `vehicle-${lastSegment(v.name)}`,
-    })),
+    })).concat(deliveryVehicles.map((v) => ({
+      place: v.lastLocation?.location,
+      kind: "vehicle",
+      label: lastSegment(v.name),
+      id: `delivery-vehicle-${lastSegment(v.name)}`,
+    }))),
   });
+  $("delivery-vehicle-count").textContent = String(deliveryVehicles.length);
+  fillTable("delivery-vehicles", deliveryVehicles.map((v) => ({
+    data: { deliveryVehicleId: lastSegment(v.name) },
+    cells: [
+      cell(lastSegment(v.name), "mono"),
+      cell(v.lastLocation?.location ? age(v.lastLocation.updateTime ?? v.lastLocation.serverTime) : "no location"),
+      cell(String((v.remainingVehicleJourneySegments ?? []).length)),
+    ],
+  })));
+  $("task-count").textContent = String(Number(taskList.totalSize ?? tasks.length));
+  fillTable("tasks", tasks.map((t) => ({
+    data: { taskId: lastSegment(t.name) },
+    cells: [
+      cell(lastSegment(t.name), "mono"), cell(t.type ?? ""), cell(t.trackingId ?? "—", "mono"),
+      cell(t.deliveryVehicleId ?? "not assigned", "mono"),
+    ],
+  })));
   $("vehicle-count").textContent = String(vehicles.length);
   fillTable("vehicles", vehicles.map((v) => ({
     data: { vehicleId: lastSegment(v.name), state: v.vehicleState ?? "" },
