@@ -2,6 +2,7 @@ import FleetAuthServerTesting
 import FleetEngineAPI
 import FleetEngineEmulator
 import Foundation
+import GRDB
 import SwiftProtobuf
 import Testing
 
@@ -99,5 +100,29 @@ struct DeliveryStoreTests {
         try await store.deleteDeliveryVehicle(provider: "p", id: "van")
         #expect(try await store.deliveryVehicle(provider: "p", id: "van") == nil)
         #expect(try await store.tasks(provider: "p", trackingID: "q").isEmpty)
+    }
+}
+
+@Suite("SQLite query plans")
+struct SQLiteQueryPlanTests {
+    @Test(
+        "lookups by vehicle and by tracking ID search their indexes, never every row of the provider",
+        arguments: [
+            SQLiteFleetStore.activeTripsQuery, SQLiteFleetStore.openTasksOfVehicleQuery,
+            SQLiteFleetStore.openTaskCountOfVehicleQuery, SQLiteFleetStore.tasksOfTrackingIDQuery,
+        ]
+    )
+    func indexes(_ sql: String) async throws {
+        let store = try SQLiteFleetStore(inMemory: ())
+        let placeholders = sql.filter { $0 == "?" }.count
+        let plan = try await store.database.writer.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "EXPLAIN QUERY PLAN \(sql)",
+                arguments: StatementArguments(Array(repeating: "x", count: placeholders))
+            ).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("USING INDEX") || $0.contains("USING COVERING INDEX") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("PRIMARY KEY (provider=?)") }, "\(plan)")
     }
 }

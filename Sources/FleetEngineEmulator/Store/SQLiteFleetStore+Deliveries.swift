@@ -23,6 +23,16 @@ extension SQLiteFleetStore: DeliveryStore {
 
     private var deliveryWriter: any DatabaseWriter { database.writer }
 
+    /// The open tasks of a vehicle, and the tasks of a tracking ID, by their indexes named: without statistics,
+    /// SQLite's planner prefers the primary key's `provider` prefix on this WITHOUT ROWID table — a scan of every task
+    /// of the provider (measured: an UpdateDeliveryVehicle took 1.8 ms among 10,000 tasks, 0.3 ms among 100).
+    package static let openTasksOfVehicleQuery =
+        "SELECT id, body FROM tasks INDEXED BY tasks_by_vehicle WHERE provider = ? AND vehicle_id = ? AND open = 1"
+    package static let openTaskCountOfVehicleQuery =
+        "SELECT COUNT(*) FROM tasks INDEXED BY tasks_by_vehicle WHERE provider = ? AND vehicle_id = ? AND open = 1"
+    package static let tasksOfTrackingIDQuery =
+        "SELECT id, body FROM tasks INDEXED BY tasks_by_tracking_id WHERE provider = ? AND tracking_id = ? ORDER BY id"
+
     private static func storedTask(_ row: Row) throws -> StoredTask {
         StoredTask(id: row["id"], task: try decode(row["body"], as: FleetEngineDelivery.Task.self))
     }
@@ -82,9 +92,7 @@ extension SQLiteFleetStore: DeliveryStore {
             }
             var tasks: [String: FleetEngineDelivery.Task] = [:]
             for row in try Row.fetchAll(
-                db.cachedStatement(
-                    sql: "SELECT id, body FROM tasks WHERE provider = ? AND vehicle_id = ? AND open = 1"
-                ),
+                db.cachedStatement(sql: Self.openTasksOfVehicleQuery),
                 arguments: [provider, id]
             ) {
                 let task = try Self.storedTask(row)
@@ -113,9 +121,7 @@ extension SQLiteFleetStore: DeliveryStore {
         try await deliveryWriter.write { db in
             let open =
                 try Int.fetchOne(
-                    db.cachedStatement(
-                        sql: "SELECT COUNT(*) FROM tasks WHERE provider = ? AND vehicle_id = ? AND open = 1"
-                    ),
+                    db.cachedStatement(sql: Self.openTaskCountOfVehicleQuery),
                     arguments: [provider, id]
                 ) ?? 0
             guard
@@ -227,9 +233,7 @@ extension SQLiteFleetStore: DeliveryStore {
     public func tasks(provider: String, trackingID: String) async throws -> [StoredTask] {
         try await deliveryWriter.read { db in
             try Row.fetchAll(
-                db.cachedStatement(
-                    sql: "SELECT id, body FROM tasks WHERE provider = ? AND tracking_id = ? ORDER BY id"
-                ),
+                db.cachedStatement(sql: Self.tasksOfTrackingIDQuery),
                 arguments: [provider, trackingID]
             ).map(Self.storedTask)
         }
