@@ -115,18 +115,18 @@ public struct DeliveryVehicleReporterState: Sendable, Hashable {
     public mutating func next(now: Duration) -> Action {
         if inFlight { return .wait(until: nil) }
         if let retryAt, now < retryAt { return .wait(until: retryAt) }
-        if revision > settledRevision { return begin(.stops(stops, revision: revision), now) }
+        if revision > settledRevision { return begin(.stops(stops, revision: revision)) }
         if let ready = outcomes.first(where: { $0.afterRevision <= settledRevision }) {
-            return begin(.outcome(taskID: ready.taskID, ready.outcome), now)
+            return begin(.outcome(taskID: ready.taskID, ready.outcome))
         }
         if isFinishing { return outcomes.isEmpty ? .finish : .wait(until: nil) }
         guard let location else { return .wait(until: nil) }
         if let last = lastLocationAttempt, now < last + interval { return .wait(until: last + interval) }
         lastLocationAttempt = now
-        return begin(.location(location.location, sequence: location.sequence), now)
+        return begin(.location(location.location, sequence: location.sequence))
     }
 
-    private mutating func begin(_ update: Update, _ now: Duration) -> Action {
+    private mutating func begin(_ update: Update) -> Action {
         inFlight = true
         return .send(update)
     }

@@ -32,6 +32,17 @@ struct AIPFilter: Sendable {
 
     enum Operator: String, Sendable, Hashable, CaseIterable {
         case equal = "=", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
+
+        func holds<T: Comparable>(_ a: T, _ b: T) -> Bool {
+            switch self {
+            case .equal: a == b
+            case .notEqual: a != b
+            case .less: a < b
+            case .lessOrEqual: a <= b
+            case .greater: a > b
+            case .greaterOrEqual: a >= b
+            }
+        }
     }
 
     /// A value as a restriction compares it.
@@ -42,26 +53,9 @@ struct AIPFilter: Sendable {
 
         func compare(_ op: Operator, _ other: Value) -> Bool {
             switch (self, other) {
-            case (.string(let a), .string(let b)):
-                switch op {
-                case .equal: return a == b
-                case .notEqual: return a != b
-                case .less: return a < b
-                case .lessOrEqual: return a <= b
-                case .greater: return a > b
-                case .greaterOrEqual: return a >= b
-                }
-            case (.number(let a), .number(let b)):
-                switch op {
-                case .equal: return a == b
-                case .notEqual: return a != b
-                case .less: return a < b
-                case .lessOrEqual: return a <= b
-                case .greater: return a > b
-                case .greaterOrEqual: return a >= b
-                }
-            default:
-                return op == .notEqual
+            case (.string(let a), .string(let b)): op.holds(a, b)
+            case (.number(let a), .number(let b)): op.holds(a, b)
+            default: op == .notEqual
             }
         }
     }
