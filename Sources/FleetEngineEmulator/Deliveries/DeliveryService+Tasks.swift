@@ -300,20 +300,21 @@ extension DeliveryService {
         let provider = try ResourceName.provider(request.parent)
         try authorize(caller, .listTasks, .allTasks, provider: provider)
         let (size, afterID) = try FleetEngineService.page(size: request.pageSize, token: request.pageToken)
-        let filter = try AIPFilter(request.filter, fields: Self.taskFilterFields, describing: "tasks")
-        let page = try await Self.page(
-            size: size,
+        let query = try TaskQuery(filter: request.filter)
+        let (tasks, total) = try await store.tasks(
+            provider: provider,
+            matching: query,
             after: afterID,
-            id: \StoredTask.id,
-            read: { try await store.tasks(provider: provider, afterID: $0, limit: $1) },
-            keep: { stored in filter.matches { Self.value(of: $0, in: stored.task) } }
+            limit: size + 1,
+            counting: true
         )
+        let page = tasks.prefix(size)
         var response = FleetEngineDelivery.ListTasksResponse()
-        response.tasks = page.items.map { render($0.task, provider: provider, id: $0.id) }
-        if page.more, let last = page.items.last {
+        response.tasks = page.map { render($0.task, provider: provider, id: $0.id) }
+        if tasks.count > size, let last = page.last {
             response.nextPageToken = FleetEngineService.pageToken(after: last.id)
         }
-        response.totalSize = Int64(page.total)
+        response.totalSize = Int64(total ?? 0)
         return response
     }
 

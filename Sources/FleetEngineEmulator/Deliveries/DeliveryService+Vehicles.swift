@@ -217,54 +217,25 @@ extension DeliveryService {
         let provider = try ResourceName.provider(request.parent)
         try authorize(caller, .listDeliveryVehicles, .allDeliveryVehicles, provider: provider)
         let (size, afterID) = try FleetEngineService.page(size: request.pageSize, token: request.pageToken)
-        let filter = try AIPFilter(request.filter, fields: [:], describing: "delivery vehicles")
-        var viewport: FleetEngineV1.Viewport?
-        if request.hasViewport {
-            guard request.viewport.hasLow, request.viewport.hasHigh else {
-                throw GoogleAPIError.invalidArgument("viewport needs both low and high.")
-            }
-            try MessageChecks.latLng(request.viewport.low, "viewport.low")
-            try MessageChecks.latLng(request.viewport.high, "viewport.high")
-            viewport = request.viewport
-        }
-        let page = try await Self.page(
-            size: size,
-            after: afterID,
-            id: \StoredDeliveryVehicle.id,
-            read: { try await store.deliveryVehicles(provider: provider, afterID: $0, limit: $1) },
-            keep: { stored in
-                if let viewport {
-                    guard stored.vehicle.hasLastLocation, stored.vehicle.lastLocation.hasLocation,
-                        Self.contains(viewport, stored.vehicle.lastLocation.location)
-                    else { return false }
-                }
-                var attributes: [String: String] = [:]
-                for attribute in stored.vehicle.attributes {
-                    attributes[attribute.key] =
-                        attribute.deliveryVehicleAttributeValue.map(DeliveryChecks.string) ?? attribute.value
-                }
-                return filter.matches { field in
-                    attributes[String(field.dropFirst("attributes.".count))].map { .string($0) } ?? .absent
-                }
-            }
+        let query = try DeliveryVehicleQuery(
+            filter: request.filter,
+            viewport: request.hasViewport ? request.viewport : nil
         )
+        let (vehicles, total) = try await store.deliveryVehicles(
+            provider: provider,
+            matching: query,
+            after: afterID,
+            limit: size + 1,
+            counting: true
+        )
+        let page = vehicles.prefix(size)
         var response = FleetEngineDelivery.ListDeliveryVehiclesResponse()
-        response.deliveryVehicles = page.items.map { render($0.vehicle, provider: provider, id: $0.id) }
-        if page.more, let last = page.items.last {
+        response.deliveryVehicles = page.map { render($0.vehicle, provider: provider, id: $0.id) }
+        if vehicles.count > size, let last = page.last {
             response.nextPageToken = FleetEngineService.pageToken(after: last.id)
         }
-        response.totalSize = Int64(page.total)
+        response.totalSize = Int64(total ?? 0)
         return response
-    }
-
-    /// Whether `point` lies in `viewport` (one that crosses the antimeridian has low longitude above high).
-    static func contains(_ viewport: FleetEngineV1.Viewport, _ point: FleetEngineV1.LatLng) -> Bool {
-        guard (viewport.low.latitude...max(viewport.low.latitude, viewport.high.latitude)).contains(point.latitude)
-        else { return false }
-        if viewport.low.longitude <= viewport.high.longitude {
-            return (viewport.low.longitude...viewport.high.longitude).contains(point.longitude)
-        }
-        return point.longitude >= viewport.low.longitude || point.longitude <= viewport.high.longitude
     }
 
     /// A delivery vehicle as answered: its name.

@@ -47,32 +47,4 @@ public struct DeliveryService: Sendable {
     }
 
     static func taskName(provider: String, id: String) -> String { "providers/\(provider)/tasks/\(id)" }
-
-    // MARK: Paging
-
-    /// Reads every stored item in ID order, in chunks, keeping those `keep` accepts: the page after `afterID` (at
-    /// most `size`), whether more follow, and how many match in all.
-    static func page<Item>(
-        size: Int,
-        after afterID: String?,
-        id: (Item) -> String,
-        read: (String?, Int) async throws -> [Item],
-        keep: (Item) -> Bool
-    ) async throws -> (items: [Item], more: Bool, total: Int) {
-        var items: [Item] = []
-        var more = false
-        var total = 0
-        var cursor: String?
-        while true {
-            let chunk = try await read(cursor, 1000)
-            for item in chunk where keep(item) {
-                total += 1
-                guard afterID.map({ id(item) > $0 }) ?? true else { continue }
-                if items.count < size { items.append(item) } else { more = true }
-            }
-            guard chunk.count == 1000, let last = chunk.last else { break }
-            cursor = id(last)
-        }
-        return (items, more, total)
-    }
 }

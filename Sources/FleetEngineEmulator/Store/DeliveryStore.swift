@@ -1,4 +1,7 @@
+public import FleetAuthServerSupport
 public import FleetEngineAPI
+import Foundation
+import SwiftProtobuf
 
 /// Where the emulator keeps the Deliveries API's delivery vehicles and tasks: each as its
 /// `maps.fleetengine.delivery.v1` message (without its `name`), keyed by provider and ID. A task's assigned vehicle,
@@ -29,6 +32,16 @@ public protocol DeliveryStore: Sendable {
     func deleteDeliveryVehicle(provider: String, id: String) async throws
     /// Delivery vehicles in ID order after `afterID`, at most `limit`.
     func deliveryVehicles(provider: String, afterID: String?, limit: Int) async throws -> [StoredDeliveryVehicle]
+    /// The delivery vehicles `query` accepts, in ID order after `afterID`, at most `limit`, and, when `counting`,
+    /// how many match on every page. A store answers from its indexes; its answer equals
+    /// ``scanDeliveryVehicles(provider:matching:after:limit:counting:)``'s.
+    func deliveryVehicles(
+        provider: String,
+        matching query: DeliveryVehicleQuery,
+        after afterID: String?,
+        limit: Int,
+        counting: Bool
+    ) async throws -> (vehicles: [StoredDeliveryVehicle], total: Int?)
 
     /// A task, or nil.
     func task(provider: String, id: String) async throws -> FleetEngineDelivery.Task?
@@ -46,6 +59,224 @@ public protocol DeliveryStore: Sendable {
     func tasks(provider: String, afterID: String?, limit: Int) async throws -> [StoredTask]
     /// The tasks with a tracking ID, in ID order.
     func tasks(provider: String, trackingID: String) async throws -> [StoredTask]
+    /// The tasks `query` accepts, in ID order after `afterID`, at most `limit`, and, when `counting`, how many match
+    /// on every page. A store answers from its indexes; its answer equals
+    /// ``scanTasks(provider:matching:after:limit:counting:)``'s.
+    func tasks(provider: String, matching query: TaskQuery, after afterID: String?, limit: Int, counting: Bool)
+        async throws -> (tasks: [StoredTask], total: Int?)
+}
+
+/// Which tasks a ListTasks reads: its filter, which a store turns into a query on its task columns.
+public struct TaskQuery: Sendable {
+    let filter: AIPFilter
+
+    /// A ListTasks `filter` (<doc:Deliveries>); `INVALID_ARGUMENT` if it does not parse.
+    public init(filter: String) throws(GoogleAPIError) {
+        self.filter = try AIPFilter(filter, fields: DeliveryService.taskFilterFields, describing: "tasks")
+    }
+
+    /// Whether `task` matches: the meaning of the query, which a store's indexes must reproduce.
+    public func accepts(_ task: FleetEngineDelivery.Task) -> Bool {
+        filter.matches { DeliveryService.value(of: $0, in: task) }
+    }
+}
+
+/// Which delivery vehicles a ListDeliveryVehicles reads: its attribute filter and viewport.
+public struct DeliveryVehicleQuery: Sendable {
+    let filter: AIPFilter
+    /// The last location lies in one of these boxes (any location, or none, when nil).
+    let area: [VehicleQuery.Box]?
+
+    /// A ListDeliveryVehicles `filter` and `viewport` (nil for none); `INVALID_ARGUMENT` if either is malformed.
+    public init(filter: String, viewport: FleetEngineV1.Viewport?) throws(GoogleAPIError) {
+        self.filter = try AIPFilter(filter, fields: [:], describing: "delivery vehicles")
+        guard let viewport else {
+            area = nil
+            return
+        }
+        guard viewport.hasLow, viewport.hasHigh else {
+            throw GoogleAPIError.invalidArgument("viewport needs both low and high.")
+        }
+        try MessageChecks.latLng(viewport.low, "viewport.low")
+        try MessageChecks.latLng(viewport.high, "viewport.high")
+        // Latitudes from low up to high (only low's, if high is below it); longitudes from low east to high,
+        // across the 180th meridian when low is east of high.
+        let (low, high) = (viewport.low, viewport.high)
+        let top = max(low.latitude, high.latitude)
+        if low.longitude <= high.longitude {
+            area = [
+                .init(
+                    lowLatitude: low.latitude,
+                    highLatitude: top,
+                    lowLongitude: low.longitude,
+                    highLongitude: high.longitude
+                )
+            ]
+        } else {
+            area = [
+                .init(lowLatitude: low.latitude, highLatitude: top, lowLongitude: low.longitude, highLongitude: 180),
+                .init(lowLatitude: low.latitude, highLatitude: top, lowLongitude: -180, highLongitude: high.longitude),
+            ]
+        }
+    }
+
+    /// Whether `vehicle` matches: the meaning of the query, which a store's indexes must reproduce.
+    public func accepts(_ vehicle: FleetEngineDelivery.DeliveryVehicle) -> Bool {
+        let row = DeliveryVehicleRow(vehicle)
+        if let area {
+            guard let latitude = row.latitude, let longitude = row.longitude,
+                area.contains(where: { $0.contains(latitude: latitude, longitude: longitude) })
+            else { return false }
+        }
+        return filter.matches { field in
+            row.attributes[String(field.dropFirst("attributes.".count))].map { .string($0) } ?? .absent
+        }
+    }
+}
+
+/// The values a store indexes for one task, derived from its message.
+struct TaskRow {
+    var state: Int64
+    var type: Int64
+    var outcome: Int64
+    /// Seconds since 1970, as the filter compares `task_outcome_time`.
+    var outcomeTime: Double?
+    var latitude: Double?
+    var longitude: Double?
+    /// String forms by key; the first of a repeated key (as the filter reads them).
+    var attributes: [String: String]
+
+    init(_ task: FleetEngineDelivery.Task) {
+        state = Int64(task.state.rawValue)
+        type = Int64(task.type.rawValue)
+        outcome = Int64(task.taskOutcome.rawValue)
+        outcomeTime = task.hasTaskOutcomeTime ? task.taskOutcomeTime.date.timeIntervalSince1970 : nil
+        if task.plannedLocation.hasPoint {
+            latitude = task.plannedLocation.point.latitude
+            longitude = task.plannedLocation.point.longitude
+        }
+        attributes = [:]
+        for attribute in task.attributes where attributes[attribute.key] == nil {
+            attributes[attribute.key] = attribute.taskAttributeValue.map(DeliveryChecks.string) ?? ""
+        }
+    }
+
+    /// Where ListTasks' filter fields are kept, in both stores' `tasks` tables.
+    static let columns: [String: FilterSQL.Column] = [
+        "state": .integer("state"),
+        "type": .integer("type"),
+        "task_outcome": .integer("outcome"),
+        "delivery_vehicle_id": .text("vehicle_id"),
+        "tracking_id": .text("tracking_id"),
+        "task_outcome_time": .real("outcome_time"),
+        "planned_location.point.latitude": .real("lat"),
+        "planned_location.point.longitude": .real("lng"),
+    ]
+}
+
+/// The values a store indexes for one delivery vehicle, derived from its message.
+struct DeliveryVehicleRow {
+    var latitude: Double?
+    var longitude: Double?
+    /// String forms by key; the last of a repeated key.
+    var attributes: [String: String]
+
+    init(_ vehicle: FleetEngineDelivery.DeliveryVehicle) {
+        if vehicle.hasLastLocation, vehicle.lastLocation.hasLocation {
+            latitude = vehicle.lastLocation.location.latitude
+            longitude = vehicle.lastLocation.location.longitude
+        }
+        attributes = [:]
+        for attribute in vehicle.attributes {
+            attributes[attribute.key] =
+                attribute.deliveryVehicleAttributeValue.map(DeliveryChecks.string) ?? attribute.value
+        }
+    }
+}
+
+extension DeliveryStore {
+    /// The reference answer: reads every task of the provider and keeps those `query` accepts. Stores answer from
+    /// their indexes instead; the conformance suite compares them with this.
+    public func scanTasks(
+        provider: String,
+        matching query: TaskQuery,
+        after afterID: String?,
+        limit: Int,
+        counting: Bool
+    ) async throws -> (tasks: [StoredTask], total: Int?) {
+        try await Self.scan(after: afterID, limit: limit, counting: counting, id: \.id) {
+            try await tasks(provider: provider, afterID: $0, limit: $1)
+        } keep: {
+            query.accepts($0.task)
+        }
+    }
+
+    /// The reference answer for delivery vehicles, as ``scanTasks(provider:matching:after:limit:counting:)``.
+    public func scanDeliveryVehicles(
+        provider: String,
+        matching query: DeliveryVehicleQuery,
+        after afterID: String?,
+        limit: Int,
+        counting: Bool
+    ) async throws -> (vehicles: [StoredDeliveryVehicle], total: Int?) {
+        try await Self.scan(after: afterID, limit: limit, counting: counting, id: \.id) {
+            try await deliveryVehicles(provider: provider, afterID: $0, limit: $1)
+        } keep: {
+            query.accepts($0.vehicle)
+        }
+    }
+
+    public func tasks(provider: String, matching query: TaskQuery, after afterID: String?, limit: Int, counting: Bool)
+        async throws -> (tasks: [StoredTask], total: Int?)
+    {
+        try await scanTasks(provider: provider, matching: query, after: afterID, limit: limit, counting: counting)
+    }
+
+    public func deliveryVehicles(
+        provider: String,
+        matching query: DeliveryVehicleQuery,
+        after afterID: String?,
+        limit: Int,
+        counting: Bool
+    ) async throws -> (vehicles: [StoredDeliveryVehicle], total: Int?) {
+        try await scanDeliveryVehicles(
+            provider: provider,
+            matching: query,
+            after: afterID,
+            limit: limit,
+            counting: counting
+        )
+    }
+
+    /// Reads every item in ID order, in chunks, keeping those `keep` accepts: those after `afterID` (at most
+    /// `limit`) and, when `counting`, how many match in all.
+    private static func scan<Item>(
+        after afterID: String?,
+        limit: Int,
+        counting: Bool,
+        id: (Item) -> String,
+        read: (String?, Int) async throws -> [Item],
+        keep: (Item) -> Bool
+    ) async throws -> ([Item], Int?) {
+        var items: [Item] = []
+        var total = 0
+        var cursor = counting ? nil : afterID
+        while true {
+            let chunk = try await read(cursor, 1000)
+            for item in chunk where keep(item) {
+                total += 1
+                guard afterID.map({ id(item) > $0 }) ?? true else { continue }
+                if items.count < limit {
+                    items.append(item)
+                } else if !counting {
+                    return (items, nil)
+                }
+            }
+            guard chunk.count == 1000, let last = chunk.last else { break }
+            cursor = id(last)
+        }
+        return (items, counting ? total : nil)
+    }
 }
 
 /// What an UpdateDeliveryVehicle writes: the vehicle, and the tasks it assigned or closed (by ID).

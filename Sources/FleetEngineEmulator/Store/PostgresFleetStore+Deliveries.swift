@@ -28,6 +28,64 @@ extension PostgresFleetStore: DeliveryStore {
         ]
     )
 
+    /// Migration step 6: the columns ListTasks' and ListDeliveryVehicles' filters read, and attribute tables, filled
+    /// from the stored messages.
+    static let deliveryColumns = PostgresMigrations.Step(
+        version: 6,
+        name: "indexed task and delivery vehicle columns, their attributes",
+        statements: [
+            """
+            ALTER TABLE emulator_tasks
+            ADD COLUMN state INTEGER NOT NULL DEFAULT 0, ADD COLUMN type INTEGER NOT NULL DEFAULT 0,
+            ADD COLUMN outcome INTEGER NOT NULL DEFAULT 0, ADD COLUMN outcome_time DOUBLE PRECISION,
+            ADD COLUMN lat DOUBLE PRECISION, ADD COLUMN lng DOUBLE PRECISION
+            """,
+            "CREATE INDEX emulator_tasks_by_state ON emulator_tasks (provider, state, id)",
+            """
+            CREATE TABLE emulator_task_attributes (
+                provider TEXT COLLATE "C" NOT NULL, task_id TEXT COLLATE "C" NOT NULL,
+                key TEXT COLLATE "C" NOT NULL, value TEXT COLLATE "C" NOT NULL,
+                PRIMARY KEY (provider, task_id, key))
+            """,
+            "CREATE INDEX emulator_task_attributes_by_value ON emulator_task_attributes (provider, key, value, task_id)",
+            "ALTER TABLE emulator_delivery_vehicles ADD COLUMN lat DOUBLE PRECISION, ADD COLUMN lng DOUBLE PRECISION",
+            """
+            CREATE TABLE emulator_delivery_vehicle_attributes (
+                provider TEXT COLLATE "C" NOT NULL, vehicle_id TEXT COLLATE "C" NOT NULL,
+                key TEXT COLLATE "C" NOT NULL, value TEXT COLLATE "C" NOT NULL,
+                PRIMARY KEY (provider, vehicle_id, key))
+            """,
+            """
+            CREATE INDEX emulator_delivery_vehicle_attributes_by_value
+            ON emulator_delivery_vehicle_attributes (provider, key, value, vehicle_id)
+            """,
+        ],
+        then: { connection, logger in
+            var tasks: [(String, String, ByteBuffer)] = []
+            for try await row in try await connection.query(
+                "SELECT provider, id, body FROM emulator_tasks",
+                logger: logger
+            ).decode((String, String, ByteBuffer).self) {
+                tasks.append(row)
+            }
+            for (provider, id, body) in tasks {
+                let task = try decode(body, as: FleetEngineDelivery.Task.self)
+                try await writeTask(connection, logger: logger, StoredTask(id: id, task: task), provider: provider)
+            }
+            var vehicles: [(String, String, ByteBuffer)] = []
+            for try await row in try await connection.query(
+                "SELECT provider, id, body FROM emulator_delivery_vehicles",
+                logger: logger
+            ).decode((String, String, ByteBuffer).self) {
+                vehicles.append(row)
+            }
+            for (provider, id, body) in vehicles {
+                let vehicle = try decode(body, as: FleetEngineDelivery.DeliveryVehicle.self)
+                try await writeDeliveryVehicle(connection, logger: logger, vehicle, provider: provider, id: id)
+            }
+        }
+    )
+
     private static func storedTask(id: String, body: ByteBuffer) throws -> StoredTask {
         StoredTask(id: id, task: try decode(body, as: FleetEngineDelivery.Task.self))
     }
@@ -45,15 +103,34 @@ extension PostgresFleetStore: DeliveryStore {
         async throws
     {
         let body = try Self.encode(vehicle)
-        let rows = try await database.query(
-            """
-            INSERT INTO emulator_delivery_vehicles (provider, id, body) VALUES (\(provider), \(id), \(body))
-            ON CONFLICT DO NOTHING RETURNING 1
-            """
-        )
-        guard !rows.isEmpty else {
-            throw StoreError.alreadyExists(
-                "Delivery vehicle providers/\(provider)/deliveryVehicles/\(id) already exists."
+        let row = DeliveryVehicleRow(vehicle)
+        try await database.transaction { connection in
+            let logger = database.logger
+            var inserted = false
+            for try await _ in try await connection.query(
+                """
+                INSERT INTO emulator_delivery_vehicles (provider, id, lat, lng, body)
+                VALUES (\(provider), \(id), \(row.latitude), \(row.longitude), \(body))
+                ON CONFLICT DO NOTHING RETURNING 1
+                """,
+                logger: logger
+            ) {
+                inserted = true
+            }
+            guard inserted else {
+                throw StoreError.alreadyExists(
+                    "Delivery vehicle providers/\(provider)/deliveryVehicles/\(id) already exists."
+                )
+            }
+            try await Self.writeAttributes(
+                connection,
+                logger: logger,
+                [row.attributes],
+                table: "emulator_delivery_vehicle_attributes",
+                owner: "vehicle_id",
+                provider: provider,
+                ids: [id],
+                replacing: false
             )
         }
     }
@@ -94,11 +171,7 @@ extension PostgresFleetStore: DeliveryStore {
                 tasks[taskID] = try Self.storedTask(id: taskID, body: taskBody).task
             }
             let change = try transform(try Self.decode(body, as: FleetEngineDelivery.DeliveryVehicle.self), tasks)
-            let newBody = try Self.encode(change.vehicle)
-            try await connection.query(
-                "UPDATE emulator_delivery_vehicles SET body = \(newBody) WHERE provider = \(provider) AND id = \(id)",
-                logger: logger
-            )
+            try await Self.writeDeliveryVehicle(connection, logger: logger, change.vehicle, provider: provider, id: id)
             for (taskID, task) in change.tasks.sorted(by: { $0.key < $1.key }) {
                 guard tasks[taskID] != nil else {
                     throw StoreError.notFound("Task providers/\(provider)/tasks/\(taskID) not found.")
@@ -123,14 +196,111 @@ extension PostgresFleetStore: DeliveryStore {
         async throws
     {
         let body = try encode(task.task)
+        let row = TaskRow(task.task)
         try await connection.query(
             """
             UPDATE emulator_tasks SET vehicle_id = \(task.vehicleID), open = \(task.isOpen),
-                tracking_id = \(task.trackingID), body = \(body)
+                tracking_id = \(task.trackingID), state = \(Int32(row.state)), type = \(Int32(row.type)),
+                outcome = \(Int32(row.outcome)), outcome_time = \(row.outcomeTime), lat = \(row.latitude),
+                lng = \(row.longitude), body = \(body)
             WHERE provider = \(provider) AND id = \(task.id)
             """,
             logger: logger
         )
+        try await writeAttributes(
+            connection,
+            logger: logger,
+            [row.attributes],
+            table: "emulator_task_attributes",
+            owner: "task_id",
+            provider: provider,
+            ids: [task.id],
+            replacing: true
+        )
+    }
+
+    private static func writeDeliveryVehicle(
+        _ connection: PostgresConnection,
+        logger: Logger,
+        _ vehicle: FleetEngineDelivery.DeliveryVehicle,
+        provider: String,
+        id: String
+    ) async throws {
+        let body = try encode(vehicle)
+        let row = DeliveryVehicleRow(vehicle)
+        try await connection.query(
+            """
+            UPDATE emulator_delivery_vehicles SET lat = \(row.latitude), lng = \(row.longitude), body = \(body)
+            WHERE provider = \(provider) AND id = \(id)
+            """,
+            logger: logger
+        )
+        try await writeAttributes(
+            connection,
+            logger: logger,
+            [row.attributes],
+            table: "emulator_delivery_vehicle_attributes",
+            owner: "vehicle_id",
+            provider: provider,
+            ids: [id],
+            replacing: true
+        )
+    }
+
+    /// Writes rows' attributes (one dictionary for each of `ids`, in order), first deleting
+    /// what they had when `replacing`.
+    private static func writeAttributes(
+        _ connection: PostgresConnection,
+        logger: Logger,
+        _ attributes: [[String: String]],
+        table: String,
+        owner: String,
+        provider: String,
+        ids: [String],
+        replacing: Bool
+    ) async throws {
+        if replacing {
+            try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: "DELETE FROM \(table) WHERE provider = $1 AND \(owner) = ANY($2::text[])",
+                    binds: bindings(provider, ids)
+                ),
+                logger: logger
+            )
+        }
+        var owners: [String] = []
+        var keys: [String] = []
+        var values: [String] = []
+        for (id, dictionary) in zip(ids, attributes) {
+            for (key, value) in dictionary {
+                owners.append(id)
+                keys.append(key)
+                values.append(value)
+            }
+        }
+        guard !owners.isEmpty else { return }
+        var binds = PostgresBindings(capacity: 4)
+        binds.append(provider)
+        binds.append(owners)
+        binds.append(keys)
+        binds.append(values)
+        try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO \(table) (provider, \(owner), key, value)
+                    SELECT $1, x.owner, x.key, x.value FROM unnest($2::text[], $3::text[], $4::text[]) AS x(owner, key, value)
+                    """,
+                binds: binds
+            ),
+            logger: logger
+        )
+    }
+
+    private static func bindings(_ provider: String, _ ids: [String]) -> PostgresBindings {
+        var binds = PostgresBindings(capacity: 2)
+        binds.append(provider)
+        binds.append(ids)
+        return binds
     }
 
     public func deleteDeliveryVehicle(provider: String, id: String) async throws {
@@ -160,6 +330,12 @@ extension PostgresFleetStore: DeliveryStore {
             }
             try await connection.query(
                 "DELETE FROM emulator_delivery_vehicles WHERE provider = \(provider) AND id = \(id)",
+                logger: logger
+            )
+            try await connection.query(
+                """
+                DELETE FROM emulator_delivery_vehicle_attributes WHERE provider = \(provider) AND vehicle_id = \(id)
+                """,
                 logger: logger
             )
         }
@@ -197,6 +373,14 @@ extension PostgresFleetStore: DeliveryStore {
         let open = tasks.map(\.isOpen)
         let tracking = tasks.map { $0.trackingID ?? "" }
         let bodies = try tasks.map { try Self.encode($0.task) }
+        let rows = tasks.map { TaskRow($0.task) }
+        let states = rows.map { Int32($0.state) }
+        let types = rows.map { Int32($0.type) }
+        let outcomes = rows.map { Int32($0.outcome) }
+        // Arrays of non-optional numbers: NaN stands for NULL (no stored value is NaN).
+        let outcomeTimes = rows.map { $0.outcomeTime ?? .nan }
+        let latitudes = rows.map { $0.latitude ?? .nan }
+        let longitudes = rows.map { $0.longitude ?? .nan }
         // One transaction: a taken ID (checked first, then by the insert itself) makes it insert nothing.
         try await database.transaction { connection in
             let logger = database.logger
@@ -216,10 +400,14 @@ extension PostgresFleetStore: DeliveryStore {
             var inserted = 0
             for try await _ in try await connection.query(
                 """
-                INSERT INTO emulator_tasks (provider, id, vehicle_id, open, tracking_id, body)
-                SELECT \(provider), x.id, NULLIF(x.vehicle_id, ''), x.open, NULLIF(x.tracking_id, ''), x.body
-                FROM unnest(\(ids)::text[], \(vehicles)::text[], \(open)::bool[], \(tracking)::text[], \(bodies)::bytea[])
-                    AS x(id, vehicle_id, open, tracking_id, body)
+                INSERT INTO emulator_tasks (provider, id, vehicle_id, open, tracking_id, state, type, outcome,
+                    outcome_time, lat, lng, body)
+                SELECT \(provider), x.id, NULLIF(x.vehicle_id, ''), x.open, NULLIF(x.tracking_id, ''), x.state, x.type,
+                    x.outcome, NULLIF(x.outcome_time, 'NaN'), NULLIF(x.lat, 'NaN'), NULLIF(x.lng, 'NaN'), x.body
+                FROM unnest(\(ids)::text[], \(vehicles)::text[], \(open)::bool[], \(tracking)::text[], \(states)::int4[],
+                    \(types)::int4[], \(outcomes)::int4[], \(outcomeTimes)::float8[], \(latitudes)::float8[],
+                    \(longitudes)::float8[], \(bodies)::bytea[])
+                    AS x(id, vehicle_id, open, tracking_id, state, type, outcome, outcome_time, lat, lng, body)
                 ON CONFLICT DO NOTHING RETURNING 1
                 """,
                 logger: logger
@@ -230,6 +418,16 @@ extension PostgresFleetStore: DeliveryStore {
                 // Another instance inserted one of the IDs in between: undo the others.
                 throw StoreError.alreadyExists("A task of the batch was created by another request at the same time.")
             }
+            try await Self.writeAttributes(
+                connection,
+                logger: logger,
+                rows.map(\.attributes),
+                table: "emulator_task_attributes",
+                owner: "task_id",
+                provider: provider,
+                ids: ids,
+                replacing: false
+            )
         }
     }
 
@@ -274,6 +472,10 @@ extension PostgresFleetStore: DeliveryStore {
                 "DELETE FROM emulator_tasks WHERE provider = \(provider) AND id = \(id)",
                 logger: logger
             )
+            try await connection.query(
+                "DELETE FROM emulator_task_attributes WHERE provider = \(provider) AND task_id = \(id)",
+                logger: logger
+            )
         }
     }
 
@@ -301,5 +503,97 @@ extension PostgresFleetStore: DeliveryStore {
             let (id, body) = try row.decode((String, ByteBuffer).self)
             return try Self.storedTask(id: id, body: body)
         }
+    }
+
+    /// The count, then a page of the tasks `query` accepts (keyset: `id > afterID`).
+    public func tasks(provider: String, matching query: TaskQuery, after afterID: String?, limit: Int, counting: Bool)
+        async throws -> (tasks: [StoredTask], total: Int?)
+    {
+        let filter = FilterSQL(
+            query.filter,
+            columns: TaskRow.columns,
+            attributes: .init(table: "emulator_task_attributes", owner: "task_id"),
+            provider: provider,
+            bindingAfter: 1,
+            placeholder: { "$\($0)" }
+        )
+        let (rows, total) = try await filteredPage(
+            table: "emulator_tasks",
+            provider: provider,
+            filter: filter,
+            after: afterID,
+            limit: limit,
+            counting: counting
+        )
+        return (try rows.map { try Self.storedTask(id: $0.id, body: $0.body) }, total)
+    }
+
+    /// The count, then a page of the delivery vehicles `query` accepts (keyset: `id > afterID`).
+    public func deliveryVehicles(
+        provider: String,
+        matching query: DeliveryVehicleQuery,
+        after afterID: String?,
+        limit: Int,
+        counting: Bool
+    ) async throws -> (vehicles: [StoredDeliveryVehicle], total: Int?) {
+        let filter = FilterSQL(
+            query.filter,
+            columns: [:],
+            attributes: .init(table: "emulator_delivery_vehicle_attributes", owner: "vehicle_id"),
+            provider: provider,
+            area: query.area,
+            bindingAfter: 1,
+            placeholder: { "$\($0)" }
+        )
+        let (rows, total) = try await filteredPage(
+            table: "emulator_delivery_vehicles",
+            provider: provider,
+            filter: filter,
+            after: afterID,
+            limit: limit,
+            counting: counting
+        )
+        return (
+            try rows.map {
+                StoredDeliveryVehicle(
+                    id: $0.id,
+                    vehicle: try Self.decode($0.body, as: FleetEngineDelivery.DeliveryVehicle.self)
+                )
+            },
+            total
+        )
+    }
+
+    private func filteredPage(
+        table: String,
+        provider: String,
+        filter: FilterSQL,
+        after afterID: String?,
+        limit: Int,
+        counting: Bool
+    ) async throws -> (rows: [(id: String, body: ByteBuffer)], total: Int?) {
+        let values = [VehicleQuerySQL.Value.text(provider)] + filter.values
+        let condition = "t.provider = $1 AND \(filter.condition)"
+        var total: Int?
+        if counting {
+            let rows = try await database.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT count(*) FROM \(table) t WHERE \(condition)",
+                    binds: Self.bindings(values)
+                )
+            )
+            total = try rows.first?.decode(Int.self)
+        }
+        let after = values.count + 1
+        let rows = try await database.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT t.id, t.body FROM \(table) t WHERE \(condition) AND t.id > $\(after)
+                    ORDER BY t.id LIMIT \(max(limit, 0))
+                    """,
+                binds: Self.bindings(values + [.text(afterID ?? "")])
+            )
+        )
+        return (try rows.map { try $0.decode((String, ByteBuffer).self) }.map { (id: $0.0, body: $0.1) }, total)
     }
 }

@@ -140,6 +140,7 @@ extension PostgresFleetStore {
                 ]
             ),
             deliveryTables,
+            deliveryColumns,
         ]
     )
 }

@@ -471,7 +471,12 @@ public final class PostgresFleetStore: FleetStore {
     /// after loading a fleet, so that counts use index-only scans as they would in steady state).
     package func vacuum() async throws {
         _ = try await database.query(
-            PostgresQuery(unsafeSQL: "VACUUM (ANALYZE) emulator_vehicles, emulator_vehicle_attributes, emulator_trips")
+            PostgresQuery(
+                unsafeSQL: """
+                    VACUUM (ANALYZE) emulator_vehicles, emulator_vehicle_attributes, emulator_trips, emulator_tasks,
+                        emulator_task_attributes, emulator_delivery_vehicles, emulator_delivery_vehicle_attributes
+                    """
+            )
         )
     }
 
@@ -481,7 +486,7 @@ public final class PostgresFleetStore: FleetStore {
         try await database.transaction { connection in
             for table in [
                 "emulator_vehicle_attributes", "emulator_trips", "emulator_vehicles", "emulator_tasks",
-                "emulator_delivery_vehicles",
+                "emulator_task_attributes", "emulator_delivery_vehicles", "emulator_delivery_vehicle_attributes",
             ] {
                 try await connection.query(
                     PostgresQuery(
@@ -494,7 +499,7 @@ public final class PostgresFleetStore: FleetStore {
         }
     }
 
-    private static func bindings(_ values: [VehicleQuerySQL.Value]) -> PostgresBindings {
+    static func bindings(_ values: [VehicleQuerySQL.Value]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {

@@ -21,6 +21,41 @@ extension SQLiteFleetStore: DeliveryStore {
         )
     }
 
+    /// Migration v6: the columns ListTasks' and ListDeliveryVehicles' filters read, and attribute tables, filled
+    /// from the stored messages.
+    static func indexDeliveryColumns(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE tasks ADD COLUMN state INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE tasks ADD COLUMN type INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE tasks ADD COLUMN outcome INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE tasks ADD COLUMN outcome_time REAL;
+                ALTER TABLE tasks ADD COLUMN lat REAL;
+                ALTER TABLE tasks ADD COLUMN lng REAL;
+                CREATE INDEX tasks_by_state ON tasks (provider, state);
+                CREATE TABLE task_attributes (
+                    provider TEXT NOT NULL, task_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+                    PRIMARY KEY (provider, task_id, key)) WITHOUT ROWID;
+                CREATE INDEX task_attributes_by_value ON task_attributes (provider, key, value, task_id);
+                ALTER TABLE delivery_vehicles ADD COLUMN lat REAL;
+                ALTER TABLE delivery_vehicles ADD COLUMN lng REAL;
+                CREATE TABLE delivery_vehicle_attributes (
+                    provider TEXT NOT NULL, vehicle_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+                    PRIMARY KEY (provider, vehicle_id, key)) WITHOUT ROWID;
+                CREATE INDEX delivery_vehicle_attributes_by_value
+                    ON delivery_vehicle_attributes (provider, key, value, vehicle_id);
+                """
+        )
+        for row in try Row.fetchAll(db, sql: "SELECT provider, id, body FROM tasks") {
+            let task = try decode(row["body"], as: FleetEngineDelivery.Task.self)
+            try writeTask(db, StoredTask(id: row["id"], task: task), provider: row["provider"], insert: false)
+        }
+        for row in try Row.fetchAll(db, sql: "SELECT provider, id, body FROM delivery_vehicles") {
+            let vehicle = try decode(row["body"], as: FleetEngineDelivery.DeliveryVehicle.self)
+            try writeDeliveryVehicle(db, vehicle, provider: row["provider"], id: row["id"], insert: false)
+        }
+    }
+
     private var deliveryWriter: any DatabaseWriter { database.writer }
 
     /// The open tasks of a vehicle, and the tasks of a tracking ID, by their indexes named: without statistics,
@@ -38,13 +73,74 @@ extension SQLiteFleetStore: DeliveryStore {
     }
 
     private static func writeTask(_ db: Database, _ task: StoredTask, provider: String, insert: Bool) throws {
+        let row = TaskRow(task.task)
         let sql =
             insert
-            ? "INSERT INTO tasks (vehicle_id, open, tracking_id, body, provider, id) VALUES (?, ?, ?, ?, ?, ?)"
-            : "UPDATE tasks SET vehicle_id = ?, open = ?, tracking_id = ?, body = ? WHERE provider = ? AND id = ?"
+            ? """
+            INSERT INTO tasks (vehicle_id, open, tracking_id, state, type, outcome, outcome_time, lat, lng, body,
+                provider, id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+            : """
+            UPDATE tasks SET vehicle_id = ?, open = ?, tracking_id = ?, state = ?, type = ?, outcome = ?,
+                outcome_time = ?, lat = ?, lng = ?, body = ? WHERE provider = ? AND id = ?
+            """
         try db.cachedStatement(sql: sql).execute(arguments: [
-            task.vehicleID, task.isOpen, task.trackingID, try encode(task.task), provider, task.id,
+            task.vehicleID, task.isOpen, task.trackingID, row.state, row.type, row.outcome, row.outcomeTime,
+            row.latitude, row.longitude, try encode(task.task), provider, task.id,
         ])
+        try writeAttributes(db, row.attributes, table: "task_attributes", owner: "task_id", provider, task.id, insert)
+    }
+
+    private static func writeDeliveryVehicle(
+        _ db: Database,
+        _ vehicle: FleetEngineDelivery.DeliveryVehicle,
+        provider: String,
+        id: String,
+        insert: Bool
+    ) throws {
+        let row = DeliveryVehicleRow(vehicle)
+        let sql =
+            insert
+            ? "INSERT INTO delivery_vehicles (lat, lng, body, provider, id) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING"
+            : "UPDATE delivery_vehicles SET lat = ?, lng = ?, body = ? WHERE provider = ? AND id = ?"
+        try db.cachedStatement(sql: sql).execute(arguments: [
+            row.latitude, row.longitude, try encode(vehicle), provider, id,
+        ])
+        if insert, db.changesCount != 1 {
+            throw StoreError.alreadyExists(
+                "Delivery vehicle providers/\(provider)/deliveryVehicles/\(id) already exists."
+            )
+        }
+        try writeAttributes(
+            db,
+            row.attributes,
+            table: "delivery_vehicle_attributes",
+            owner: "vehicle_id",
+            provider,
+            id,
+            insert
+        )
+    }
+
+    /// Replaces a row's attributes in its attribute table (`insert`: it has none yet).
+    private static func writeAttributes(
+        _ db: Database,
+        _ attributes: [String: String],
+        table: String,
+        owner: String,
+        _ provider: String,
+        _ id: String,
+        _ insert: Bool
+    ) throws {
+        if !insert {
+            try db.cachedStatement(sql: "DELETE FROM \(table) WHERE provider = ? AND \(owner) = ?")
+                .execute(arguments: [provider, id])
+        }
+        guard !attributes.isEmpty else { return }
+        let statement = try db.cachedStatement(
+            sql: "INSERT INTO \(table) (provider, \(owner), key, value) VALUES (?, ?, ?, ?)"
+        )
+        for (key, value) in attributes { try statement.execute(arguments: [provider, id, key, value]) }
     }
 
     public func deliveryVehicle(provider: String, id: String) async throws -> FleetEngineDelivery.DeliveryVehicle? {
@@ -60,16 +156,8 @@ extension SQLiteFleetStore: DeliveryStore {
     public func insertDeliveryVehicle(_ vehicle: FleetEngineDelivery.DeliveryVehicle, provider: String, id: String)
         async throws
     {
-        let body = try Self.encode(vehicle)
         try await deliveryWriter.write { db in
-            try db.cachedStatement(
-                sql: "INSERT INTO delivery_vehicles (provider, id, body) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
-            ).execute(arguments: [provider, id, body])
-            guard db.changesCount == 1 else {
-                throw StoreError.alreadyExists(
-                    "Delivery vehicle providers/\(provider)/deliveryVehicles/\(id) already exists."
-                )
-            }
+            try Self.writeDeliveryVehicle(db, vehicle, provider: provider, id: id, insert: true)
         }
     }
 
@@ -105,8 +193,7 @@ extension SQLiteFleetStore: DeliveryStore {
                 }
             }
             let change = try transform(try Self.decode(body, as: FleetEngineDelivery.DeliveryVehicle.self), tasks)
-            try db.cachedStatement(sql: "UPDATE delivery_vehicles SET body = ? WHERE provider = ? AND id = ?")
-                .execute(arguments: [try Self.encode(change.vehicle), provider, id])
+            try Self.writeDeliveryVehicle(db, change.vehicle, provider: provider, id: id, insert: false)
             for (taskID, task) in change.tasks.sorted(by: { $0.key < $1.key }) {
                 guard tasks[taskID] != nil else {
                     throw StoreError.notFound("Task providers/\(provider)/tasks/\(taskID) not found.")
@@ -138,6 +225,8 @@ extension SQLiteFleetStore: DeliveryStore {
                 )
             }
             try db.cachedStatement(sql: "DELETE FROM delivery_vehicles WHERE provider = ? AND id = ?")
+                .execute(arguments: [provider, id])
+            try db.cachedStatement(sql: "DELETE FROM delivery_vehicle_attributes WHERE provider = ? AND vehicle_id = ?")
                 .execute(arguments: [provider, id])
         }
     }
@@ -216,6 +305,8 @@ extension SQLiteFleetStore: DeliveryStore {
             }
             try db.cachedStatement(sql: "DELETE FROM tasks WHERE provider = ? AND id = ?")
                 .execute(arguments: [provider, id])
+            try db.cachedStatement(sql: "DELETE FROM task_attributes WHERE provider = ? AND task_id = ?")
+                .execute(arguments: [provider, id])
         }
     }
 
@@ -236,6 +327,98 @@ extension SQLiteFleetStore: DeliveryStore {
                 db.cachedStatement(sql: Self.tasksOfTrackingIDQuery),
                 arguments: [provider, trackingID]
             ).map(Self.storedTask)
+        }
+    }
+
+    /// A page of the tasks `query` accepts (keyset: `id > afterID`) and their count, in one read transaction.
+    public func tasks(provider: String, matching query: TaskQuery, after afterID: String?, limit: Int, counting: Bool)
+        async throws -> (tasks: [StoredTask], total: Int?)
+    {
+        let filter = FilterSQL(
+            query.filter,
+            columns: TaskRow.columns,
+            attributes: .init(table: "task_attributes", owner: "task_id"),
+            provider: provider,
+            placeholder: { _ in "?" }
+        )
+        let (rows, total) = try await Self.filteredPage(
+            deliveryWriter,
+            table: "tasks",
+            provider: provider,
+            filter: filter,
+            after: afterID,
+            limit: limit,
+            counting: counting
+        )
+        return (
+            try rows.map { StoredTask(id: $0.id, task: try Self.decode($0.body, as: FleetEngineDelivery.Task.self)) },
+            total
+        )
+    }
+
+    /// A page of the delivery vehicles `query` accepts and their count, as ``tasks(provider:matching:after:limit:counting:)``.
+    public func deliveryVehicles(
+        provider: String,
+        matching query: DeliveryVehicleQuery,
+        after afterID: String?,
+        limit: Int,
+        counting: Bool
+    ) async throws -> (vehicles: [StoredDeliveryVehicle], total: Int?) {
+        let filter = FilterSQL(
+            query.filter,
+            columns: [:],
+            attributes: .init(table: "delivery_vehicle_attributes", owner: "vehicle_id"),
+            provider: provider,
+            area: query.area,
+            placeholder: { _ in "?" }
+        )
+        let (rows, total) = try await Self.filteredPage(
+            deliveryWriter,
+            table: "delivery_vehicles",
+            provider: provider,
+            filter: filter,
+            after: afterID,
+            limit: limit,
+            counting: counting
+        )
+        return (
+            try rows.map {
+                StoredDeliveryVehicle(
+                    id: $0.id,
+                    vehicle: try Self.decode($0.body, as: FleetEngineDelivery.DeliveryVehicle.self)
+                )
+            },
+            total
+        )
+    }
+
+    private static func filteredPage(
+        _ writer: any DatabaseWriter,
+        table: String,
+        provider: String,
+        filter: FilterSQL,
+        after afterID: String?,
+        limit: Int,
+        counting: Bool
+    ) async throws -> (rows: [(id: String, body: Data)], total: Int?) {
+        let values: [any DatabaseValueConvertible] = [provider] + filter.values.map(Self.databaseValue)
+        let countArguments = StatementArguments(values)
+        let pageArguments = StatementArguments(values + [afterID ?? "", max(limit, 0)])
+        let condition = "t.provider = ? AND \(filter.condition)"
+        return try await writer.read { db in
+            let total =
+                counting
+                ? try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT count(*) FROM \(table) t WHERE \(condition)"),
+                    arguments: countArguments
+                ) : nil
+            let rows = try Row.fetchAll(
+                db.cachedStatement(
+                    sql: "SELECT t.id, t.body FROM \(table) t WHERE \(condition) AND t.id > ? ORDER BY t.id LIMIT ?"
+                ),
+                arguments: pageArguments
+            ).map { (id: $0["id"] as String, body: $0["body"] as Data) }
+            return (rows, total)
         }
     }
 }

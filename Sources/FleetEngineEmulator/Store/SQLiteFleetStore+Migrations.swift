@@ -102,6 +102,9 @@ extension SQLiteFleetStore {
             )
         }
         migrator.registerMigration("v5: delivery vehicles and tasks") { db in try Self.createDeliveryTables(db) }
+        migrator.registerMigration("v6: indexed task and delivery vehicle columns, their attributes") { db in
+            try Self.indexDeliveryColumns(db)
+        }
         return migrator
     }
 }

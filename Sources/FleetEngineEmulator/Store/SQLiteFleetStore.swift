@@ -340,7 +340,7 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         }
     }
 
-    private static func databaseValue(_ value: VehicleQuerySQL.Value) -> any DatabaseValueConvertible {
+    static func databaseValue(_ value: VehicleQuerySQL.Value) -> any DatabaseValueConvertible {
         switch value {
         case .text(let text): text
         case .integer(let number): number
