@@ -1,10 +1,12 @@
 import FleetAuthCore
+import FleetAuthServerSupport
 import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetEngineAPI
 import FleetEngineEmulator
 import Foundation
 import GRDB
+import PostgresNIO
 import SwiftProtobuf
 import Testing
 
@@ -423,5 +425,21 @@ struct SQLiteFleetStoreMigrationTests {
         let found = try await store.vehicles(provider: "p", matching: query, after: nil, limit: 10, counting: true)
         #expect(found.vehicles.map(\.id) == ["v1"] && found.totalCount == 1)
         #expect(found.vehicles.first?.activeTrips.map(\.id) == ["t1"])
+    }
+}
+
+@Suite("PostgreSQL store settings", .temporaryResources, .enabled(if: PostgresTestServer.url != nil))
+struct PostgresFleetStoreSettingsTests {
+    @Test("the emulator's connections commit without waiting for the WAL flush; other pools keep the server's default")
+    func synchronousCommit() async throws {
+        let resources = try TestResources.required()
+        let url = try await resources.freshDatabase()
+        let store = try await PostgresFleetStore.connect(url, maximumConnections: 2, in: resources.pools)
+        let show = PostgresQuery(unsafeSQL: "SHOW synchronous_commit")
+        let emulator = try await store.database.query(show).map { try $0.decode(String.self) }
+        #expect(emulator == ["off"])
+        let other = try await resources.pools.connect(url, migrations: nil, maximumConnections: 1)
+        let plain = try await other.query(show).map { try $0.decode(String.self) }
+        #expect(plain == ["on"])
     }
 }

@@ -263,6 +263,18 @@ struct VehicleQueryTests {
                 replacement
             }
         }
+        // New locations alone (what most updates are; PostgreSQL writes them with a statement of their own).
+        for _ in 0..<100 {
+            let index = Int.random(in: 0..<300, using: &random)
+            let provider = index % 10 == 9 ? "q" : "p"
+            let moved = Self.randomVehicle(&random).lastLocation
+            _ = try? await store.updateVehicle(provider: provider, id: String(format: "v%03d", index)) { vehicle, _ in
+                var next = vehicle
+                next.lastLocation = moved
+                return next
+            }
+        }
+        try await Self.compare(store, &random, queries: 30)
         for index in stride(from: 1, to: 300, by: 7) {
             let provider = index % 10 == 9 ? "q" : "p"
             try? await store.deleteVehicle(provider: provider, id: String(format: "v%03d", index))

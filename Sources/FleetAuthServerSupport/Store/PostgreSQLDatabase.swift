@@ -39,11 +39,13 @@ package final class PostgreSQLDatabase: Service, Sendable {
     ///   - url: where the database is.
     ///   - migrations: the schema, step by step (nil: none, for administration); each scope keeps its own versions.
     ///   - maximumConnections: the pool's size.
+    ///   - settings: run-time parameters of every connection of the pool (`synchronous_commit`: `off`).
     ///   - logger: where postgres-nio logs in the background (silent by default).
     package static func withDatabase<Result>(
         _ url: PostgresURL,
         migrations: PostgresMigrations?,
         maximumConnections: Int = 20,
+        settings: [String: String] = [:],
         logger: Logger = .silent(label: "fleetauth.postgres"),
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgreSQLDatabase) async throws -> Result
@@ -53,6 +55,7 @@ package final class PostgreSQLDatabase: Service, Sendable {
                 url,
                 migrations: migrations,
                 maximumConnections: maximumConnections,
+                settings: settings,
                 logger: logger
             )
             return try await body(database)
@@ -65,10 +68,11 @@ package final class PostgreSQLDatabase: Service, Sendable {
         _ url: PostgresURL,
         migrations: PostgresMigrations?,
         maximumConnections: Int = 20,
+        settings: [String: String] = [:],
         logger: Logger = .silent(label: "fleetauth.postgres")
     ) async throws(StoreError) -> PostgreSQLDatabase {
         let client = PostgresClient(
-            configuration: configuration(url, maximumConnections: maximumConnections),
+            configuration: configuration(url, maximumConnections: maximumConnections, settings: settings),
             backgroundLogger: logger
         )
         let runner = Task { await client.run() }
@@ -77,7 +81,9 @@ package final class PostgreSQLDatabase: Service, Sendable {
         return database
     }
 
-    static func configuration(_ url: PostgresURL, maximumConnections: Int) -> PostgresClient.Configuration {
+    static func configuration(_ url: PostgresURL, maximumConnections: Int, settings: [String: String])
+        -> PostgresClient.Configuration
+    {
         var configuration = PostgresClient.Configuration(
             host: url.host,
             port: url.port,
@@ -92,6 +98,9 @@ package final class PostgreSQLDatabase: Service, Sendable {
         )
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(5)
+        configuration.options.additionalStartupParameters = settings.sorted { $0.key < $1.key }.map {
+            ($0.key, $0.value)
+        }
         return configuration
     }
 
@@ -252,10 +261,15 @@ package struct PostgresPools: Sendable {
         _ url: PostgresURL,
         migrations: PostgresMigrations?,
         maximumConnections: Int = 20,
+        settings: [String: String] = [:],
         logger: Logger = .silent(label: "fleetauth.postgres")
     ) async throws(StoreError) -> PostgreSQLDatabase {
         let client = PostgresClient(
-            configuration: PostgreSQLDatabase.configuration(url, maximumConnections: maximumConnections),
+            configuration: PostgreSQLDatabase.configuration(
+                url,
+                maximumConnections: maximumConnections,
+                settings: settings
+            ),
             backgroundLogger: logger
         )
         let (stopped, stop) = AsyncStream.makeStream(of: Never.self)

@@ -85,3 +85,43 @@ struct WriteVehicle: PostgresPreparedStatement {
 
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
 }
+
+/// UpdateVehicle's write when only the body and the location changed (most updates), prepared: ``WriteVehicle``
+/// without the attribute table's statements, which PostgreSQL would otherwise set up for every execution, and without
+/// the columns the vehicle counts' trigger watches, so it does not fire.
+struct WriteVehicleBody: PostgresPreparedStatement {
+    static let name = "fleetauth_emulator_write_vehicle_body"
+    static let sql = """
+        UPDATE emulator_vehicles v SET body = $3, version = nextval('emulator_vehicle_versions'),
+            seen = $6, lat = $7, lng = $8, location = point($7::float8, $8::float8)
+        WHERE v.provider = $1 AND v.id = $2 AND v.version = $4
+        AND (SELECT coalesce(string_agg(t.id || ':' || t.updated_at, ',' ORDER BY t.id), '')
+             FROM emulator_trips t WHERE t.provider = v.provider AND t.vehicle_id = v.id AND t.active) = $5
+        RETURNING v.version
+        """
+    /// The vehicle's new version.
+    typealias Row = Int64
+
+    var provider: String
+    var id: String
+    var body: ByteBuffer
+    var version: Int64
+    var trips: String
+    /// The indexed values of the new body.
+    var row: VehicleRow
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 8)
+        bindings.append(provider)
+        bindings.append(id)
+        bindings.append(body)
+        bindings.append(version)
+        bindings.append(trips)
+        bindings.append(row.seen)
+        bindings.append(row.latitude)
+        bindings.append(row.longitude)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
+}

@@ -28,7 +28,8 @@ public final class PostgresFleetStore: FleetStore {
         try await PostgreSQLDatabase.withDatabase(
             url,
             migrations: migrations,
-            maximumConnections: maximumConnections
+            maximumConnections: maximumConnections,
+            settings: settings
         ) { database in
             try await body(PostgresFleetStore(database: database))
         }
@@ -44,7 +45,8 @@ public final class PostgresFleetStore: FleetStore {
             database: try await PostgreSQLDatabase.connect(
                 url,
                 migrations: migrations,
-                maximumConnections: maximumConnections
+                maximumConnections: maximumConnections,
+                settings: settings
             )
         )
     }
@@ -56,9 +58,22 @@ public final class PostgresFleetStore: FleetStore {
         in pools: PostgresPools
     ) async throws(StoreError) -> PostgresFleetStore {
         PostgresFleetStore(
-            database: try await pools.connect(url, migrations: migrations, maximumConnections: maximumConnections)
+            database: try await pools.connect(
+                url,
+                migrations: migrations,
+                maximumConnections: maximumConnections,
+                settings: settings
+            )
         )
     }
+
+    /// The emulator's connections commit without waiting for the WAL to reach the disk (`synchronous_commit = off`),
+    /// as its SQLite store does (WAL, `synchronous = NORMAL`): a commit survives the emulator's crash, `kill -9`
+    /// included, and a crash of the database server or of its machine can lose at most the last fraction of a second
+    /// of commits (PostgreSQL flushes the WAL every `wal_writer_delay`, 200 ms by default), never consistency. It
+    /// holds emulated fleet data; waiting for a disk flush on every update made one update cost a flush's latency
+    /// (the token server keeps PostgreSQL's default for its users, grants and audit log).
+    static let settings = ["synchronous_commit": "off"]
 
     /// The vehicles this instance last read or wrote, as they were at a version: an update starts from here and
     /// writes in one round trip when nobody changed the vehicle since. The write's version check is what decides,
@@ -184,18 +199,32 @@ public final class PostgresFleetStore: FleetStore {
                 forget(key)
                 continue
             }
-            let written = try await database.execute(
-                WriteVehicle(
-                    provider: provider,
-                    id: id,
-                    body: try Self.encode(updated),
-                    version: current.version,
-                    trips: current.signature,
-                    row: VehicleRow(updated),
-                    attributesChanged: Attributes.dictionary(current.vehicle.attributes)
-                        != Attributes.dictionary(updated.attributes)
+            let body = try Self.encode(updated)
+            let row = VehicleRow(updated)
+            let written =
+                row.sameOutsideLocation(as: VehicleRow(current.vehicle))
+                ? try await database.execute(
+                    WriteVehicleBody(
+                        provider: provider,
+                        id: id,
+                        body: body,
+                        version: current.version,
+                        trips: current.signature,
+                        row: row
+                    )
                 )
-            )
+                : try await database.execute(
+                    WriteVehicle(
+                        provider: provider,
+                        id: id,
+                        body: body,
+                        version: current.version,
+                        trips: current.signature,
+                        row: row,
+                        attributesChanged: Attributes.dictionary(current.vehicle.attributes)
+                            != Attributes.dictionary(updated.attributes)
+                    )
+                )
             if let version = written.first {
                 remember(
                     key,

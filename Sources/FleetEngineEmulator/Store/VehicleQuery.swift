@@ -328,4 +328,10 @@ struct VehicleRow {
         }
         attributes = Attributes.dictionary(vehicle.attributes)
     }
+
+    /// Whether the values other than the last report's time and place are the same (a store then writes only those).
+    func sameOutsideLocation(as other: VehicleRow) -> Bool {
+        state == other.state && category == other.category && capacity == other.capacity
+            && tripTypes == other.tripTypes && attributes == other.attributes
+    }
 }
