@@ -182,6 +182,9 @@ struct DeliveryAPITests {
             #expect(outcome == .ok)
             #expect(done["taskOutcome"] == "SUCCEEDED")
             #expect(done["taskOutcomeTime"]?.stringValue != nil)
+            // No outcome location given: the van's last location, marked as such.
+            #expect(done["taskOutcomeLocation"]?.objectValue?["point"] == ["latitude": 51.49, "longitude": -0.12])
+            #expect(done["taskOutcomeLocationSource"] == "LAST_VEHICLE_LOCATION")
             let (again, _) = try await client.call(
                 .patch,
                 "\(base)/tasks/t-pickup?updateMask=taskOutcome",

@@ -216,6 +216,9 @@ extension DeliveryService {
         let now = self.now
         let claims = caller.claims
         let account = caller.account
+        // An outcome given without its location takes the assigned vehicle's last location, as Fleet Engine fills
+        // it (`LAST_VEHICLE_LOCATION`): read beforehand, and used only if the task is still on that vehicle.
+        let vehicleLocation = try await lastVehicleLocation(given, paths: paths, provider: provider, id: id)
         let updated = try await store.updateTask(provider: provider, id: id) { current in
             // The claim may be the assigned vehicle's: checked against the task as stored, before any change.
             try AccessPolicy.check(
@@ -251,6 +254,12 @@ extension DeliveryService {
                     if !paths.contains("task_outcome_time"), !next.hasTaskOutcomeTime, given.taskOutcome != .unspecified
                     {
                         next.taskOutcomeTime = Google_Protobuf_Timestamp(date: now)
+                    }
+                    if let vehicleLocation, vehicleLocation.vehicleID == current.deliveryVehicleID,
+                        !current.hasTaskOutcomeLocation
+                    {
+                        next.taskOutcomeLocation.point = vehicleLocation.location
+                        next.taskOutcomeLocationSource = .lastVehicleLocation
                     }
                 case "task_outcome_time":
                     next.taskOutcomeTime = given.taskOutcomeTime
@@ -291,6 +300,23 @@ extension DeliveryService {
             provider: provider
         )
         try await store.deleteTask(provider: provider, id: id)
+    }
+
+    /// The assigned vehicle's last location, when an UpdateTask sets an outcome without its location.
+    private func lastVehicleLocation(
+        _ given: FleetEngineDelivery.Task,
+        paths: [String],
+        provider: String,
+        id: String
+    ) async throws -> (vehicleID: String, location: FleetEngineV1.LatLng)? {
+        guard paths.contains("task_outcome"), !paths.contains("task_outcome_location"),
+            given.taskOutcome != .unspecified,
+            let stored = try await store.task(provider: provider, id: id), !stored.deliveryVehicleID.isEmpty,
+            !stored.hasTaskOutcomeLocation,
+            let vehicle = try await store.deliveryVehicle(provider: provider, id: stored.deliveryVehicleID),
+            vehicle.hasLastLocation, vehicle.lastLocation.hasLocation
+        else { return nil }
+        return (stored.deliveryVehicleID, vehicle.lastLocation.location)
     }
 
     /// ListTasks: in ID order, filtered (<doc:Deliveries>), `totalSize` counting the matches of every page.
