@@ -21,9 +21,15 @@ struct FilterSQL {
         var owner: String
     }
 
+    /// What the condition is for: a page walks the rows in ID order and stops when it is full, so it probes each
+    /// row's attributes (`EXISTS`); a count reads every match, so it reads each attribute's rows from the index once
+    /// (`IN` a list).
+    enum Purpose: Sendable { case page, count }
+
     private(set) var values: [VehicleQuerySQL.Value] = []
     private(set) var condition = ""
     private let placeholder: @Sendable (Int) -> String
+    private let purpose: Purpose
 
     /// - Parameters:
     ///   - provider: the rows' provider, for the attribute index (bound first when the filter reads attributes).
@@ -35,10 +41,12 @@ struct FilterSQL {
         attributes: Attributes,
         provider: String,
         area: [VehicleQuery.Box]? = nil,
+        purpose: Purpose,
         bindingAfter firstPlaceholder: Int = 0,
         placeholder: @escaping @Sendable (Int) -> String
     ) {
         self.placeholder = { placeholder($0 + firstPlaceholder) }
+        self.purpose = purpose
         // Values are bound in the order their placeholders appear (SQLite's `?` are positional).
         var inArea: String?
         if let area {
@@ -98,12 +106,18 @@ struct FilterSQL {
     ) -> String {
         if field.hasPrefix("attributes.") {
             guard case .string(let text) = value, op == .equal || op == .notEqual else { return Self.constant(op) }
-            // A row has at most one value per key: `=` is "among the rows with that value", `!=` is its complement
-            // (no such key, or another value). Uncorrelated, so each database reads the index once.
+            // A row has at most one value per key: `=` is "has the key with that value", `!=` is its complement
+            // (no such key, or another value).
+            let key = String(field.dropFirst("attributes.".count))
+            if purpose == .page {
+                let probe =
+                    "SELECT 1 FROM \(attributes.table) a WHERE a.provider = t.provider AND a.\(attributes.owner) = t.id"
+                    + " AND a.key = \(bind(.text(key))) AND a.value = \(bind(.text(text)))"
+                return "\(op == .equal ? "" : "NOT ")EXISTS (\(probe))"
+            }
             let rows =
                 "SELECT a.\(attributes.owner) FROM \(attributes.table) a WHERE a.provider = \(bind(.text(provider)))"
-                + " AND a.key = \(bind(.text(String(field.dropFirst("attributes.".count)))))"
-                + " AND a.value = \(bind(.text(text)))"
+                + " AND a.key = \(bind(.text(key))) AND a.value = \(bind(.text(text)))"
             return "t.id \(op == .equal ? "IN" : "NOT IN") (\(rows))"
         }
         guard let column = columns[field] else { return Self.constant(op) }

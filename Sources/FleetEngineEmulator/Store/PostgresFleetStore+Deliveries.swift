@@ -170,8 +170,16 @@ extension PostgresFleetStore: DeliveryStore {
             ).decode((String, ByteBuffer).self) {
                 tasks[taskID] = try Self.storedTask(id: taskID, body: taskBody).task
             }
-            let change = try transform(try Self.decode(body, as: FleetEngineDelivery.DeliveryVehicle.self), tasks)
-            try await Self.writeDeliveryVehicle(connection, logger: logger, change.vehicle, provider: provider, id: id)
+            let current = try Self.decode(body, as: FleetEngineDelivery.DeliveryVehicle.self)
+            let change = try transform(current, tasks)
+            try await Self.writeDeliveryVehicle(
+                connection,
+                logger: logger,
+                change.vehicle,
+                provider: provider,
+                id: id,
+                replacing: current
+            )
             for (taskID, task) in change.tasks.sorted(by: { $0.key < $1.key }) {
                 guard tasks[taskID] != nil else {
                     throw StoreError.notFound("Task providers/\(provider)/tasks/\(taskID) not found.")
@@ -224,7 +232,8 @@ extension PostgresFleetStore: DeliveryStore {
         logger: Logger,
         _ vehicle: FleetEngineDelivery.DeliveryVehicle,
         provider: String,
-        id: String
+        id: String,
+        replacing previous: FleetEngineDelivery.DeliveryVehicle? = nil
     ) async throws {
         let body = try encode(vehicle)
         let row = DeliveryVehicleRow(vehicle)
@@ -235,6 +244,8 @@ extension PostgresFleetStore: DeliveryStore {
             """,
             logger: logger
         )
+        // Most updates are a new location: the attribute rows are rewritten only when the attributes changed.
+        if let previous, DeliveryVehicleRow(previous).attributes == row.attributes { return }
         try await writeAttributes(
             connection,
             logger: logger,
@@ -509,14 +520,17 @@ extension PostgresFleetStore: DeliveryStore {
     public func tasks(provider: String, matching query: TaskQuery, after afterID: String?, limit: Int, counting: Bool)
         async throws -> (tasks: [StoredTask], total: Int?)
     {
-        let filter = FilterSQL(
-            query.filter,
-            columns: TaskRow.columns,
-            attributes: .init(table: "emulator_task_attributes", owner: "task_id"),
-            provider: provider,
-            bindingAfter: 1,
-            placeholder: { "$\($0)" }
-        )
+        let filter = { (purpose: FilterSQL.Purpose) in
+            FilterSQL(
+                query.filter,
+                columns: TaskRow.columns,
+                attributes: .init(table: "emulator_task_attributes", owner: "task_id"),
+                provider: provider,
+                purpose: purpose,
+                bindingAfter: 1,
+                placeholder: { "$\($0)" }
+            )
+        }
         let (rows, total) = try await filteredPage(
             table: "emulator_tasks",
             provider: provider,
@@ -536,15 +550,18 @@ extension PostgresFleetStore: DeliveryStore {
         limit: Int,
         counting: Bool
     ) async throws -> (vehicles: [StoredDeliveryVehicle], total: Int?) {
-        let filter = FilterSQL(
-            query.filter,
-            columns: [:],
-            attributes: .init(table: "emulator_delivery_vehicle_attributes", owner: "vehicle_id"),
-            provider: provider,
-            area: query.area,
-            bindingAfter: 1,
-            placeholder: { "$\($0)" }
-        )
+        let filter = { (purpose: FilterSQL.Purpose) in
+            FilterSQL(
+                query.filter,
+                columns: [:],
+                attributes: .init(table: "emulator_delivery_vehicle_attributes", owner: "vehicle_id"),
+                provider: provider,
+                area: query.area,
+                purpose: purpose,
+                bindingAfter: 1,
+                placeholder: { "$\($0)" }
+            )
+        }
         let (rows, total) = try await filteredPage(
             table: "emulator_delivery_vehicles",
             provider: provider,
@@ -567,28 +584,29 @@ extension PostgresFleetStore: DeliveryStore {
     private func filteredPage(
         table: String,
         provider: String,
-        filter: FilterSQL,
+        filter: (FilterSQL.Purpose) -> FilterSQL,
         after afterID: String?,
         limit: Int,
         counting: Bool
     ) async throws -> (rows: [(id: String, body: ByteBuffer)], total: Int?) {
-        let values = [VehicleQuerySQL.Value.text(provider)] + filter.values
-        let condition = "t.provider = $1 AND \(filter.condition)"
         var total: Int?
         if counting {
+            let count = filter(.count)
             let rows = try await database.query(
                 PostgresQuery(
-                    unsafeSQL: "SELECT count(*) FROM \(table) t WHERE \(condition)",
-                    binds: Self.bindings(values)
+                    unsafeSQL: "SELECT count(*) FROM \(table) t WHERE t.provider = $1 AND \(count.condition)",
+                    binds: Self.bindings([.text(provider)] + count.values)
                 )
             )
             total = try rows.first?.decode(Int.self)
         }
+        let page = filter(.page)
+        let values = [VehicleQuerySQL.Value.text(provider)] + page.values
         let after = values.count + 1
         let rows = try await database.query(
             PostgresQuery(
                 unsafeSQL: """
-                    SELECT t.id, t.body FROM \(table) t WHERE \(condition) AND t.id > $\(after)
+                    SELECT t.id, t.body FROM \(table) t WHERE t.provider = $1 AND \(page.condition) AND t.id > $\(after)
                     ORDER BY t.id LIMIT \(max(limit, 0))
                     """,
                 binds: Self.bindings(values + [.text(afterID ?? "")])

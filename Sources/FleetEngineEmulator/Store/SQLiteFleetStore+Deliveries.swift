@@ -96,7 +96,8 @@ extension SQLiteFleetStore: DeliveryStore {
         _ vehicle: FleetEngineDelivery.DeliveryVehicle,
         provider: String,
         id: String,
-        insert: Bool
+        insert: Bool,
+        replacing previous: FleetEngineDelivery.DeliveryVehicle? = nil
     ) throws {
         let row = DeliveryVehicleRow(vehicle)
         let sql =
@@ -111,6 +112,8 @@ extension SQLiteFleetStore: DeliveryStore {
                 "Delivery vehicle providers/\(provider)/deliveryVehicles/\(id) already exists."
             )
         }
+        // Most updates are a new location: the attribute rows are rewritten only when the attributes changed.
+        if let previous, DeliveryVehicleRow(previous).attributes == row.attributes { return }
         try writeAttributes(
             db,
             row.attributes,
@@ -192,8 +195,16 @@ extension SQLiteFleetStore: DeliveryStore {
                     tasks[taskID] = try Self.storedTask(row).task
                 }
             }
-            let change = try transform(try Self.decode(body, as: FleetEngineDelivery.DeliveryVehicle.self), tasks)
-            try Self.writeDeliveryVehicle(db, change.vehicle, provider: provider, id: id, insert: false)
+            let current = try Self.decode(body, as: FleetEngineDelivery.DeliveryVehicle.self)
+            let change = try transform(current, tasks)
+            try Self.writeDeliveryVehicle(
+                db,
+                change.vehicle,
+                provider: provider,
+                id: id,
+                insert: false,
+                replacing: current
+            )
             for (taskID, task) in change.tasks.sorted(by: { $0.key < $1.key }) {
                 guard tasks[taskID] != nil else {
                     throw StoreError.notFound("Task providers/\(provider)/tasks/\(taskID) not found.")
@@ -334,13 +345,16 @@ extension SQLiteFleetStore: DeliveryStore {
     public func tasks(provider: String, matching query: TaskQuery, after afterID: String?, limit: Int, counting: Bool)
         async throws -> (tasks: [StoredTask], total: Int?)
     {
-        let filter = FilterSQL(
-            query.filter,
-            columns: TaskRow.columns,
-            attributes: .init(table: "task_attributes", owner: "task_id"),
-            provider: provider,
-            placeholder: { _ in "?" }
-        )
+        let filter = { (purpose: FilterSQL.Purpose) in
+            FilterSQL(
+                query.filter,
+                columns: TaskRow.columns,
+                attributes: .init(table: "task_attributes", owner: "task_id"),
+                provider: provider,
+                purpose: purpose,
+                placeholder: { _ in "?" }
+            )
+        }
         let (rows, total) = try await Self.filteredPage(
             deliveryWriter,
             table: "tasks",
@@ -364,14 +378,17 @@ extension SQLiteFleetStore: DeliveryStore {
         limit: Int,
         counting: Bool
     ) async throws -> (vehicles: [StoredDeliveryVehicle], total: Int?) {
-        let filter = FilterSQL(
-            query.filter,
-            columns: [:],
-            attributes: .init(table: "delivery_vehicle_attributes", owner: "vehicle_id"),
-            provider: provider,
-            area: query.area,
-            placeholder: { _ in "?" }
-        )
+        let filter = { (purpose: FilterSQL.Purpose) in
+            FilterSQL(
+                query.filter,
+                columns: [:],
+                attributes: .init(table: "delivery_vehicle_attributes", owner: "vehicle_id"),
+                provider: provider,
+                area: query.area,
+                purpose: purpose,
+                placeholder: { _ in "?" }
+            )
+        }
         let (rows, total) = try await Self.filteredPage(
             deliveryWriter,
             table: "delivery_vehicles",
@@ -396,25 +413,31 @@ extension SQLiteFleetStore: DeliveryStore {
         _ writer: any DatabaseWriter,
         table: String,
         provider: String,
-        filter: FilterSQL,
+        filter: (FilterSQL.Purpose) -> FilterSQL,
         after afterID: String?,
         limit: Int,
         counting: Bool
     ) async throws -> (rows: [(id: String, body: Data)], total: Int?) {
-        let values: [any DatabaseValueConvertible] = [provider] + filter.values.map(Self.databaseValue)
-        let countArguments = StatementArguments(values)
-        let pageArguments = StatementArguments(values + [afterID ?? "", max(limit, 0)])
-        let condition = "t.provider = ? AND \(filter.condition)"
+        let (count, page) = (filter(.count), filter(.page))
+        let countArguments = StatementArguments([provider] + count.values.map(Self.databaseValue))
+        let pageArguments = StatementArguments(
+            [provider] + page.values.map(Self.databaseValue) + [afterID ?? "", max(limit, 0)]
+        )
         return try await writer.read { db in
             let total =
                 counting
                 ? try Int.fetchOne(
-                    db.cachedStatement(sql: "SELECT count(*) FROM \(table) t WHERE \(condition)"),
+                    db.cachedStatement(
+                        sql: "SELECT count(*) FROM \(table) t WHERE t.provider = ? AND \(count.condition)"
+                    ),
                     arguments: countArguments
                 ) : nil
             let rows = try Row.fetchAll(
                 db.cachedStatement(
-                    sql: "SELECT t.id, t.body FROM \(table) t WHERE \(condition) AND t.id > ? ORDER BY t.id LIMIT ?"
+                    sql: """
+                        SELECT t.id, t.body FROM \(table) t WHERE t.provider = ? AND \(page.condition) AND t.id > ?
+                        ORDER BY t.id LIMIT ?
+                        """
                 ),
                 arguments: pageArguments
             ).map { (id: $0["id"] as String, body: $0["body"] as Data) }
