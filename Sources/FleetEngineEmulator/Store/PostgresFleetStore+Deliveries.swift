@@ -8,85 +8,7 @@ import PostgresNIO
 /// read-modify-write holding the rows' locks (`SELECT … FOR UPDATE`), so concurrent changes from any number of
 /// instances apply one after the other.
 extension PostgresFleetStore: DeliveryStore {
-    /// Migration step 5: the Deliveries API's tables.
-    static let deliveryTables = PostgresMigrations.Step(
-        version: 5,
-        name: "delivery vehicles and tasks",
-        statements: [
-            """
-            CREATE TABLE emulator_delivery_vehicles (
-                provider TEXT COLLATE "C" NOT NULL, id TEXT COLLATE "C" NOT NULL, body BYTEA NOT NULL,
-                PRIMARY KEY (provider, id))
-            """,
-            """
-            CREATE TABLE emulator_tasks (
-                provider TEXT COLLATE "C" NOT NULL, id TEXT COLLATE "C" NOT NULL, vehicle_id TEXT COLLATE "C",
-                open BOOLEAN NOT NULL, tracking_id TEXT COLLATE "C", body BYTEA NOT NULL, PRIMARY KEY (provider, id))
-            """,
-            "CREATE INDEX emulator_tasks_by_vehicle ON emulator_tasks (provider, vehicle_id, open)",
-            "CREATE INDEX emulator_tasks_by_tracking_id ON emulator_tasks (provider, tracking_id)",
-        ]
-    )
-
-    /// Migration step 6: the columns ListTasks' and ListDeliveryVehicles' filters read, and attribute tables, filled
-    /// from the stored messages.
-    static let deliveryColumns = PostgresMigrations.Step(
-        version: 6,
-        name: "indexed task and delivery vehicle columns, their attributes",
-        statements: [
-            """
-            ALTER TABLE emulator_tasks
-            ADD COLUMN state INTEGER NOT NULL DEFAULT 0, ADD COLUMN type INTEGER NOT NULL DEFAULT 0,
-            ADD COLUMN outcome INTEGER NOT NULL DEFAULT 0, ADD COLUMN outcome_time DOUBLE PRECISION,
-            ADD COLUMN lat DOUBLE PRECISION, ADD COLUMN lng DOUBLE PRECISION
-            """,
-            "CREATE INDEX emulator_tasks_by_state ON emulator_tasks (provider, state, id)",
-            """
-            CREATE TABLE emulator_task_attributes (
-                provider TEXT COLLATE "C" NOT NULL, task_id TEXT COLLATE "C" NOT NULL,
-                key TEXT COLLATE "C" NOT NULL, value TEXT COLLATE "C" NOT NULL,
-                PRIMARY KEY (provider, task_id, key))
-            """,
-            "CREATE INDEX emulator_task_attributes_by_value ON emulator_task_attributes (provider, key, value, task_id)",
-            "ALTER TABLE emulator_delivery_vehicles ADD COLUMN lat DOUBLE PRECISION, ADD COLUMN lng DOUBLE PRECISION",
-            """
-            CREATE TABLE emulator_delivery_vehicle_attributes (
-                provider TEXT COLLATE "C" NOT NULL, vehicle_id TEXT COLLATE "C" NOT NULL,
-                key TEXT COLLATE "C" NOT NULL, value TEXT COLLATE "C" NOT NULL,
-                PRIMARY KEY (provider, vehicle_id, key))
-            """,
-            """
-            CREATE INDEX emulator_delivery_vehicle_attributes_by_value
-            ON emulator_delivery_vehicle_attributes (provider, key, value, vehicle_id)
-            """,
-        ],
-        then: { connection, logger in
-            var tasks: [(String, String, ByteBuffer)] = []
-            for try await row in try await connection.query(
-                "SELECT provider, id, body FROM emulator_tasks",
-                logger: logger
-            ).decode((String, String, ByteBuffer).self) {
-                tasks.append(row)
-            }
-            for (provider, id, body) in tasks {
-                let task = try decode(body, as: FleetEngineDelivery.Task.self)
-                try await writeTask(connection, logger: logger, StoredTask(id: id, task: task), provider: provider)
-            }
-            var vehicles: [(String, String, ByteBuffer)] = []
-            for try await row in try await connection.query(
-                "SELECT provider, id, body FROM emulator_delivery_vehicles",
-                logger: logger
-            ).decode((String, String, ByteBuffer).self) {
-                vehicles.append(row)
-            }
-            for (provider, id, body) in vehicles {
-                let vehicle = try decode(body, as: FleetEngineDelivery.DeliveryVehicle.self)
-                try await writeDeliveryVehicle(connection, logger: logger, vehicle, provider: provider, id: id)
-            }
-        }
-    )
-
-    private static func storedTask(id: String, body: ByteBuffer) throws -> StoredTask {
+    static func storedTask(id: String, body: ByteBuffer) throws -> StoredTask {
         StoredTask(id: id, task: try decode(body, as: FleetEngineDelivery.Task.self))
     }
 
@@ -195,7 +117,7 @@ extension PostgresFleetStore: DeliveryStore {
         }
     }
 
-    private static func writeTask(
+    static func writeTask(
         _ connection: PostgresConnection,
         logger: Logger,
         _ task: StoredTask,
@@ -227,7 +149,7 @@ extension PostgresFleetStore: DeliveryStore {
         )
     }
 
-    private static func writeDeliveryVehicle(
+    static func writeDeliveryVehicle(
         _ connection: PostgresConnection,
         logger: Logger,
         _ vehicle: FleetEngineDelivery.DeliveryVehicle,
@@ -514,104 +436,5 @@ extension PostgresFleetStore: DeliveryStore {
             let (id, body) = try row.decode((String, ByteBuffer).self)
             return try Self.storedTask(id: id, body: body)
         }
-    }
-
-    /// The count, then a page of the tasks `query` accepts (keyset: `id > afterID`).
-    public func tasks(provider: String, matching query: TaskQuery, after afterID: String?, limit: Int, counting: Bool)
-        async throws -> (tasks: [StoredTask], total: Int?)
-    {
-        let filter = { (purpose: FilterSQL.Purpose) in
-            FilterSQL(
-                query.filter,
-                columns: TaskRow.columns,
-                attributes: .init(table: "emulator_task_attributes", owner: "task_id"),
-                provider: provider,
-                purpose: purpose,
-                bindingAfter: 1,
-                placeholder: { "$\($0)" }
-            )
-        }
-        let (rows, total) = try await filteredPage(
-            table: "emulator_tasks",
-            provider: provider,
-            filter: filter,
-            after: afterID,
-            limit: limit,
-            counting: counting
-        )
-        return (try rows.map { try Self.storedTask(id: $0.id, body: $0.body) }, total)
-    }
-
-    /// The count, then a page of the delivery vehicles `query` accepts (keyset: `id > afterID`).
-    public func deliveryVehicles(
-        provider: String,
-        matching query: DeliveryVehicleQuery,
-        after afterID: String?,
-        limit: Int,
-        counting: Bool
-    ) async throws -> (vehicles: [StoredDeliveryVehicle], total: Int?) {
-        let filter = { (purpose: FilterSQL.Purpose) in
-            FilterSQL(
-                query.filter,
-                columns: [:],
-                attributes: .init(table: "emulator_delivery_vehicle_attributes", owner: "vehicle_id"),
-                provider: provider,
-                area: query.area,
-                purpose: purpose,
-                bindingAfter: 1,
-                placeholder: { "$\($0)" }
-            )
-        }
-        let (rows, total) = try await filteredPage(
-            table: "emulator_delivery_vehicles",
-            provider: provider,
-            filter: filter,
-            after: afterID,
-            limit: limit,
-            counting: counting
-        )
-        return (
-            try rows.map {
-                StoredDeliveryVehicle(
-                    id: $0.id,
-                    vehicle: try Self.decode($0.body, as: FleetEngineDelivery.DeliveryVehicle.self)
-                )
-            },
-            total
-        )
-    }
-
-    private func filteredPage(
-        table: String,
-        provider: String,
-        filter: (FilterSQL.Purpose) -> FilterSQL,
-        after afterID: String?,
-        limit: Int,
-        counting: Bool
-    ) async throws -> (rows: [(id: String, body: ByteBuffer)], total: Int?) {
-        var total: Int?
-        if counting {
-            let count = filter(.count)
-            let rows = try await database.query(
-                PostgresQuery(
-                    unsafeSQL: "SELECT count(*) FROM \(table) t WHERE t.provider = $1 AND \(count.condition)",
-                    binds: Self.bindings([.text(provider)] + count.values)
-                )
-            )
-            total = try rows.first?.decode(Int.self)
-        }
-        let page = filter(.page)
-        let values = [VehicleQuerySQL.Value.text(provider)] + page.values
-        let after = values.count + 1
-        let rows = try await database.query(
-            PostgresQuery(
-                unsafeSQL: """
-                    SELECT t.id, t.body FROM \(table) t WHERE t.provider = $1 AND \(page.condition) AND t.id > $\(after)
-                    ORDER BY t.id LIMIT \(max(limit, 0))
-                    """,
-                binds: Self.bindings(values + [.text(afterID ?? "")])
-            )
-        )
-        return (try rows.map { try $0.decode((String, ByteBuffer).self) }.map { (id: $0.0, body: $0.1) }, total)
     }
 }
