@@ -268,6 +268,11 @@ struct VehicleAPITests {
                 ("", "updateMask is required"), ("?updateMask=", "at least one"),
                 ("?updateMask=current_trips", "cannot be updated"), ("?updateMask=name", "cannot be updated"),
                 ("?updateMask=colour", "not a Vehicle field"),
+                // Case is mapped in ASCII only: a non-ASCII capital never becomes a known path.
+                ("?updateMask=l%C3%80st_location", "not a Vehicle field"),
+                ("?updateMask=vehicle%C3%80State", "not a Vehicle field"),
+                ("?updateMask=currentTrips", "cannot be updated"), ("?updateMask=%20name", "cannot be updated"),
+                ("?updateMask=maximumCapacity,%2C", "without empty paths"),
             ] {
                 let (status, error) = try await client.call(
                     .put,
@@ -288,14 +293,25 @@ struct VehicleAPITests {
                 body: #"{"vehicleState":"ONLINE"}"#
             )
             #expect(missing == .notFound)
-            // A server token may update any field, in either spelling.
+            // A server token may update any field, in either spelling, with spaces around a path.
             let (ok, vehicle) = try await client.call(
                 .put,
-                "\(base)/v1?updateMask=maximumCapacity,attributes",
+                "\(base)/v1?updateMask=maximumCapacity,%20attributes%20",
                 token: F.server,
                 body: #"{"maximumCapacity":6,"attributes":[{"key":"colour","value":"red"}]}"#
             )
             #expect(ok == .ok && vehicle["maximumCapacity"] == 6)
+            #expect(vehicle["attributes"]?.arrayValue?.count == 1)
+            let (camel, moved) = try await client.call(
+                .put,
+                "\(base)/v1?updateMask=backToBackEnabled,remainingDistanceMeters",
+                token: F.server,
+                body: #"{"backToBackEnabled":true,"remainingDistanceMeters":75}"#
+            )
+            #expect(
+                camel == .ok && moved["remainingDistanceMeters"] == 75 && moved["backToBackEnabled"] == true,
+                "\(moved.jsonText)"
+            )
         }
     }
 }

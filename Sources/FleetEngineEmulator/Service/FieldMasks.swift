@@ -8,6 +8,21 @@ import Foundation
 enum FieldMasks {
     /// `lastLocation` → `last_location`; proto spelling is left as it is.
     static func protoPath(_ path: String) -> String {
+        // Every valid path is ASCII: spelled byte by byte, without Unicode's case tables (this ran on every update).
+        if path.utf8.allSatisfy({ $0 < 0x80 }) {
+            guard path.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) else { return path }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(path.utf8.count + 4)
+            for byte in path.utf8 {
+                if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") {
+                    bytes.append(UInt8(ascii: "_"))
+                    bytes.append(byte + 0x20)
+                } else {
+                    bytes.append(byte)
+                }
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
         var result = ""
         for character in path {
             if character.isUppercase {
@@ -32,7 +47,7 @@ enum FieldMasks {
         }
         var paths: [String] = []
         for raw in mask {
-            let path = protoPath(raw.trimmingCharacters(in: .whitespaces))
+            let path = protoPath(Self.trimmed(raw))
             guard !path.isEmpty else {
                 throw .invalidArgument(
                     "updateMask must list at least one field, separated by commas, without empty paths."
@@ -47,6 +62,18 @@ enum FieldMasks {
             if !paths.contains(path) { paths.append(path) }
         }
         return paths
+    }
+
+    /// `raw` without leading and trailing whitespace; a path without any is returned as it is.
+    static func trimmed(_ raw: String) -> String {
+        guard let first = raw.utf8.first, let last = raw.utf8.last else { return raw }
+        // Foundation's trimming only where an end is not a plain ASCII letter, digit or `_`.
+        func plain(_ byte: UInt8) -> Bool {
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+        }
+        return plain(first) && plain(last) ? raw : raw.trimmingCharacters(in: .whitespaces)
     }
 
     // MARK: Vehicle
