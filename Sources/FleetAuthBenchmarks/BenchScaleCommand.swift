@@ -30,7 +30,7 @@ extension BenchCommand {
         @Option(
             help: """
                 Also measure PostgreSQL (postgres://USER[:PASSWORD]@HOST[:PORT]/DB); the run replaces the vehicles \
-                of provider bench-scale there.
+                of provider bench-scale there, and deletes them when it ends.
                 """
         )
         var database: String?
@@ -84,6 +84,8 @@ extension BenchCommand {
                             baseline: &baseline
                         )
                     }
+                    // A later benchmark on the same database would measure against these rows' indexes.
+                    try await store.deleteAll(provider: Self.provider)
                 }
             }
             say(
