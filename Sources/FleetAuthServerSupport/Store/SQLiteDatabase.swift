@@ -11,6 +11,8 @@ import ServiceLifecycle
 package final class SQLiteDatabase: Service, Sendable {
     /// Reads and writes.
     package let writer: any DatabaseWriter
+    /// Writes that share transactions under load: what a store's frequent updates go through.
+    package let batches: SQLiteGroupCommit
 
     /// Opens (creating if needed) the database file at `path` and migrates it.
     package init(path: String, migrator: DatabaseMigrator) throws(StoreError) {
@@ -19,6 +21,7 @@ package final class SQLiteDatabase: Service, Sendable {
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         do {
             writer = try DatabasePool(path: path, configuration: configuration)
+            batches = SQLiteGroupCommit(writer)
             try migrator.migrate(writer)
         } catch {
             throw .unavailable("Cannot open the database \(path): \(error)")
@@ -29,6 +32,7 @@ package final class SQLiteDatabase: Service, Sendable {
     package init(inMemoryWith migrator: DatabaseMigrator) throws(StoreError) {
         do {
             writer = try DatabaseQueue(configuration: Self.configuration)
+            batches = SQLiteGroupCommit(writer)
             try migrator.migrate(writer)
         } catch {
             throw .unavailable("Cannot open an in-memory database: \(error)")
@@ -39,6 +43,12 @@ package final class SQLiteDatabase: Service, Sendable {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         return configuration
+    }
+
+    /// Runs `updates` in a transaction, shared with the writes queued beside it (``SQLiteGroupCommit``); returns
+    /// once that transaction committed. An error thrown by `updates` undoes its own writes and no others.
+    package func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await batches.write(updates)
     }
 
     /// Waits for graceful shutdown, then closes the database.

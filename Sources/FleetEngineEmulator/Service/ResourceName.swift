@@ -25,8 +25,10 @@ enum ResourceName {
             )
         }
         // The ID is named as REST names its path segment (`vehicle ID`), so both transports say the same.
-        let singular = collection.hasSuffix("s") ? String(collection.dropLast()) : collection
-        return (try id(String(parts[1]), field: "provider"), try id(String(parts[3]), field: "\(singular) ID"))
+        return (
+            try id(String(parts[1]), field: "provider"),
+            try id(String(parts[3]), field: "\(collection.hasSuffix("s") ? collection.dropLast() : collection[...]) ID")
+        )
     }
 
     /// A vehicle's name.
@@ -40,12 +42,13 @@ enum ResourceName {
     }
 
     /// An ID, checked against the ID rules.
-    static func id(_ value: String, field: String) throws(GoogleAPIError) -> String {
-        guard !value.isEmpty else { throw .invalidArgument("\(field) is required.") }
+    /// `field` names the value in the error, and is only built for one (every call on the hot path is valid).
+    static func id(_ value: String, field: @autoclosure () -> String) throws(GoogleAPIError) -> String {
+        guard !value.isEmpty else { throw .invalidArgument("\(field()) is required.") }
         do {
-            try FleetEngineID.validate(value, field: field)
+            try FleetEngineID.validate(value, field: "")
         } catch {
-            throw .invalidArgument("Invalid \(error.field): \(error.problem).")
+            throw .invalidArgument("Invalid \(field()): \(error.problem).")
         }
         return value
     }

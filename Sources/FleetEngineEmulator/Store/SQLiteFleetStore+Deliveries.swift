@@ -159,7 +159,7 @@ extension SQLiteFleetStore: DeliveryStore {
     public func insertDeliveryVehicle(_ vehicle: FleetEngineDelivery.DeliveryVehicle, provider: String, id: String)
         async throws
     {
-        try await deliveryWriter.write { db in
+        try await database.write { db in
             try Self.writeDeliveryVehicle(db, vehicle, provider: provider, id: id, insert: true)
         }
     }
@@ -172,7 +172,7 @@ extension SQLiteFleetStore: DeliveryStore {
             @escaping @Sendable (FleetEngineDelivery.DeliveryVehicle, [String: FleetEngineDelivery.Task])
             throws -> DeliveryVehicleChange
     ) async throws -> FleetEngineDelivery.DeliveryVehicle {
-        try await deliveryWriter.write { db in
+        try await database.write { db in
             guard
                 let body = try Data.fetchOne(
                     db.cachedStatement(sql: "SELECT body FROM delivery_vehicles WHERE provider = ? AND id = ?"),
@@ -216,7 +216,7 @@ extension SQLiteFleetStore: DeliveryStore {
     }
 
     public func deleteDeliveryVehicle(provider: String, id: String) async throws {
-        try await deliveryWriter.write { db in
+        try await database.write { db in
             let open =
                 try Int.fetchOne(
                     db.cachedStatement(sql: Self.openTaskCountOfVehicleQuery),
@@ -272,7 +272,7 @@ extension SQLiteFleetStore: DeliveryStore {
     }
 
     public func insertTasks(_ tasks: [StoredTask], provider: String) async throws {
-        try await deliveryWriter.write { db in
+        try await database.write { db in
             let exists = try db.cachedStatement(sql: "SELECT 1 FROM tasks WHERE provider = ? AND id = ?")
             for task in tasks {
                 if try Bool.fetchOne(exists, arguments: [provider, task.id]) != nil {
@@ -288,7 +288,7 @@ extension SQLiteFleetStore: DeliveryStore {
         id: String,
         _ transform: @escaping @Sendable (FleetEngineDelivery.Task) throws -> FleetEngineDelivery.Task
     ) async throws -> FleetEngineDelivery.Task {
-        try await deliveryWriter.write { db in
+        try await database.write { db in
             guard
                 let body = try Data.fetchOne(
                     db.cachedStatement(sql: "SELECT body FROM tasks WHERE provider = ? AND id = ?"),
@@ -302,7 +302,7 @@ extension SQLiteFleetStore: DeliveryStore {
     }
 
     public func deleteTask(provider: String, id: String) async throws {
-        try await deliveryWriter.write { db in
+        try await database.write { db in
             guard
                 let row = try Row.fetchOne(
                     db.cachedStatement(sql: "SELECT vehicle_id, open FROM tasks WHERE provider = ? AND id = ?"),

@@ -141,7 +141,7 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
 
     public func insertVehicle(_ vehicle: FleetEngineV1.Vehicle, provider: String, id: String) async throws {
         let data = try Self.encode(vehicle)
-        try await writer.write { db in
+        try await database.write { db in
             if try Self.vehicleExists(db, provider: provider, id: id) {
                 throw StoreError.alreadyExists("Vehicle providers/\(provider)/vehicles/\(id) already exists.")
             }
@@ -157,7 +157,7 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         // One transaction reads, writes and lists the active trips: each extra GRDB call costs two thread hops,
         // more than the SQL itself (measured with `fleetauth bench emulator`; a synchronous write that blocks the
         // cooperative pool measured slower still).
-        try await writer.write { db in
+        try await database.write { db in
             guard
                 let stored = try Row.fetchOne(
                     db.cachedStatement(sql: "SELECT seq, body FROM vehicles WHERE provider = ? AND id = ?"),
@@ -191,7 +191,7 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
     }
 
     public func deleteVehicle(provider: String, id: String) async throws {
-        try await writer.write { db in
+        try await database.write { db in
             guard try Self.vehicleExists(db, provider: provider, id: id) else {
                 throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
             }
@@ -359,7 +359,7 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
 
     public func insertTrip(_ trip: StoredTrip, provider: String) async throws {
         let data = try Self.encode(trip.trip)
-        try await writer.write { db in
+        try await database.write { db in
             if try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT 1 FROM trips WHERE provider = ? AND id = ?"),
                 arguments: [provider, trip.id]
@@ -382,7 +382,7 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         id: String,
         _ transform: @escaping @Sendable (StoredTrip) throws -> StoredTrip
     ) async throws -> StoredTrip {
-        try await writer.write { db in
+        try await database.write { db in
             guard
                 let row = try Row.fetchOne(
                     db.cachedStatement(sql: "SELECT id, updated_at, body FROM trips WHERE provider = ? AND id = ?"),
@@ -411,7 +411,7 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
     }
 
     public func deleteTrip(provider: String, id: String) async throws {
-        try await writer.write { db in
+        try await database.write { db in
             try db.cachedStatement(sql: "DELETE FROM trips WHERE provider = ? AND id = ?").execute(arguments: [
                 provider, id,
             ])
