@@ -48,8 +48,14 @@ struct SQLiteGroupCommitTests {
         return (held, release)
     }
 
-    static func waitUntilQueued(_ count: Int, _ database: SQLiteDatabase) async {
-        while database.batches.waitingWrites < count { await Task.yield() }
+    /// Waits until `count` writes are queued, failing the test rather than hanging if they do not come in 30 s.
+    static func waitUntilQueued(_ count: Int, _ database: SQLiteDatabase) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while database.batches.waitingWrites < count {
+            try #require(ContinuousClock.now < deadline, "\(count) writes were not queued")
+            // A short sleep, not a yield: a spinning task would take one of the pool's threads from other tests.
+            try await Task.sleep(for: .milliseconds(1))
+        }
     }
 
     @Test("concurrent writes all commit, the waiting ones in one transaction, in the order they were queued")
@@ -69,7 +75,7 @@ struct SQLiteGroupCommitTests {
                 }
             )
             // One at a time, so the queue's order is known.
-            await Self.waitUntilQueued(id, database)
+            try await Self.waitUntilQueued(id, database)
         }
         release.signal()
         try await held.value
@@ -98,7 +104,7 @@ struct SQLiteGroupCommitTests {
                     }
                 }
             )
-            await Self.waitUntilQueued(id, database)
+            try await Self.waitUntilQueued(id, database)
         }
         release.signal()
         try await held.value
@@ -131,12 +137,12 @@ struct SQLiteGroupCommitTests {
         let good = Task {
             try await database.write { db in try db.execute(sql: "INSERT INTO rows (id) VALUES (1)") }
         }
-        await Self.waitUntilQueued(1, database)
+        try await Self.waitUntilQueued(1, database)
         // A parent that does not exist: the deferred foreign key is checked at COMMIT.
         let orphan = Task {
             try await database.write { db in try db.execute(sql: "INSERT INTO rows (id, parent) VALUES (2, 99)") }
         }
-        await Self.waitUntilQueued(2, database)
+        try await Self.waitUntilQueued(2, database)
         release.signal()
         try await held.value
         for task in [good, orphan] {

@@ -108,6 +108,55 @@ struct FleetStoreConformanceTests {
     }
 
     @Test(
+        "concurrent location updates of many vehicles (batched where the store batches) lose nothing, and the index follows",
+        arguments: FleetStoreDriver.all
+    )
+    func concurrentLocationUpdates(_ driver: FleetStoreDriver) async throws {
+        let store = try await driver.open().store
+        let ids = (0..<10).map { "v\($0)" }
+        for (index, id) in ids.enumerated() {
+            var vehicle = Self.vehicle()
+            vehicle.lastLocation.location.latitude = -80
+            vehicle.lastLocation.location.longitude = Double(index)
+            try await store.insertVehicle(vehicle, provider: "p", id: id)
+        }
+        // Four workers per vehicle, all at once: writes of different vehicles share batches, and writes of one
+        // vehicle meet in them too. Only the location changes, each step one degree north of what was read.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for id in ids {
+                for _ in 0..<4 {
+                    group.addTask {
+                        for _ in 0..<10 {
+                            _ = try await store.updateVehicle(provider: "p", id: id) { vehicle, _ in
+                                var vehicle = vehicle
+                                vehicle.lastLocation.location.latitude += 1
+                                vehicle.lastLocation.serverTime = .init(date: Self.t0)
+                                return vehicle
+                            }
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for (index, id) in ids.enumerated() {
+            let location = try #require(try await store.vehicle(provider: "p", id: id)).lastLocation
+            #expect(location.location.latitude == -40, "\(id): 40 updates, each one degree")
+            #expect(location.location.longitude == Double(index))
+        }
+        var query = VehicleQuery()
+        query.area = [VehicleQuery.Box(lowLatitude: -40.5, highLatitude: -39.5, lowLongitude: -1, highLongitude: 20)]
+        query.freshSince = Self.t0
+        let positions = try await store.vehiclePositions(provider: "p", matching: query)
+        #expect(
+            Set(positions)
+                == Set(ids.enumerated().map { VehiclePosition(id: $1, latitude: -40, longitude: Double($0)) })
+        )
+        query.area = [VehicleQuery.Box(lowLatitude: -80.5, highLatitude: -40.5, lowLongitude: -1, highLongitude: 20)]
+        #expect(try await store.vehiclePositions(provider: "p", matching: query).isEmpty, "no stale place is indexed")
+    }
+
+    @Test(
         "two instances on the same data: each sees the other's writes at once, concurrent updates and trip assignments stay whole",
         arguments: FleetStoreDriver.persistent
     )

@@ -125,3 +125,42 @@ struct WriteVehicleBody: PostgresPreparedStatement {
 
     func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
 }
+
+/// Several ``WriteVehicleBody`` in one statement: the writes of concurrent updates, batched (``GroupCommit``). Each
+/// row is written only under its own conditions; the answer names each written row by its place in the batch
+/// (from 1) with its new version. Two writes of one vehicle in a batch both expect the version they read, so at
+/// most one is written, as if they had come one after the other. An absent time or place is sent as NaN (arrays
+/// carry no NULL here; no stored value can be NaN: latitudes and longitudes are checked against their ranges).
+struct WriteVehicleBodies: PostgresPreparedStatement {
+    static let name = "fleetauth_emulator_write_vehicle_bodies"
+    static let sql = """
+        UPDATE emulator_vehicles v SET body = u.body, version = nextval('emulator_vehicle_versions'),
+            seen = NULLIF(u.seen, 'NaN'), lat = NULLIF(u.lat, 'NaN'), lng = NULLIF(u.lng, 'NaN'),
+            location = point(NULLIF(u.lat, 'NaN'), NULLIF(u.lng, 'NaN'))
+        FROM unnest($1::text[], $2::text[], $3::bytea[], $4::int8[], $5::text[], $6::float8[], $7::float8[],
+            $8::float8[]) WITH ORDINALITY AS u(provider, id, body, version, trips, seen, lat, lng, item)
+        WHERE v.provider = u.provider AND v.id = u.id AND v.version = u.version
+        AND (SELECT coalesce(string_agg(t.id || ':' || t.updated_at, ',' ORDER BY t.id), '')
+             FROM emulator_trips t WHERE t.provider = v.provider AND t.vehicle_id = v.id AND t.active) = u.trips
+        RETURNING u.item, v.version
+        """
+    /// A written row's place in the batch (from 1) and its new version.
+    typealias Row = (Int64, Int64)
+
+    var writes: [WriteVehicleBody]
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 8)
+        bindings.append(writes.map(\.provider))
+        bindings.append(writes.map(\.id))
+        bindings.append(writes.map(\.body))
+        bindings.append(writes.map(\.version))
+        bindings.append(writes.map(\.trips))
+        bindings.append(writes.map { $0.row.seen ?? .nan })
+        bindings.append(writes.map { $0.row.latitude ?? .nan })
+        bindings.append(writes.map { $0.row.longitude ?? .nan })
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+}

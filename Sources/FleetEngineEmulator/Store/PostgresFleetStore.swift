@@ -82,10 +82,28 @@ public final class PostgresFleetStore: FleetStore {
     /// How many vehicles `recent` holds before it starts again from empty.
     private let recentCapacity: Int
 
+    /// UpdateVehicle's writes of a new body and location (most updates), committed together under load: one
+    /// statement for the batch, each row under its own version check; the outcome is the new version, or nil
+    /// where the check failed.
+    private let bodyWrites: GroupCommit<WriteVehicleBody, Int64?>
+    /// How many batches of body writes run at once. One at a time makes a batch's round trip the ceiling when
+    /// few calls are in flight (8 in flight: 1,077 updates/s against 2,513/s unbatched); 2, 4 and 8 measured
+    /// 1,412 / 2,715 / 3,511, 2,397 / 4,016 / 4,471 and 2,256 / 3,194 / 4,310 per s at 8 / 32 / 64 in flight
+    /// (`fleetauth bench emulator --only fleet,postgres`).
+    static let concurrentBodyWrites = 4
+
     package init(database: PostgreSQLDatabase, recentCapacity: Int = 20_000) {
         self.database = database
         self.recentCapacity = recentCapacity
         self.recent = NIOLockedValueBox([:])
+        bodyWrites = GroupCommit(maximumBatch: 64, maximumConcurrentCommits: Self.concurrentBodyWrites) { writes in
+            if writes.count == 1 { return [try await database.execute(writes[0]).first] }
+            var versions = [Int64?](repeating: nil, count: writes.count)
+            for (item, version) in try await database.execute(WriteVehicleBodies(writes: writes)) {
+                versions[Int(item) - 1] = version
+            }
+            return versions
+        }
     }
 
     public func run() async throws { try await database.run() }
@@ -203,7 +221,7 @@ public final class PostgresFleetStore: FleetStore {
             let row = VehicleRow(updated)
             let written =
                 row.sameOutsideLocation(as: VehicleRow(current.vehicle))
-                ? try await database.execute(
+                ? try await bodyWrites.submit(
                     WriteVehicleBody(
                         provider: provider,
                         id: id,
@@ -224,8 +242,8 @@ public final class PostgresFleetStore: FleetStore {
                         attributesChanged: Attributes.dictionary(current.vehicle.attributes)
                             != Attributes.dictionary(updated.attributes)
                     )
-                )
-            if let version = written.first {
+                ).first
+            if let version = written {
                 remember(
                     key,
                     KnownVehicle(vehicle: updated, version: version, trips: current.trips, signature: current.signature)
