@@ -157,4 +157,36 @@ struct SQLiteGroupCommitTests {
         try await database.write { db in try db.execute(sql: "INSERT INTO rows (id) VALUES (3)") }
         #expect(try await Self.ids(database) == [3])
     }
+
+    @Test("lookups see every write committed before them, share a reader's turn, and fail alone")
+    func lookups() async throws {
+        let database = try Self.database()
+        // Each round writes, then looks up from many tasks at once: every lookup sees the write.
+        for round in 1...20 {
+            try await database.write { db in
+                try db.execute(sql: "UPDATE counter SET value = ?", arguments: [round])
+            }
+            await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<16 {
+                    group.addTask {
+                        try await database.lookup { db in
+                            if index == 7 { throw Refused() }
+                            return try Int.fetchOne(db, sql: "SELECT value FROM counter")!
+                        }
+                    }
+                }
+                var values: [Int] = []
+                var refused = 0
+                while let next = await group.nextResult() {
+                    switch next {
+                    case .success(let value): values.append(value)
+                    case .failure(let error): refused += error is Refused ? 1 : 100
+                    }
+                }
+                #expect(values == Array(repeating: round, count: 15), "round \(round)")
+                #expect(refused == 1, "only the read that threw failed")
+            }
+        }
+        #expect(database.lookups.batches < 20 * 16, "concurrent lookups shared turns")
+    }
 }

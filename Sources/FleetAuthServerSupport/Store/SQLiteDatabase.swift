@@ -13,6 +13,8 @@ package final class SQLiteDatabase: Service, Sendable {
     package let writer: any DatabaseWriter
     /// Writes that share transactions under load: what a store's frequent updates go through.
     package let batches: SQLiteGroupCommit
+    /// Key lookups that share a reader's turn under load.
+    package let lookups: SQLiteGroupRead
 
     /// Opens (creating if needed) the database file at `path` and migrates it.
     package init(path: String, migrator: DatabaseMigrator) throws(StoreError) {
@@ -22,6 +24,7 @@ package final class SQLiteDatabase: Service, Sendable {
         do {
             writer = try DatabasePool(path: path, configuration: configuration)
             batches = SQLiteGroupCommit(writer)
+            lookups = SQLiteGroupRead(writer)
             try migrator.migrate(writer)
         } catch {
             throw .unavailable("Cannot open the database \(path): \(error)")
@@ -33,6 +36,7 @@ package final class SQLiteDatabase: Service, Sendable {
         do {
             writer = try DatabaseQueue(configuration: Self.configuration)
             batches = SQLiteGroupCommit(writer)
+            lookups = SQLiteGroupRead(writer)
             try migrator.migrate(writer)
         } catch {
             throw .unavailable("Cannot open an in-memory database: \(error)")
@@ -49,6 +53,13 @@ package final class SQLiteDatabase: Service, Sendable {
     /// once that transaction committed. An error thrown by `updates` undoes its own writes and no others.
     package func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await batches.write(updates)
+    }
+
+    /// Runs `value`, a short read (a lookup by key), sharing a reader's turn with the reads queued beside it
+    /// (``SQLiteGroupRead``): it sees every write committed before it was called. Long reads (lists, searches)
+    /// go to `writer.read`, where they do not hold up the lookups queued behind them.
+    package func lookup<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await lookups.read(value)
     }
 
     /// Waits for graceful shutdown, then closes the database.

@@ -147,7 +147,7 @@ extension SQLiteFleetStore: DeliveryStore {
     }
 
     public func deliveryVehicle(provider: String, id: String) async throws -> FleetEngineDelivery.DeliveryVehicle? {
-        let data = try await deliveryWriter.read { db in
+        let data = try await database.lookup { db in
             try Data.fetchOne(
                 db.cachedStatement(sql: "SELECT body FROM delivery_vehicles WHERE provider = ? AND id = ?"),
                 arguments: [provider, id]
@@ -262,7 +262,7 @@ extension SQLiteFleetStore: DeliveryStore {
     }
 
     public func task(provider: String, id: String) async throws -> FleetEngineDelivery.Task? {
-        let data = try await deliveryWriter.read { db in
+        let data = try await database.lookup { db in
             try Data.fetchOne(
                 db.cachedStatement(sql: "SELECT body FROM tasks WHERE provider = ? AND id = ?"),
                 arguments: [provider, id]

@@ -112,7 +112,7 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
     }
 
     public func vehicle(provider: String, id: String) async throws -> FleetEngineV1.Vehicle? {
-        let data = try await writer.read { db in
+        let data = try await database.lookup { db in
             try Data.fetchOne(
                 db.cachedStatement(sql: "SELECT body FROM vehicles WHERE provider = ? AND id = ?"),
                 arguments: [provider, id]
@@ -125,7 +125,7 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip])?
     {
         // One read: each GRDB call costs two thread hops.
-        try await writer.read { db in
+        try await database.lookup { db in
             guard
                 let data = try Data.fetchOne(
                     db.cachedStatement(sql: "SELECT body FROM vehicles WHERE provider = ? AND id = ?"),
@@ -349,7 +349,7 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
     }
 
     public func trip(provider: String, id: String) async throws -> StoredTrip? {
-        try await writer.read { db in
+        try await database.lookup { db in
             try Row.fetchOne(
                 db.cachedStatement(sql: "SELECT id, updated_at, body FROM trips WHERE provider = ? AND id = ?"),
                 arguments: [provider, id]

@@ -155,7 +155,7 @@ extension SQLiteTokenServerStore {
 
     public func credentials(for username: String) async throws -> StoredCredentials? {
         guard StoredText.isStorable(username) else { return nil }
-        return try await writer.read { db in
+        return try await database.lookup { db in
             guard
                 let row = try Row.fetchOne(
                     db.cachedStatement(sql: "SELECT username, role, password_hash FROM users WHERE username = ?"),
@@ -237,7 +237,7 @@ extension SQLiteTokenServerStore {
         -> (user: AppUser, granted: Bool)?
     {
         guard StoredText.isStorable(tokenHash), grant.map({ StoredText.isStorable($0.id) }) ?? true else { return nil }
-        return try await writer.read { db in
+        return try await database.lookup { db in
             guard
                 let row = try Row.fetchOne(
                     db.cachedStatement(
