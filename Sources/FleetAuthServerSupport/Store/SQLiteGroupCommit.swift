@@ -1,5 +1,4 @@
 package import GRDB
-import NIOConcurrencyHelpers
 
 /// Writes that share SQLite's transactions (group commit).
 ///
@@ -22,26 +21,18 @@ package final class SQLiteGroupCommit: Sendable {
             failed: Bool, answer: @Sendable ((any Error)?) -> Void
         )
 
-    private struct State {
-        var pending: [Job] = []
-        var draining = false
-        var transactions = 0
-    }
-
     private let writer: any DatabaseWriter
-    private let maximumBatch: Int
-    private let state = NIOLockedValueBox(State())
+    private let queue: DrainQueue<Job>
 
     /// How many writes wait for the writer now.
-    package var waitingWrites: Int { state.withLockedValue { $0.pending.count } }
+    package var waitingWrites: Int { queue.waiting }
     /// How many transactions the writes have taken so far.
-    package var transactions: Int { state.withLockedValue { $0.transactions } }
+    package var transactions: Int { queue.batches }
 
     /// Batches of at most `maximumBatch` updates on `writer`.
     package init(_ writer: any DatabaseWriter, maximumBatch: Int = 256) {
-        precondition(maximumBatch > 0, "A batch holds at least one update.")
         self.writer = writer
-        self.maximumBatch = maximumBatch
+        queue = DrainQueue(maximumBatch: maximumBatch)
     }
 
     /// Runs `updates` in a transaction shared with the updates queued beside it, and returns its result once that
@@ -98,26 +89,14 @@ package final class SQLiteGroupCommit: Sendable {
     }
 
     private func enqueue(_ job: @escaping Job) {
-        let starts = state.withLockedValue { state in
-            state.pending.append(job)
-            guard !state.draining else { return false }
-            state.draining = true
-            return true
-        }
-        if starts { writer.asyncWriteWithoutTransaction { db in self.drain(db) } }
+        if queue.push(job) { writer.asyncWriteWithoutTransaction { db in self.drain(db) } }
     }
 
     /// On the writer's thread: commits batches until none is waiting.
     private func drain(_ db: Database) {
         var unrun: [Job] = []
         while true {
-            let batch: [Job] = state.withLockedValue { state in
-                state.pending.insert(contentsOf: unrun, at: 0)
-                let taken = Array(state.pending.prefix(maximumBatch))
-                state.pending.removeFirst(taken.count)
-                if taken.isEmpty { state.draining = false } else { state.transactions += 1 }
-                return taken
-            }
+            let batch = queue.next(returning: unrun)
             if batch.isEmpty { return }
             unrun = commit(batch, db)
         }

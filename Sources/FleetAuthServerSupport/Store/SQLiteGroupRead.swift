@@ -1,5 +1,4 @@
 package import GRDB
-import NIOConcurrencyHelpers
 
 /// Short reads that share a reader's turn: the key lookups on a server's hot path (a vehicle, a session).
 ///
@@ -11,25 +10,17 @@ import NIOConcurrencyHelpers
 package final class SQLiteGroupRead: Sendable {
     private typealias Job = @Sendable (Result<Database, any Error>) -> Void
 
-    private struct State {
-        var pending: [Job] = []
-        var draining = false
-        var batches = 0
-    }
-
     private let reader: any DatabaseReader
-    private let maximumBatch: Int
-    private let state = NIOLockedValueBox(State())
+    private let queue: DrainQueue<Job>
 
     /// Batches of at most `maximumBatch` reads on `reader`.
     package init(_ reader: any DatabaseReader, maximumBatch: Int = 256) {
-        precondition(maximumBatch > 0, "A batch holds at least one read.")
         self.reader = reader
-        self.maximumBatch = maximumBatch
+        queue = DrainQueue(maximumBatch: maximumBatch)
     }
 
     /// How many reader turns the reads have taken so far.
-    package var batches: Int { state.withLockedValue { $0.batches } }
+    package var batches: Int { queue.batches }
 
     /// Runs `value` in a read transaction shared with the reads queued beside it, and returns its result.
     package func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
@@ -39,25 +30,14 @@ package final class SQLiteGroupRead: Sendable {
     }
 
     private func enqueue(_ job: @escaping Job) {
-        let starts = state.withLockedValue { state in
-            state.pending.append(job)
-            guard !state.draining else { return false }
-            state.draining = true
-            return true
-        }
-        if starts { reader.asyncRead { database in self.drain(database) } }
+        if queue.push(job) { reader.asyncRead { database in self.drain(database) } }
     }
 
     /// On the reader's thread: runs batches until none is waiting.
     private func drain(_ database: Result<Database, any Error>) {
         var first = true
         while true {
-            let batch: [Job] = state.withLockedValue { state in
-                let taken = Array(state.pending.prefix(maximumBatch))
-                state.pending.removeFirst(taken.count)
-                if taken.isEmpty { state.draining = false } else { state.batches += 1 }
-                return taken
-            }
+            let batch = queue.next()
             if batch.isEmpty { return }
             var turn = database
             if !first, case .success(let db) = database, db.isInsideTransaction {
