@@ -124,7 +124,7 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
     public func vehicleWithActiveTrips(provider: String, id: String) async throws
         -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip])?
     {
-        // One read: each GRDB call costs two thread hops.
+        // One lookup: each trip to a reader's thread costs more than the SQL.
         try await database.lookup { db in
             guard
                 let data = try Data.fetchOne(
@@ -154,9 +154,10 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         id: String,
         _ transform: @escaping @Sendable (FleetEngineV1.Vehicle, [StoredTrip]) throws -> FleetEngineV1.Vehicle
     ) async throws -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip]) {
-        // One transaction reads, writes and lists the active trips: each extra GRDB call costs two thread hops,
-        // more than the SQL itself (measured with `fleetauth bench emulator`; a synchronous write that blocks the
-        // cooperative pool measured slower still).
+        // One write reads, writes and lists the active trips: each trip to the writer's thread costs more than the
+        // SQL itself (measured with `fleetauth bench emulator`; a synchronous write that blocks the cooperative pool
+        // measured slower still). Concurrent updates share the writer's turn and its commit (`SQLiteGroupCommit`),
+        // each in a savepoint of its own.
         try await database.write { db in
             guard
                 let stored = try Row.fetchOne(
