@@ -57,4 +57,39 @@ struct PostgresPoolsTests {
             "\(String(describing: error))"
         )
     }
+
+    /// A statement that fails with the SQL state it is given.
+    struct Fail: PostgresPreparedStatement {
+        static let name = "fleetauth_test_fail"
+        static let sql = "SELECT fleetauth_test_fail($1)"
+        typealias Row = Int
+        var code: String
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(code)
+            return bindings
+        }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int.self) }
+    }
+
+    @Test("a statement the server ended for a deadlock or a serialization failure answers nil; other errors throw")
+    func aborted() async throws {
+        let admin = try #require(PostgresTestServer.url)
+        try await admin.withTemporaryDatabase(prefix: "fleetauth_test_aborted") { url in
+            try await PostgreSQLDatabase.withDatabase(url, migrations: nil, maximumConnections: 1) { database in
+                _ = try await database.query(
+                    """
+                    CREATE FUNCTION fleetauth_test_fail(code text) RETURNS int AS $$
+                    BEGIN RAISE EXCEPTION 'failed on purpose' USING ERRCODE = code; END $$ LANGUAGE plpgsql
+                    """
+                )
+                #expect(try await database.executeUnlessAborted(Fail(code: "40P01")) == nil)
+                #expect(try await database.executeUnlessAborted(Fail(code: "40001")) == nil)
+                let error = await #expect(throws: StoreError.self) {
+                    try await database.executeUnlessAborted(Fail(code: "23505"))
+                }
+                #expect(error?.message.contains("SQLSTATE 23505") == true, "\(String(describing: error))")
+            }
+        }
+    }
 }

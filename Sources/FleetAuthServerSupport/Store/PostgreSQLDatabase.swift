@@ -189,6 +189,24 @@ package final class PostgreSQLDatabase: Service, Sendable {
         }
     }
 
+    /// Runs a prepared statement like ``execute(_:)``, but answers nil when the server ended it for a deadlock or a
+    /// serialization failure (SQLSTATE 40P01, 40001): it was rolled back whole, so the caller may safely try again
+    /// another way. Any other error is thrown as ``execute(_:)`` throws it — a lost connection, for one, leaves
+    /// unknown whether the statement committed.
+    package func executeUnlessAborted<Statement: PostgresPreparedStatement>(_ statement: Statement)
+        async throws(StoreError) -> [Statement.Row]?
+    {
+        do {
+            var rows: [Statement.Row] = []
+            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        } catch let error as PSQLError where ["40P01", "40001"].contains(error.serverInfo?[.sqlState]) {
+            return nil
+        } catch {
+            throw .unavailable("PostgreSQL at \(url.location): \(Self.reason(error)).")
+        }
+    }
+
     /// What went wrong, in one line: the server's message and SQL state, or the connection's problem. Never the
     /// password (postgres-nio's messages do not carry it).
     package static func reason(_ error: any Error) -> String {

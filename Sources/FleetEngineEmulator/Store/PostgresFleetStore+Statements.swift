@@ -128,7 +128,8 @@ struct WriteVehicleBody: PostgresPreparedStatement {
 
 /// Several ``WriteVehicleBody`` in one statement: the writes of concurrent updates, batched (``GroupCommit``). Each
 /// row is written only under its own conditions; the answer names each written row by its place in the batch
-/// (from 1) with its new version. Two writes of one vehicle in a batch both expect the version they read, so at
+/// (from 1) with its new version. Rows are locked in the order given (the plan walks the arrays and looks each
+/// vehicle up by its key), so the store sends them in key order. Two writes of one vehicle in a batch both expect the version they read, so at
 /// most one is written, as if they had come one after the other. An absent time or place is sent as NaN (arrays
 /// carry no NULL here; no stored value can be NaN: latitudes and longitudes are checked against their ranges).
 struct WriteVehicleBodies: PostgresPreparedStatement {

@@ -97,13 +97,34 @@ public final class PostgresFleetStore: FleetStore {
         self.recentCapacity = recentCapacity
         self.recent = NIOLockedValueBox([:])
         bodyWrites = GroupCommit(maximumBatch: 64, maximumConcurrentCommits: Self.concurrentBodyWrites) { writes in
-            if writes.count == 1 { return [try await database.execute(writes[0]).first] }
-            var versions = [Int64?](repeating: nil, count: writes.count)
-            for (item, version) in try await database.execute(WriteVehicleBodies(writes: writes)) {
-                versions[Int(item) - 1] = version
-            }
+            try await Self.writeBodies(writes, database)
+        }
+    }
+
+    /// Writes a batch of bodies in one statement; the new version of each, or nil where its check failed.
+    ///
+    /// The rows are sent in key order, so that every batch — of this instance or another — locks vehicles in the
+    /// same order and two batches sharing vehicles wait for each other instead of deadlocking. Should the server
+    /// still end the batch for a deadlock (with other writers' transactions) or a serialization failure, nothing of
+    /// it was written, and each write is sent on its own: a one-row statement holds one lock.
+    private static func writeBodies(_ writes: [WriteVehicleBody], _ database: PostgreSQLDatabase) async throws
+        -> [Int64?]
+    {
+        if writes.count == 1 { return [try await database.execute(writes[0]).first] }
+        let order = writes.indices.sorted {
+            (writes[$0].provider, writes[$0].id) < (writes[$1].provider, writes[$1].id)
+        }
+        var versions = [Int64?](repeating: nil, count: writes.count)
+        guard
+            let written = try await database.executeUnlessAborted(
+                WriteVehicleBodies(writes: order.map { writes[$0] })
+            )
+        else {
+            for (index, write) in writes.enumerated() { versions[index] = try await database.execute(write).first }
             return versions
         }
+        for (item, version) in written { versions[order[Int(item) - 1]] = version }
+        return versions
     }
 
     public func run() async throws { try await database.run() }
