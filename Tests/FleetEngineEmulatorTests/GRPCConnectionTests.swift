@@ -50,7 +50,7 @@ struct GRPCConnectionTests {
     )
     func silentClients() async throws {
         var configuration = EmulatorServer.Configuration()
-        // Short enough that the silent ones are closed well before the 10-second receive timeout.
+        // Short enough that the silent ones are closed well before the 30-second receive timeout.
         configuration.limits.idleTimeout = .seconds(2)
         configuration.grpc.silentClientGrace = .seconds(1)
         try await Self.withGRPCEmulator(configuration) { port in
@@ -62,7 +62,7 @@ struct GRPCConnectionTests {
                     return connection
                 }
             }
-            // Each is closed by the server well before the 10-second receive timeout.
+            // Each is closed by the server well before the 30-second receive timeout.
             let ends = try await onThread { connections.map { $0.readUntilClosed() } }
             #expect(ends.allSatisfy { $0 == .closed }, "\(ends.filter { $0 != .closed }.count) still open")
         }

@@ -88,22 +88,24 @@ struct LimitsTests {
             let payload = #"{"vehicleState":"ONLINE","padding":""#
             let body = Array(payload.utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 2 << 20) + Array(#""}"#.utf8)
             for chunked in [false, true] {
-                let status = try await onThread {
+                let (status, failure) = try await onThread {
                     let connection = try RawConnection(port: port)
                     var head = "POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(F.server)\r\n"
                     head += "Content-Type: application/json\r\n"
                     if chunked {
                         head += "Transfer-Encoding: chunked\r\n\r\n"
-                        return connection.sendReadingStatus(
+                        let status = connection.sendReadingStatus(
                             Array(head.utf8) + Array((String(body.count, radix: 16) + "\r\n").utf8) + body
                                 + Array("\r\n0\r\n\r\n".utf8)
                         )
+                        return (status, connection.failure)
                     }
-                    return connection.sendReadingStatus(
+                    let status = connection.sendReadingStatus(
                         Array((head + "Content-Length: \(body.count)\r\n\r\n").utf8) + body
                     )
+                    return (status, connection.failure)
                 }
-                #expect(status == 413, "chunked: \(chunked)")
+                #expect(status == 413, "chunked: \(chunked); \(failure)")
             }
             #expect(try await store.vehicle(provider: "demo-project", id: "v1") == nil)
         }
@@ -150,7 +152,12 @@ final class RawConnection: @unchecked Sendable {
     enum ReadEnd: Equatable { case closed, timedOut }
     private let descriptor: Int32
 
-    init(port: Int, receiveTimeout: Int = 10) throws {
+    /// How the last ``responseStatus()`` ended without a status, for a failing expectation's message.
+    private(set) var failure = ""
+
+    /// `receiveTimeout` is long: the whole suite runs at once on two cores, and has kept an in-process server from
+    /// answering for over 10 seconds.
+    init(port: Int, receiveTimeout: Int = 30) throws {
         #if os(Linux)
             descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -212,7 +219,11 @@ final class RawConnection: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while !received.starts(with: Array("HTTP/1.1 ".utf8)) || received.count < 12 {
             let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { return nil }
+            if count <= 0 {
+                let reason = count == 0 ? "closed" : String(cString: strerror(errno))
+                failure = "no status: \(reason) after \(received.count) bytes"
+                return nil
+            }
             received += buffer[..<count]
         }
         return Int(String(decoding: received[9..<12], as: UTF8.self))
@@ -241,7 +252,7 @@ final class RawConnection: @unchecked Sendable {
     }
 
     /// A plain GET without credentials; returns the status.
-    static func get(port: Int, path: String, receiveTimeout: Int = 10) throws -> Int? {
+    static func get(port: Int, path: String, receiveTimeout: Int = 30) throws -> Int? {
         let connection = try RawConnection(port: port, receiveTimeout: receiveTimeout)
         connection.send(Array("GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
         return connection.responseStatus()
