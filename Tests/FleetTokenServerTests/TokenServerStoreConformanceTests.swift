@@ -120,6 +120,65 @@ struct TokenServerStoreConformanceTests {
     }
 
     @Test(
+        "concurrent session lookups each get their own session's user and grant",
+        arguments: TokenServerStoreDriver.all
+    )
+    func concurrentSessions(_ driver: TokenServerStoreDriver) async throws {
+        let store = try await driver.open().store
+        var random = SystemRandomNumberGenerator()
+        // Ten users holding random vehicles; each has a live and an expired session.
+        var holdings: [String: Set<String>] = [:]
+        for index in 0..<10 {
+            let username = "user\(index)"
+            try await store.addUser(AppUser(username: username, role: .driver), passwordHash: "h", createdAt: Self.t0)
+            let vehicles = Set((0..<10).filter { _ in Bool.random(using: &random) }.map { "v\($0)" })
+            for vehicle in vehicles { try await store.addGrant(Grant(kind: .vehicle, id: vehicle), to: username) }
+            holdings[username] = vehicles
+            try await store.addSession(
+                SessionRecord(
+                    tokenHash: "live\(index)",
+                    username: username,
+                    createdAt: Self.t0,
+                    expiresAt: Self.t0 + 60
+                )
+            )
+            try await store.addSession(
+                SessionRecord(tokenHash: "old\(index)", username: username, createdAt: Self.t0, expiresAt: Self.t0 + 1)
+            )
+        }
+        // Lookups of live, expired and unknown sessions, with a held grant, one not held, or none.
+        let lookups = (0..<300).map { _ in
+            let user = Int.random(in: 0..<10, using: &random)
+            let session = ["live", "old", "none"].randomElement(using: &random)! + "\(user)"
+            let grant = Bool.random(using: &random) ? Grant(kind: .vehicle, id: "v\(Int.random(in: 0..<10))") : nil
+            return (session: session, user: user, grant: grant)
+        }
+        let answers = try await withThrowingTaskGroup(of: (Int, (user: AppUser, granted: Bool)?).self) { group in
+            for (index, lookup) in lookups.enumerated() {
+                group.addTask {
+                    (
+                        index,
+                        try await store.sessionUser(tokenHash: lookup.session, at: Self.t0 + 30, holding: lookup.grant)
+                    )
+                }
+            }
+            var answers = [(user: AppUser, granted: Bool)?](repeating: nil, count: lookups.count)
+            for try await (index, answer) in group { answers[index] = answer }
+            return answers
+        }
+        for (lookup, answer) in zip(lookups, answers) {
+            let username = "user\(lookup.user)"
+            if lookup.session.hasPrefix("live") {
+                #expect(answer?.user == AppUser(username: username, role: .driver), "\(lookup)")
+                let held = lookup.grant.map { holdings[username]!.contains($0.id) } ?? false
+                #expect(answer?.granted == held, "\(lookup)")
+            } else {
+                #expect(answer == nil, "\(lookup)")
+            }
+        }
+    }
+
+    @Test(
         "signing keys: a new key retires its family's current one; pruning removes exactly the old ones",
         arguments: TokenServerStoreDriver.all
     )
