@@ -103,4 +103,19 @@ struct StrictJSONParserTests {
         #expect(try parse(value.prettyText()) == value)
         #expect(JSONValue.string("https://x/").jsonText == #""https://x/""#)
     }
+
+    @Test("strings are escaped exactly where JSON needs it, between runs copied whole")
+    func escapes() throws {
+        #expect(JSONValue.string("").jsonText == #""""#)
+        #expect(JSONValue.string("\"a\\b\n\r\t\u{0}\u{1F}\u{7F}é😀").jsonText == #""\"a\\b\n\r\t\u0000\u001f\u007fé😀""#)
+        // Random strings of plain text, characters that need escapes and multi-byte characters read back the same.
+        var random = SystemRandomNumberGenerator()
+        let pieces = ["abc", "\"", "\\", "\n", "\u{1}", "\u{7F}", "é", "😀", "/", " "]
+        for _ in 0..<200 {
+            let text = (0..<Int.random(in: 0..<20, using: &random)).map { _ in pieces.randomElement(using: &random)! }
+                .joined()
+            let json = JSONValue.string(text).jsonText
+            #expect(try parse("[\(json)]") == [.string(text)], "\(json)")
+        }
+    }
 }

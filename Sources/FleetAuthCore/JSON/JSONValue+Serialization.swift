@@ -71,23 +71,39 @@ extension JSONValue {
         return "\(value)"
     }
 
+    /// `string` as a JSON string: runs of bytes that need no escape are copied whole (a token or a key is one run).
     static func writeString(_ string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20, 0x7F:
-                output.append(contentsOf: "\\u00".utf8)
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
-            default: output.append(byte)
+        var string = string
+        string.withUTF8 { bytes in
+            output.reserveCapacity(output.count + bytes.count + 1)
+            var start = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F else {
+                    continue
+                }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                writeEscape(byte, to: &output)
+                start = index + 1
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
         output.append(UInt8(ascii: "\""))
+    }
+
+    private static func writeEscape(_ byte: UInt8, to output: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])
+        case UInt8(ascii: "\\"): output.append(contentsOf: [0x5C, 0x5C])
+        case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+        case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+        case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        default:
+            output.append(contentsOf: "\\u00".utf8)
+            output.append(hexDigits[Int(byte >> 4)])
+            output.append(hexDigits[Int(byte & 0x0F)])
+        }
     }
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
