@@ -57,11 +57,8 @@ public protocol FleetStore: Service {
     ) async throws -> StoredTrip
     /// Deletes a trip; `not_found`.
     func deleteTrip(provider: String, id: String) async throws
-    /// Trips in ID order after `afterID`, optionally only those of one vehicle and only active ones.
-    func trips(provider: String, vehicleID: String?, activeOnly: Bool, afterID: String?, limit: Int) async throws
-        -> [StoredTrip]
-    /// The same, and only trips last changed at or before `updatedAtMost` (SearchTrips' `minimumStaleness`), the
-    /// condition applied by the store.
+    /// Trips in ID order after `afterID`, optionally only those of one vehicle, only active ones, and only those
+    /// last changed at or before `updatedAtMost` (SearchTrips' `minimumStaleness`): every condition in the query.
     func trips(
         provider: String,
         vehicleID: String?,
@@ -113,41 +110,18 @@ extension FleetStore {
         let trips = try await trips(provider: provider, vehicleID: id, activeOnly: true, afterID: nil, limit: .max)
         return (vehicle, trips)
     }
-}
 
-extension FleetStore {
-    /// Reads the trips in chunks and keeps the stale ones: stores apply the condition in their query instead.
-    public func trips(
-        provider: String,
-        vehicleID: String?,
-        activeOnly: Bool,
-        updatedAtMost: Date?,
-        afterID: String?,
-        limit: Int
-    ) async throws -> [StoredTrip] {
-        guard let updatedAtMost else {
-            return try await trips(
-                provider: provider,
-                vehicleID: vehicleID,
-                activeOnly: activeOnly,
-                afterID: afterID,
-                limit: limit
-            )
-        }
-        var found: [StoredTrip] = []
-        var after = afterID
-        while found.count < limit {
-            let chunk = try await trips(
-                provider: provider,
-                vehicleID: vehicleID,
-                activeOnly: activeOnly,
-                afterID: after,
-                limit: 500
-            )
-            found += chunk.filter { $0.updatedAt <= updatedAtMost }.prefix(limit - found.count)
-            guard chunk.count == 500, let last = chunk.last else { break }
-            after = last.id
-        }
-        return found
+    /// Trips in ID order after `afterID`, optionally only those of one vehicle and only active ones.
+    public func trips(provider: String, vehicleID: String?, activeOnly: Bool, afterID: String?, limit: Int) async throws
+        -> [StoredTrip]
+    {
+        try await trips(
+            provider: provider,
+            vehicleID: vehicleID,
+            activeOnly: activeOnly,
+            updatedAtMost: nil,
+            afterID: afterID,
+            limit: limit
+        )
     }
 }

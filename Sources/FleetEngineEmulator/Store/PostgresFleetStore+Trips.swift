@@ -105,19 +105,6 @@ extension PostgresFleetStore {
         guard !rows.isEmpty else { throw StoreError.notFound("Trip providers/\(provider)/trips/\(id) not found.") }
     }
 
-    public func trips(provider: String, vehicleID: String?, activeOnly: Bool, afterID: String?, limit: Int) async throws
-        -> [StoredTrip]
-    {
-        try await trips(
-            provider: provider,
-            vehicleID: vehicleID,
-            activeOnly: activeOnly,
-            updatedAtMost: nil,
-            afterID: afterID,
-            limit: limit
-        )
-    }
-
     public func trips(
         provider: String,
         vehicleID: String?,

@@ -422,19 +422,6 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         }
     }
 
-    public func trips(provider: String, vehicleID: String?, activeOnly: Bool, afterID: String?, limit: Int) async throws
-        -> [StoredTrip]
-    {
-        try await trips(
-            provider: provider,
-            vehicleID: vehicleID,
-            activeOnly: activeOnly,
-            updatedAtMost: nil,
-            afterID: afterID,
-            limit: limit
-        )
-    }
-
     public func trips(
         provider: String,
         vehicleID: String?,
