@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// SoftHSM2 tokens for tests of the PKCS#11 signer: each in a temporary directory with its own `softhsm2.conf`.
 ///
@@ -100,7 +101,7 @@ public enum SoftHSM {
     /// The label of the token beside ``shared`` that nobody logs in to.
     public static let pinCheckLabel = "fleetauth-pin-check"
 
-    /// A new token in a new temporary directory.
+    /// A new token in a new temporary directory, removed when the process exits.
     public static func makeToken(label: String, pin: String = "1234") throws -> Token {
         guard let modulePath, let utility else { throw SoftHSMError("SoftHSM2 is not installed") }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -109,6 +110,7 @@ public enum SoftHSM {
         try FileManager.default.createDirectory(atPath: directory + "/tokens", withIntermediateDirectories: true)
         try Data("directories.tokendir = \(directory)/tokens\nobjectstore.backend = file\nlog.level = ERROR\n".utf8)
             .write(to: URL(fileURLWithPath: directory + "/softhsm2.conf"))
+        removeAtExit(directory)
         let token = Token(label: label, pin: pin, directory: directory, modulePath: modulePath)
         try run(
             utility,
@@ -116,6 +118,23 @@ public enum SoftHSM {
             environment: token.environment
         )
         return token
+    }
+
+    /// The directories ``makeToken(label:pin:)`` made: tokens live as long as the process that uses them (a
+    /// PKCS#11 module keeps its files open), so they are removed when it exits.
+    private static let madeDirectories = NIOLockedValueBox<[String]>([])
+
+    private static func removeAtExit(_ directory: String) {
+        let first = madeDirectories.withLockedValue { directories in
+            directories.append(directory)
+            return directories.count == 1
+        }
+        guard first else { return }
+        atexit {
+            for directory in SoftHSM.madeDirectories.withLockedValue({ $0 }) {
+                try? FileManager.default.removeItem(atPath: directory)
+            }
+        }
     }
 
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String]) throws {
