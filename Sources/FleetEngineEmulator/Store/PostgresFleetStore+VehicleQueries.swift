@@ -1,0 +1,175 @@
+import FleetAuthServerSupport
+import FleetEngineAPI
+import NIOCore
+import PostgresNIO
+
+/// The PostgreSQL store's vehicle listings and searches (``VehicleQuerySQL`` in PostgreSQL's dialect, the spatial
+/// condition on the GiST index), and the bulk operations benchmarks use.
+extension PostgresFleetStore {
+    public func vehicles(provider: String, afterID: String?, limit: Int) async throws -> [StoredVehicle] {
+        let rows = try await database.query(
+            """
+            SELECT id, body FROM emulator_vehicles WHERE provider = \(provider) AND id > \(afterID ?? "")
+            ORDER BY id LIMIT \(limit)
+            """
+        )
+        return try rows.map { row in
+            let (id, body) = try row.decode((String, ByteBuffer).self)
+            return StoredVehicle(id: id, vehicle: try Self.decode(body, as: FleetEngineV1.Vehicle.self))
+        }
+    }
+
+    static let dialect = VehicleQuerySQL.Dialect(
+        vehicles: "emulator_vehicles",
+        attributes: "emulator_vehicle_attributes",
+        trips: "emulator_trips",
+        activeTrip: "t.active",
+        countsFromAttributeIndex: false,
+        placeholder: { "$\($0)" },
+        spatialFirst: false,
+        spatialIndex: { box, bind in
+            // GiST answers `<@` with geometric comparisons' tolerance: a superset the exact columns narrow.
+            "v.location <@ box(point(\(bind(.real(box.lowLatitude)))::float8, \(bind(.real(box.lowLongitude)))::float8),"
+                + " point(\(bind(.real(box.highLatitude)))::float8, \(bind(.real(box.highLongitude)))::float8))"
+        }
+    )
+
+    /// The count, then the page in ID order (keyset: `id > afterID`) with its active trips in one statement.
+    public func vehicles(
+        provider: String,
+        matching query: VehicleQuery,
+        after afterID: String?,
+        limit: Int?,
+        counting: Bool
+    ) async throws -> VehicleQueryResult {
+        let sql = VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect)
+        var total: Int?
+        switch counting ? query.countShortcut : nil {
+        case .attribute(let key, let value):
+            // Counted in the attribute index alone (index-only scan).
+            let rows = try await database.query(
+                """
+                SELECT count(*) FROM emulator_vehicle_attributes
+                WHERE provider = \(provider) AND key = \(key) AND value = \(value)
+                """
+            )
+            total = try rows.first?.decode(Int.self)
+        case .state(let state):
+            let rows = try await database.query(
+                """
+                SELECT coalesce(sum(n), 0)::bigint FROM emulator_vehicle_counts
+                WHERE provider = \(provider) AND state = \(state)
+                """
+            )
+            total = try rows.first?.decode(Int.self)
+        case .every:
+            let rows = try await database.query(
+                "SELECT coalesce(sum(n), 0)::bigint FROM emulator_vehicle_counts WHERE provider = \(provider)"
+            )
+            total = try rows.first?.decode(Int.self)
+        case nil where counting:
+            let rows = try await database.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT count(*) FROM emulator_vehicles v WHERE \(sql.whereClause)",
+                    binds: Self.bindings(sql.values)
+                )
+            )
+            total = try rows.first?.decode(Int.self)
+        case nil: break
+        }
+        let page = sql.page(after: afterID)
+        let limitClause = limit.map { " LIMIT \(max($0, 0))" } ?? ""
+        // $1 is the provider (VehicleQuerySQL binds it first).
+        let rows = try await database.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT m.id, m.body, t.id, t.updated_at, t.body FROM (
+                        SELECT v.id, v.body FROM emulator_vehicles v WHERE \(page.whereClause) ORDER BY v.id\(limitClause)
+                    ) m LEFT JOIN emulator_trips t ON t.provider = $1 AND t.vehicle_id = m.id AND t.active
+                    ORDER BY m.id, t.id
+                    """,
+                binds: Self.bindings(page.values)
+            )
+        )
+        var vehicles: [MatchedVehicle] = []
+        for row in rows {
+            let (id, body, tripID, updatedAt, tripBody) = try row.decode(
+                (String, ByteBuffer, String?, Int64?, ByteBuffer?).self
+            )
+            if vehicles.last?.id != id {
+                vehicles.append(
+                    MatchedVehicle(
+                        id: id,
+                        vehicle: try Self.decode(body, as: FleetEngineV1.Vehicle.self),
+                        activeTrips: []
+                    )
+                )
+            }
+            if let tripID, let updatedAt, let tripBody {
+                vehicles[vehicles.count - 1].activeTrips.append(
+                    try Self.trip(id: tripID, updatedAt: updatedAt, body: tripBody)
+                )
+            }
+        }
+        return VehicleQueryResult(vehicles: vehicles, totalCount: total)
+    }
+
+    public func vehiclePositions(provider: String, matching query: VehicleQuery) async throws -> [VehiclePosition] {
+        let sql = VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect)
+        let rows = try await database.query(
+            PostgresQuery(
+                unsafeSQL:
+                    "SELECT v.id, v.lat, v.lng FROM emulator_vehicles v WHERE \(sql.whereClause) AND v.lat IS NOT NULL",
+                binds: Self.bindings(sql.values)
+            )
+        )
+        return try rows.map { row in
+            let (id, latitude, longitude) = try row.decode((String, Double, Double).self)
+            return VehiclePosition(id: id, latitude: latitude, longitude: longitude)
+        }
+    }
+
+    /// Vacuums and analyzes the emulator's tables, as autovacuum does shortly after a bulk load (benchmarks run it
+    /// after loading a fleet, so that counts use index-only scans as they would in steady state).
+    package func vacuum() async throws {
+        _ = try await database.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    VACUUM (ANALYZE) emulator_vehicles, emulator_vehicle_attributes, emulator_trips, emulator_tasks,
+                        emulator_task_attributes, emulator_delivery_vehicles, emulator_delivery_vehicle_attributes
+                    """
+            )
+        )
+    }
+
+    /// Deletes every vehicle, trip, delivery vehicle and task of `provider` in one transaction (benchmarks start from
+    /// nothing).
+    package func deleteAll(provider: String) async throws {
+        try await database.transaction { connection in
+            for table in [
+                "emulator_vehicle_attributes", "emulator_trips", "emulator_vehicles", "emulator_tasks",
+                "emulator_task_attributes", "emulator_delivery_vehicles", "emulator_delivery_vehicle_attributes",
+            ] {
+                try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: "DELETE FROM \(table) WHERE provider = $1",
+                        binds: Self.bindings([.text(provider)])
+                    ),
+                    logger: database.logger
+                )
+            }
+        }
+    }
+
+    static func bindings(_ values: [VehicleQuerySQL.Value]) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: values.count)
+        for value in values {
+            switch value {
+            case .text(let text): bindings.append(text)
+            case .integer(let number): bindings.append(number)
+            case .real(let number): bindings.append(number)
+            }
+        }
+        return bindings
+    }
+}
