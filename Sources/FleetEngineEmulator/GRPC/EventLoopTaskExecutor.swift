@@ -2,8 +2,9 @@ import NIOCore
 package import NIOPosix
 
 /// Runs the gRPC server's tasks on NIO's event loops instead of Swift's cooperative pool: a job runs on the event
-/// loop that enqueued it (a stream's handler resumed by its channel runs on that channel's thread), or on the
-/// group's next loop when it was enqueued from elsewhere.
+/// loop of the group that enqueued it (a stream's handler resumed by its channel runs on that channel's thread), or
+/// on the group's next loop when it was enqueued from elsewhere (another group's loop included, which may be shut
+/// down before the job runs).
 ///
 /// grpc-swift 2 hands every call between the HTTP/2 child channel's loop and the call's task several times (the
 /// request message, each response part, the end of the stream); on the pool each hand-off is a wake-up of another
@@ -15,12 +16,19 @@ package import NIOPosix
 @available(FleetAuthGRPC, *)
 package final class EventLoopTaskExecutor: TaskExecutor {
     private let group: MultiThreadedEventLoopGroup
+    private let loops: Set<ObjectIdentifier>
 
-    package init(group: MultiThreadedEventLoopGroup = .singleton) { self.group = group }
+    package init(group: MultiThreadedEventLoopGroup = .singleton) {
+        self.group = group
+        self.loops = Set(group.makeIterator().map { ObjectIdentifier($0) })
+    }
 
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let loop = MultiThreadedEventLoopGroup.currentEventLoop ?? group.next()
+        var loop: any EventLoop = group.next()
+        if let current = MultiThreadedEventLoopGroup.currentEventLoop, loops.contains(ObjectIdentifier(current)) {
+            loop = current
+        }
         loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
