@@ -1,5 +1,6 @@
 import Foundation
 package import Logging
+import NIOCore
 package import PostgresNIO
 import ServiceLifecycle
 
@@ -134,11 +135,15 @@ package final class PostgreSQLDatabase: Service, Sendable {
                 tls: tls
             )
             configuration.options.connectTimeout = .seconds(5)
-            let connection = try await PostgresConnection.connect(
-                configuration: configuration,
-                id: 0,
-                logger: logger
-            )
+            let connection: PostgresConnection
+            do {
+                connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            } catch let error where Self.isConnectTimeout(error) {
+                // An unanswered SYN: a server whose accept queue is full while it forks backends (many instances
+                // or pools opening at once) drops it, and the kernel resends it after 1 s and 3 s. One more try
+                // gives a busy server as long again; a refused connection or a wrong password still fail at once.
+                connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+            }
             try await connection.close()
         } catch {
             throw .unavailable("Cannot use PostgreSQL at \(url.location) as \(url.username): \(Self.reason(error)).")
@@ -209,6 +214,13 @@ package final class PostgreSQLDatabase: Service, Sendable {
 
     /// What went wrong, in one line: the server's message and SQL state, or the connection's problem. Never the
     /// password (postgres-nio's messages do not carry it).
+    /// Whether `error` is a TCP connection that timed out, under PostgresNIO's wrapper.
+    static func isConnectTimeout(_ error: any Error) -> Bool {
+        if case ChannelError.connectTimeout = error { return true }
+        guard let error = error as? PSQLError, let underlying = error.underlying else { return false }
+        return isConnectTimeout(underlying)
+    }
+
     package static func reason(_ error: any Error) -> String {
         if let error = error as? PostgresTransactionError {
             return reason(error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error)
