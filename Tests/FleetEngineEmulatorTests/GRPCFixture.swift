@@ -34,7 +34,12 @@ struct GRPCEmulator: Sendable {
         _ body: @Sendable (GRPCEmulator) async throws -> Void
     ) async throws {
         let store = try SQLiteFleetStore(inMemory: ())
-        let server = EmulatorServer(accounts: accounts, store: store, clock: clock)
+        // No idle close during a test: on a loaded machine a test's REST seeding can outlast the 30-second default,
+        // and grpc-swift's client fails a call it starts while the server's idle GOAWAY is in flight (UNAVAILABLE,
+        // "refused stream") instead of retrying it. GRPCConnectionTests checks the idle close itself.
+        var configuration = EmulatorServer.Configuration()
+        configuration.limits.idleTimeout = .seconds(3600)
+        let server = EmulatorServer(configuration: configuration, accounts: accounts, store: store, clock: clock)
         let ports = AsyncStream<Int>.makeStream()
         let grpc = server.grpcServer(port: 0) { ports.continuation.yield($0) }
         let group = ServiceGroup(configuration: .init(services: [grpc], logger: .silent(label: "test")))
