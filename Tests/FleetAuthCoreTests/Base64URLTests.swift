@@ -1,4 +1,5 @@
 import FleetAuthCore
+import Foundation
 import Testing
 
 @Suite("Base64URL")
@@ -26,6 +27,22 @@ struct Base64URLTests {
         }
         let all = (0...255).map { UInt8($0) }
         #expect(Base64URL.decode(Base64URL.encode(all)) == all)
+    }
+
+    @Test(
+        "encode agrees with Foundation's base64 (URL alphabet, no padding) for every length up to 100, contiguous or not"
+    )
+    func agreesWithFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...100 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let expected = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == expected, "length \(length)")
+            #expect(Base64URL.encode(bytes.lazy.map { $0 }) == expected, "length \(length), not contiguous")
+        }
     }
 
     @Test(

@@ -10,22 +10,42 @@
 public enum Base64URL {
     /// Encodes bytes as unpadded base64url.
     public static func encode<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
-        var output = [UInt8]()
-        output.reserveCapacity(bytes.underestimatedCount * 4 / 3 + 4)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for byte in bytes {
-            buffer = (buffer << 8) | UInt32(byte)
-            bits += 8
-            while bits >= 6 {
-                bits -= 6
-                output.append(alphabet[Int((buffer >> UInt32(bits)) & 0x3F)])
+        if let result = bytes.withContiguousStorageIfAvailable({ encode(bytes: $0) }) {
+            return result
+        }
+        return Array(bytes).withUnsafeBufferPointer { encode(bytes: $0) }
+    }
+
+    /// Encodes the bytes in `input` as unpadded base64url, three bytes to four characters at a time.
+    public static func encode(bytes input: UnsafeBufferPointer<UInt8>) -> String {
+        let count = input.count
+        let remainder = count % 3
+        let length = count / 3 * 4 + (remainder == 0 ? 0 : remainder + 1)
+        guard length > 0 else { return "" }
+        return alphabet.withUnsafeBufferPointer { table in
+            String(unsafeUninitializedCapacity: length) { output in
+                var index = 0
+                var written = 0
+                while index + 3 <= count {
+                    let group = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                    output[written] = table[Int(group >> 18)]
+                    output[written + 1] = table[Int(group >> 12 & 0x3F)]
+                    output[written + 2] = table[Int(group >> 6 & 0x3F)]
+                    output[written + 3] = table[Int(group & 0x3F)]
+                    index += 3
+                    written += 4
+                }
+                if remainder > 0 {
+                    var group = UInt32(input[index]) << 16
+                    if remainder == 2 { group |= UInt32(input[index + 1]) << 8 }
+                    output[written] = table[Int(group >> 18)]
+                    output[written + 1] = table[Int(group >> 12 & 0x3F)]
+                    if remainder == 2 { output[written + 2] = table[Int(group >> 6 & 0x3F)] }
+                    written += remainder + 1
+                }
+                return written
             }
         }
-        if bits > 0 {
-            output.append(alphabet[Int((buffer << UInt32(6 - bits)) & 0x3F)])
-        }
-        return String(decoding: output, as: UTF8.self)
     }
 
     /// Decodes canonical unpadded base64url; `nil` for anything else.

@@ -4,9 +4,13 @@ import CryptoExtras
 public struct LocalKeySigner: RS256Signer {
     /// The key that signs.
     public let key: ServiceAccountKey
+    /// The key in libcrypto's form when this process signs with libcrypto, found once rather than at every
+    /// signature (finding it encodes the key as DER).
+    private let libcryptoKey: Libcrypto.PrivateKey?
 
     public init(key: ServiceAccountKey) {
         self.key = key
+        self.libcryptoKey = RSABackend.current == .libcrypto ? Libcrypto.cachedKey(for: key.privateKey) : nil
     }
 
     public var serviceAccountEmail: String { key.clientEmail }
@@ -23,7 +27,9 @@ public struct LocalKeySigner: RS256Signer {
 
     /// The signature, computed by `backend` (swift-crypto when libcrypto cannot be used).
     public func signSynchronously(_ signingInput: [UInt8], backend: RSABackend) throws -> [UInt8] {
-        if backend == .libcrypto, let signature = Libcrypto.cachedKey(for: key.privateKey)?.signSHA256(signingInput) {
+        if backend == .libcrypto,
+            let signature = (libcryptoKey ?? Libcrypto.cachedKey(for: key.privateKey))?.signSHA256(signingInput)
+        {
             return signature
         }
         return Array(try key.privateKey.signature(for: signingInput, padding: .insecurePKCS1v1_5).rawRepresentation)
