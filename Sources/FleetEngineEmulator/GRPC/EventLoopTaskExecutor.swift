@@ -8,7 +8,7 @@ package import NIOPosix
 ///
 /// grpc-swift 2 hands every call between the HTTP/2 child channel's loop and the call's task several times (the
 /// request message, each response part, the end of the stream); on the pool each hand-off is a wake-up of another
-/// thread. `fleetauth bench emulator` (h2load, 8 calls in flight on 2 cores) measured gRPC UpdateVehicle 35–50 %
+/// thread. `fleetauth bench emulator` (h2load, 8 calls in flight on 2 cores) measured gRPC UpdateVehicle 34–38 %
 /// faster this way; REST's tasks stay on the pool, where the same change made Hummingbird slower.
 ///
 /// A handler's CPU-bound work (a search among many vehicles) then holds its event loop, and the connections on it
