@@ -93,7 +93,9 @@ struct EmulatorCommand: AsyncParsableCommand {
     func run() async throws {
         let exporter = try logging.bootstrap(serviceName: "fleetauth-emulator")
         let certificate = try tls.certificate()
-        try prepareDataDirectory(data)
+        let postgres = try DatabaseOption.postgres(database, inMemory: inMemory)
+        // The data directory holds provisioned keys and the SQLite file: made only when one of them is wanted.
+        if self.trust == nil || (postgres == nil && !inMemory) { try prepareDataDirectory(data) }
         let trust: TrustConfiguration
         do {
             if let path = self.trust {
@@ -112,7 +114,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         } catch let error as TrustConfigurationError {
             throw CLIError(error.message)
         }
-        if let url = try DatabaseOption.postgres(database, inMemory: inMemory) {
+        if let url = postgres {
             try await reportingRefusals {
                 try await PostgresFleetStore.withConnected(url) { store in
                     say("Vehicles and trips in PostgreSQL at \(url)")

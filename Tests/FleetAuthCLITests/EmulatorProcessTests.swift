@@ -116,9 +116,11 @@ struct EmulatorProcessTests {
                 )
             )
         )
-        let out = try await CLI.run(["emulator", "--trust", path, "--in-memory", "--port", "0"])
+        let out = try await CLI.run(["emulator", "--trust", path, "--in-memory", "--port", "0"], in: directory)
         #expect(out.status == 1)
         #expect(out.stderr.contains("serviceAccounts[0].roles"))
+        // With --trust and --in-memory there are no keys to provision and no database file: no data directory.
+        #expect(!FileManager.default.fileExists(atPath: directory + "/fleet-engine-data"))
     }
 
     @Test(
