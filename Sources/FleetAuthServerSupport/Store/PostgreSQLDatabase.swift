@@ -212,8 +212,6 @@ package final class PostgreSQLDatabase: Service, Sendable {
         }
     }
 
-    /// What went wrong, in one line: the server's message and SQL state, or the connection's problem. Never the
-    /// password (postgres-nio's messages do not carry it).
     /// Whether `error` is a TCP connection that timed out, under PostgresNIO's wrapper.
     static func isConnectTimeout(_ error: any Error) -> Bool {
         if case ChannelError.connectTimeout = error { return true }
@@ -221,6 +219,8 @@ package final class PostgreSQLDatabase: Service, Sendable {
         return isConnectTimeout(underlying)
     }
 
+    /// What went wrong, in one line: the server's message and SQL state, or the connection's problem. Never the
+    /// password (postgres-nio's messages do not carry it).
     package static func reason(_ error: any Error) -> String {
         if let error = error as? PostgresTransactionError {
             return reason(error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error)
