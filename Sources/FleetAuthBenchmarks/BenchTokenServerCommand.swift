@@ -21,8 +21,10 @@ extension BenchCommand {
                 starts the token server (SQLite in a temporary directory), logs a driver in, and drives \
                 GET /token/driver/{vehicleId} over loopback keep-alive connections (session check, grant check, \
                 RSA signature, audit row per token). In the same run it mints the same tokens in process: on one \
-                task (one core) and on one task per core. The target is HTTP ≥ 0.8 × in-process minting on all \
-                cores, i.e. per core used.
+                task (one core) and on one task per core, and loads the same server's GET /healthz the same way: \
+                the floor a request costs there. From these it prints the ceiling, what tokens would reach if each \
+                cost its signature and the floor and nothing else, and the CPU each token spends beyond both. The \
+                target is HTTP ≥ 0.8 × in-process minting on all cores, i.e. per core used.
                 """
         )
 
@@ -147,19 +149,29 @@ extension BenchCommand {
                         throw BenchmarkFailure("A token server did not start.")
                     }
                     portOf[index] = port
-                    let headers: HTTPHeaders = [
-                        "Host": "127.0.0.1", "Authorization": "Bearer \(backends[index].session)",
-                    ]
+                    let session = backends[index].session
                     generators[index] = LoadGenerator(host: "127.0.0.1", port: port, connections: connections) {
                         _,
                         sequence in
                         LoadGenerator.Request(
                             method: .GET,
                             uri: "/token/driver/v\(sequence % 100)",
-                            headers: headers,
+                            headers: ["Host": "127.0.0.1", "Authorization": "Bearer \(session)"],
                             body: ByteBuffer()
                         )
                     }
+                }
+                // The floor: the same server's cheapest route (`/healthz`, through the same middleware), loaded the
+                // same way. A token can cost no less than signing it plus this.
+                let floorGenerator = LoadGenerator(host: "127.0.0.1", port: portOf[0], connections: connections) {
+                    _,
+                    _ in
+                    LoadGenerator.Request(
+                        method: .GET,
+                        uri: "/healthz",
+                        headers: ["Host": "127.0.0.1"],
+                        body: ByteBuffer()
+                    )
                 }
                 let wrk = try usesWrk
                 var best = [ExternalLoad.Result](
@@ -168,6 +180,7 @@ extension BenchCommand {
                 )
                 var one = 0.0
                 var all = 0.0
+                var floor = 0.0
                 say(
                     "Measuring: \(rounds) round(s) of \(seconds) s each; \(connections) connections; \(cores) cores; "
                         + (wrk
@@ -178,45 +191,18 @@ extension BenchCommand {
                     var line = String(format: "  round %d", round)
                     for (index, generator) in generators.enumerated() {
                         guard let generator else { continue }
-                        let http: ExternalLoad.Result
-                        if wrk {
-                            http = try await ExternalLoad.wrk(
-                                base: "http://127.0.0.1:\(portOf[index])",
-                                method: "GET",
-                                targets: (0..<100).map {
-                                    ExternalLoad.Target(
-                                        path: "/token/driver/v\($0)",
-                                        headers: [("Authorization", "Bearer \(backends[index].session)")]
-                                    )
-                                },
-                                body: "",
-                                connections: connections,
-                                seconds: seconds,
-                                directory: FileManager.default.temporaryDirectory.path
-                            )
-                            guard http.failures == 0, http.requests > 0 else {
-                                throw BenchmarkFailure(
-                                    "\(http.failures) of \(http.requests) token requests failed on \(backends[index].name)."
+                        let http = try await load(
+                            wrk: wrk,
+                            port: portOf[index],
+                            targets: (0..<100).map {
+                                ExternalLoad.Target(
+                                    path: "/token/driver/v\($0)",
+                                    headers: [("Authorization", "Bearer \(backends[index].session)")]
                                 )
-                            }
-                        } else {
-                            let result = try await generator.run(
-                                warmUp: .milliseconds(300),
-                                duration: .milliseconds(Int64(seconds * 1000))
-                            )
-                            guard result.successes == result.count, result.count > 0 else {
-                                throw BenchmarkFailure(
-                                    "Token requests failed on \(backends[index].name): \(result.statuses)"
-                                )
-                            }
-                            http = ExternalLoad.Result(
-                                rate: result.rate,
-                                p50: result.percentile(0.5),
-                                p99: result.percentile(0.99),
-                                requests: result.count,
-                                failures: 0
-                            )
-                        }
+                            },
+                            generator: generator,
+                            what: "token requests on \(backends[index].name)"
+                        )
                         line += String(
                             format: "  HTTP on %@ %6.0f/s (p99 %.2f ms)",
                             backends[index].name,
@@ -225,6 +211,15 @@ extension BenchCommand {
                         )
                         if http.rate > best[index].rate { best[index] = http }
                     }
+                    let roundFloor = try await load(
+                        wrk: wrk,
+                        port: portOf[0],
+                        targets: [ExternalLoad.Target(path: "/healthz", headers: [])],
+                        generator: floorGenerator,
+                        what: "GET /healthz"
+                    )
+                    line += String(format: "  /healthz %6.0f/s", roundFloor.rate)
+                    floor = max(floor, roundFloor.rate)
                     let roundOne = try await Self.mintRate(minter, tasks: 1, seconds: seconds)
                     let roundAll = try await Self.mintRate(minter, tasks: cores, seconds: seconds)
                     say(
@@ -250,6 +245,28 @@ extension BenchCommand {
                         )
                     )
                 }
+                say(String(format: "GET /healthz, the same server's floor          %8.0f requests/s", floor))
+                // Both share the machine: a token that cost only its signature and the floor would take
+                // 1/all + 1/floor seconds of the whole machine.
+                let ceiling = 1 / (1 / all + 1 / floor)
+                say(
+                    String(
+                        format: "ceiling (signing + the floor, nothing else)   %8.0f tokens/s = %.2f × in-process",
+                        ceiling,
+                        ceiling / all
+                    )
+                )
+                for (index, backend) in backends.enumerated() {
+                    let beyond = Double(cores) * (1 / best[index].rate - 1 / ceiling) * 1e6
+                    say(
+                        String(
+                            format:
+                                "%@: %.0f µs of CPU per token beyond signing and the floor (session, grant, audit, JSON)",
+                            backend.name,
+                            beyond
+                        )
+                    )
+                }
                 for (index, backend) in backends.enumerated() {
                     let ratio = best[index].rate / all
                     say(
@@ -268,6 +285,46 @@ extension BenchCommand {
                     throw BenchmarkFailure("No token was audited on \(backend.name).")
                 }
             }
+        }
+
+        /// One HTTP measurement of `seconds`: wrk over `targets` when `wrk`, else `generator` in this process. Throws
+        /// if any request failed.
+        func load(
+            wrk: Bool,
+            port: Int,
+            targets: [ExternalLoad.Target],
+            generator: LoadGenerator,
+            what: String
+        ) async throws -> ExternalLoad.Result {
+            guard wrk else {
+                let result = try await generator.run(
+                    warmUp: .milliseconds(300),
+                    duration: .milliseconds(Int64(seconds * 1000))
+                )
+                guard result.successes == result.count, result.count > 0 else {
+                    throw BenchmarkFailure("\(what) failed: \(result.statuses)")
+                }
+                return ExternalLoad.Result(
+                    rate: result.rate,
+                    p50: result.percentile(0.5),
+                    p99: result.percentile(0.99),
+                    requests: result.count,
+                    failures: 0
+                )
+            }
+            let result = try await ExternalLoad.wrk(
+                base: "http://127.0.0.1:\(port)",
+                method: "GET",
+                targets: targets,
+                body: "",
+                connections: connections,
+                seconds: seconds,
+                directory: FileManager.default.temporaryDirectory.path
+            )
+            guard result.failures == 0, result.requests > 0 else {
+                throw BenchmarkFailure("\(result.failures) of \(result.requests) \(what) failed.")
+            }
+            return result
         }
 
         /// Driver tokens minted per second by `tasks` concurrent tasks, each minting synchronously.
