@@ -120,6 +120,32 @@ struct LoginTests {
         }
     }
 
+    @Test("the session goes in a Bearer credential: any case of the scheme, blanks around it ignored; else 401")
+    func bearerForms() async throws {
+        let fixture = try await TokenServerFixture()
+        try await fixture.application.test(.router) { client in
+            let session = try await client.login("dana")
+            func status(_ authorization: String?, _ path: String = "/token/driver/v1") async throws
+                -> HTTPResponse.Status
+            {
+                var headers = HTTPFields()
+                if let authorization { headers[.authorization] = authorization }
+                return try await client.execute(uri: path, method: .get, headers: headers) { $0.status }
+            }
+            for accepted in ["Bearer \(session)", "bearer \(session)", "BEARER \(session)", "bEaReR  \(session) \t"] {
+                #expect(try await status(accepted) == .ok, "\(accepted)")
+            }
+            // A percent-encoded ID is the ID it encodes (v1).
+            #expect(try await status("Bearer \(session)", "/token/driver/%76%31") == .ok)
+            for refused in [
+                nil, "", "Bearer", "Bearer ", "Bearer  \t ", "Basic \(session)", "Bearer\(session)",
+                "Bearer\t\(session)", "Bearer \(session)x", "Bearer \(session.dropLast())", "Bearer x \(session)",
+            ] {
+                #expect(try await status(refused) == .unauthorized, "\(refused ?? "no header")")
+            }
+        }
+    }
+
     @Test("a wrong password and an unknown user get the same 401; malformed bodies are 400")
     func failures() async throws {
         let fixture = try await TokenServerFixture()

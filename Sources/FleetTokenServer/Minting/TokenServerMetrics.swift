@@ -7,6 +7,9 @@ import Prometheus
 ///   `rate_limited` (429), `not_granted` (403), `signer_failed` (503).
 public final class TokenServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
+    /// The counters, made once: the registry's lookup builds the metric's name and labels on every call.
+    private let issuedCounters: [String: Counter]
+    private let refusedCounters: [String: [Refusal: Counter]]
 
     /// Why a token request was refused.
     public enum Refusal: String, Sendable, CaseIterable {
@@ -16,15 +19,19 @@ public final class TokenServerMetrics: Sendable {
     }
 
     public init() {
+        var issued: [String: Counter] = [:]
+        var refused: [String: [Refusal: Counter]] = [:]
         for endpoint in TokenServerEndpoint.all {
-            _ = registry.makeCounter(descriptor: Self.issued, labels: [("endpoint", endpoint.name)])
+            issued[endpoint.name] = registry.makeCounter(descriptor: Self.issued, labels: [("endpoint", endpoint.name)])
             for refusal in Refusal.allCases {
-                _ = registry.makeCounter(
+                refused[endpoint.name, default: [:]][refusal] = registry.makeCounter(
                     descriptor: Self.refused,
                     labels: [("endpoint", endpoint.name), ("reason", refusal.rawValue)]
                 )
             }
         }
+        issuedCounters = issued
+        refusedCounters = refused
     }
 
     static var issued: MetricNameDescriptor {
@@ -44,15 +51,17 @@ public final class TokenServerMetrics: Sendable {
 
     /// Counts a minted token.
     public func issued(_ endpoint: TokenServerEndpoint) {
-        registry.makeCounter(descriptor: Self.issued, labels: [("endpoint", endpoint.name)]).increment()
+        (issuedCounters[endpoint.name]
+            ?? registry.makeCounter(descriptor: Self.issued, labels: [("endpoint", endpoint.name)])).increment()
     }
 
     /// Counts a refused token request.
     public func refused(_ endpoint: TokenServerEndpoint, _ refusal: Refusal) {
-        registry.makeCounter(
-            descriptor: Self.refused,
-            labels: [("endpoint", endpoint.name), ("reason", refusal.rawValue)]
-        ).increment()
+        (refusedCounters[endpoint.name]?[refusal]
+            ?? registry.makeCounter(
+                descriptor: Self.refused,
+                labels: [("endpoint", endpoint.name), ("reason", refusal.rawValue)]
+            )).increment()
     }
 
     /// The Prometheus text exposition.
