@@ -261,7 +261,7 @@ extension BenchCommand {
                     say(
                         String(
                             format:
-                                "%@: %.0f µs of CPU per token beyond signing and the floor (session, grant, audit, JSON)",
+                                "%@: %.0f µs of CPU per token beyond both (its database server's included)",
                             backend.name,
                             beyond
                         )
