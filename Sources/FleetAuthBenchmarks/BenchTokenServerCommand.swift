@@ -149,29 +149,31 @@ extension BenchCommand {
                         throw BenchmarkFailure("A token server did not start.")
                     }
                     portOf[index] = port
-                    let session = backends[index].session
+                    let headers: HTTPHeaders = [
+                        "Host": "127.0.0.1", "Authorization": "Bearer \(backends[index].session)",
+                    ]
                     generators[index] = LoadGenerator(host: "127.0.0.1", port: port, connections: connections) {
                         _,
                         sequence in
                         LoadGenerator.Request(
                             method: .GET,
                             uri: "/token/driver/v\(sequence % 100)",
-                            headers: ["Host": "127.0.0.1", "Authorization": "Bearer \(session)"],
+                            headers: headers,
                             body: ByteBuffer()
                         )
                     }
                 }
                 // The floor: the same server's cheapest route (`/healthz`, through the same middleware), loaded the
                 // same way. A token can cost no less than signing it plus this.
+                let floorRequest = LoadGenerator.Request(
+                    method: .GET,
+                    uri: "/healthz",
+                    headers: ["Host": "127.0.0.1"],
+                    body: ByteBuffer()
+                )
                 let floorGenerator = LoadGenerator(host: "127.0.0.1", port: portOf[0], connections: connections) {
                     _,
-                    _ in
-                    LoadGenerator.Request(
-                        method: .GET,
-                        uri: "/healthz",
-                        headers: ["Host": "127.0.0.1"],
-                        body: ByteBuffer()
-                    )
+                    _ in floorRequest
                 }
                 let wrk = try usesWrk
                 var best = [ExternalLoad.Result](

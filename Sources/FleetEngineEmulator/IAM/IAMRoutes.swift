@@ -91,9 +91,8 @@ struct IAMRoutes: Sendable {
     private func authorize(_ request: Request, _ context: some RequestContext) async throws -> (
         ServiceAccountKey, JSONObject
     ) {
-        let header = request.headers[.authorization] ?? ""
-        guard header.lowercased().hasPrefix("bearer "),
-            await iam.isValid(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+        guard let credential = RequestText.bearerCredential(request.headers[.authorization]),
+            await iam.isValid(credential)
         else {
             throw GoogleAPIError.unauthenticated(
                 "Request had invalid authentication credentials. Expected OAuth 2 access token."

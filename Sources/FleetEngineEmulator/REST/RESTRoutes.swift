@@ -117,10 +117,7 @@ struct RESTRoutes: Sendable {
 
     /// One path segment, percent-decoded once and checked against the ID rules.
     static func segment(_ context: EmulatorRequestContext, _ parameter: String) throws(GoogleAPIError) -> String {
-        // Foundation's decoding costs more than the rest of the route's path handling: most IDs have no `%`.
-        guard let raw = context.parameters.get(parameter),
-            let decoded = raw.utf8.contains(UInt8(ascii: "%")) ? raw.removingPercentEncoding : raw
-        else {
+        guard let raw = context.parameters.get(parameter), let decoded = RequestText.percentDecoded(raw) else {
             throw .invalidArgument("The \(parameter) in the path is not valid percent-encoding.")
         }
         return try ResourceName.id(decoded, field: parameter == "provider" ? "provider" : "\(parameter) ID")

@@ -7,9 +7,10 @@ import Prometheus
 ///   `rate_limited` (429), `not_granted` (403), `signer_failed` (503).
 public final class TokenServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
-    /// The counters, made once: the registry's lookup builds the metric's name and labels on every call.
-    private let issuedCounters: [String: Counter]
-    private let refusedCounters: [String: [Refusal: Counter]]
+    /// The counters of every endpoint (the server routes those of ``TokenServerEndpoint/all`` only), made once: the
+    /// registry's lookup builds the metric's name and labels on every call.
+    private let issuedCounters: [TokenServerEndpoint: Counter]
+    private let refusedCounters: [TokenServerEndpoint: [Refusal: Counter]]
 
     /// Why a token request was refused.
     public enum Refusal: String, Sendable, CaseIterable {
@@ -19,12 +20,12 @@ public final class TokenServerMetrics: Sendable {
     }
 
     public init() {
-        var issued: [String: Counter] = [:]
-        var refused: [String: [Refusal: Counter]] = [:]
+        var issued: [TokenServerEndpoint: Counter] = [:]
+        var refused: [TokenServerEndpoint: [Refusal: Counter]] = [:]
         for endpoint in TokenServerEndpoint.all {
-            issued[endpoint.name] = registry.makeCounter(descriptor: Self.issued, labels: [("endpoint", endpoint.name)])
+            issued[endpoint] = registry.makeCounter(descriptor: Self.issued, labels: [("endpoint", endpoint.name)])
             for refusal in Refusal.allCases {
-                refused[endpoint.name, default: [:]][refusal] = registry.makeCounter(
+                refused[endpoint, default: [:]][refusal] = registry.makeCounter(
                     descriptor: Self.refused,
                     labels: [("endpoint", endpoint.name), ("reason", refusal.rawValue)]
                 )
@@ -51,17 +52,12 @@ public final class TokenServerMetrics: Sendable {
 
     /// Counts a minted token.
     public func issued(_ endpoint: TokenServerEndpoint) {
-        (issuedCounters[endpoint.name]
-            ?? registry.makeCounter(descriptor: Self.issued, labels: [("endpoint", endpoint.name)])).increment()
+        issuedCounters[endpoint]?.increment()
     }
 
     /// Counts a refused token request.
     public func refused(_ endpoint: TokenServerEndpoint, _ refusal: Refusal) {
-        (refusedCounters[endpoint.name]?[refusal]
-            ?? registry.makeCounter(
-                descriptor: Self.refused,
-                labels: [("endpoint", endpoint.name), ("reason", refusal.rawValue)]
-            )).increment()
+        refusedCounters[endpoint]?[refusal]?.increment()
     }
 
     /// The Prometheus text exposition.

@@ -98,27 +98,15 @@ struct TokenServerRoutes {
         return mediaType.trimmingCharacters(in: .whitespaces).lowercased() == "application/json"
     }
 
-    /// The credential of a `Bearer` Authorization header (scheme case-insensitive), without the spaces and tabs
-    /// around it; nil without one. Read as bytes: it runs on every token request.
     static func bearer(_ request: Request) -> String? {
-        guard let value = request.headers[.authorization] else { return nil }
-        let scheme = "bearer ".utf8
-        let bytes = value.utf8
-        guard bytes.count > scheme.count,
-            bytes.prefix(scheme.count).elementsEqual(scheme, by: { $0 == $1 || ($1 != 0x20 && $0 | 0x20 == $1) })
-        else { return nil }
-        let isBlank = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
-        var credential = bytes.dropFirst(scheme.count)
-        while let first = credential.first, isBlank(first) { credential = credential.dropFirst() }
-        while let last = credential.last, isBlank(last) { credential = credential.dropLast() }
-        return String(Substring(credential))
+        RequestText.bearerCredential(request.headers[.authorization])
     }
 
     // MARK: Tokens
 
     /// Mints `endpoint`'s token for `id` if the session's user may have it; audits it.
     func token(_ endpoint: TokenServerEndpoint, id rawID: String?, _ request: Request) async throws -> Response {
-        let id = rawID.map { $0.utf8.contains(UInt8(ascii: "%")) ? $0.removingPercentEncoding ?? $0 : $0 }
+        let id = rawID.map { RequestText.percentDecoded($0) ?? $0 }
         // A malformed ID is the caller's mistake (400) whoever asks; answering it as a bad session (401) would sign
         // a web page's user out for a typo in a link.
         if let kind = endpoint.grantKind {
