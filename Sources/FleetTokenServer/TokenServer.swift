@@ -61,6 +61,8 @@ public struct TokenServer {
         public var fleetEngineURL: String?
         /// A map tile URL template for the browser pages used online (``WebAppSettings/tileURL``).
         public var tileURL: String?
+        /// How long each `/readyz` check (the store, signing, OpenID keys) may take before it counts as failing.
+        public var readinessTimeout: Duration
 
         public init(
             dataDirectory: String,
@@ -81,7 +83,8 @@ public struct TokenServer {
             openIDAutoCreateRole: AppUserRole? = nil,
             openIDMinimumRefetchInterval: Duration = .seconds(10),
             fleetEngineURL: String? = nil,
-            tileURL: String? = nil
+            tileURL: String? = nil,
+            readinessTimeout: Duration = .seconds(5)
         ) {
             self.dataDirectory = dataDirectory
             self.project = project
@@ -102,6 +105,7 @@ public struct TokenServer {
             self.openIDMinimumRefetchInterval = openIDMinimumRefetchInterval
             self.fleetEngineURL = fleetEngineURL
             self.tileURL = tileURL
+            self.readinessTimeout = readinessTimeout
         }
     }
 
@@ -266,7 +270,7 @@ public struct TokenServer {
                 }
             )
         }
-        return Readiness(components)
+        return Readiness(components, timeout: configuration.readinessTimeout)
     }
 
     /// Adds an `operator` account with a random password when there are no users at all (a first start).

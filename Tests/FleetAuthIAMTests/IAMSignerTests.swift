@@ -183,14 +183,14 @@ struct IAMSignerTests {
     @Test("an answer slower than the try's deadline is abandoned and retried")
     func deadline() async throws {
         try await withGoogle { google in
-            // A second per try: the fake's 3-second answers are abandoned, and the answer of a try that is not slowed
-            // arrives in time even when the whole suite loads both cores (300 ms did not, once in a full run).
-            google.fake.scriptSignFaults([.slow(.seconds(3))])
-            let token = try await Self.mint(google.signer(timeout: .seconds(1)))
+            // Three seconds per try: the fake's 8-second answers are abandoned, and the answer of a try that is not
+            // slowed arrives in time even when the whole suite loads both cores (300 ms did not, once in a full run).
+            google.fake.scriptSignFaults([.slow(.seconds(8))])
+            let token = try await Self.mint(google.signer(timeout: .seconds(3)))
             #expect(token.keyID == google.fake.key.privateKeyID)
-            google.fake.scriptSignFaults([.slow(.seconds(3)), .slow(.seconds(3))])
+            google.fake.scriptSignFaults([.slow(.seconds(8)), .slow(.seconds(8))])
             let error = await Self.refusal {
-                _ = try await Self.mint(google.signer(attempts: 2, timeout: .seconds(1)))
+                _ = try await Self.mint(google.signer(attempts: 2, timeout: .seconds(3)))
             }
             #expect(error?.code == .unavailable)
             #expect(error?.message.contains("did not answer") == true, "\(error?.message ?? "")")

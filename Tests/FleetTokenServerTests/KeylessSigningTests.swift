@@ -31,7 +31,8 @@ struct KeylessSigningTests {
 
         func server(_ keyless: [TokenFamily: KeylessSigner]) async throws -> TokenServer {
             let server = try await TokenServer(
-                configuration: .init(dataDirectory: directory, bcryptCost: 4),
+                // A generous probe deadline: a loaded test machine must not turn IAM's answer into a timeout.
+                configuration: .init(dataDirectory: directory, bcryptCost: 4, readinessTimeout: .seconds(60)),
                 store: store,
                 keylessSigners: keyless,
                 clock: clock,
