@@ -93,7 +93,9 @@ package final class GroupCommit<Item: Sendable, Outcome: Sendable>: Sendable {
         }
         let outcome: Result<[Outcome], any Error>
         do {
-            let outcomes = try await commit([own] + batch.map(\.item))
+            // A closure, not the key path `\.item`: in this unspecialized generic code a key path is built anew on
+            // every call, demangling its types (2.4 % of the machine under PostgreSQL's update load).
+            let outcomes = try await commit([own] + batch.map { $0.item })
             precondition(outcomes.count == batch.count + 1, "A commit answers one outcome per item.")
             outcome = .success(outcomes)
         } catch {
