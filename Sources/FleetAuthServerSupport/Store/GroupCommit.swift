@@ -21,7 +21,7 @@ package final class GroupCommit<Item: Sendable, Outcome: Sendable>: Sendable {
         case lead
     }
 
-    private typealias Waiter = (item: Item, continuation: CheckedContinuation<Turn, any Error>)
+    private typealias Waiter = (item: Item, deliver: @Sendable (Result<Turn, any Error>) -> Void)
 
     private struct State {
         var pending: [Waiter] = []
@@ -58,16 +58,16 @@ package final class GroupCommit<Item: Sendable, Outcome: Sendable>: Sendable {
 
     /// Commits `item` with the items submitted beside it; returns its outcome once its batch is committed.
     package func submit(_ item: Item) async throws -> Outcome {
-        let turn = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Turn, any Error>) in
+        let turn: Turn = try await awaitHandOff { deliver in
             let leads = state.withLockedValue { state in
                 if state.committing == maximumConcurrentCommits {
-                    state.pending.append((item, continuation))
+                    state.pending.append((item, deliver))
                     return false
                 }
                 state.committing += 1
                 return true
             }
-            if leads { continuation.resume(returning: .lead) }
+            if leads { deliver(.success(.lead)) }
         }
         switch turn {
         case .committed(let outcome): return outcome
@@ -103,8 +103,8 @@ package final class GroupCommit<Item: Sendable, Outcome: Sendable>: Sendable {
         }
         for (index, waiter) in batch.enumerated() {
             switch outcome {
-            case .success(let outcomes): waiter.continuation.resume(returning: .committed(outcomes[index + 1]))
-            case .failure(let error): waiter.continuation.resume(throwing: error)
+            case .success(let outcomes): waiter.deliver(.success(.committed(outcomes[index + 1])))
+            case .failure(let error): waiter.deliver(.failure(error))
             }
         }
         let next: Waiter? = state.withLockedValue { state in
@@ -114,7 +114,7 @@ package final class GroupCommit<Item: Sendable, Outcome: Sendable>: Sendable {
             }
             return state.pending.removeFirst()
         }
-        next?.continuation.resume(returning: .lead)
+        next?.deliver(.success(.lead))
         return try outcome.get()[0]
     }
 }

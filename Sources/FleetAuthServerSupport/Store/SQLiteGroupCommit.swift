@@ -38,9 +38,9 @@ package final class SQLiteGroupCommit: Sendable {
     /// Runs `updates` in a transaction shared with the updates queued beside it, and returns its result once that
     /// transaction committed. An error thrown by `updates` undoes its writes only, and is rethrown as it is.
     package func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+        try await awaitHandOff { deliver in
             enqueue { db, isolated in
-                guard let db else { return (true, { continuation.resume(throwing: $0 ?? CancellationError()) }) }
+                guard let db else { return (true, { deliver(.failure($0 ?? CancellationError())) }) }
                 let result: Result<T, any Error>
                 do {
                     if isolated {
@@ -56,9 +56,8 @@ package final class SQLiteGroupCommit: Sendable {
                     failed,
                     { commitError in
                         switch (result, commitError) {
-                        case (.success(let value), nil): continuation.resume(returning: value)
-                        case (.success, let commitError?): continuation.resume(throwing: commitError)
-                        case (.failure(let error), _): continuation.resume(throwing: error)
+                        case (.success, nil), (.failure, _): deliver(result)
+                        case (.success, let commitError?): deliver(.failure(commitError))
                         }
                     }
                 )

@@ -24,9 +24,7 @@ package final class SQLiteGroupRead: Sendable {
 
     /// Runs `value` in a read transaction shared with the reads queued beside it, and returns its result.
     package func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            enqueue { database in continuation.resume(with: Result { try value(database.get()) }) }
-        }
+        try await awaitHandOff { deliver in enqueue { database in deliver(Result { try value(database.get()) }) } }
     }
 
     private func enqueue(_ job: @escaping Job) {
