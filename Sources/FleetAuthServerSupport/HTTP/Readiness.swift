@@ -83,13 +83,13 @@ package struct Readiness: Sendable {
     /// running on its own, never awaited by the probe.
     private static func check(_ component: Component, within timeout: Duration) async -> String? {
         let answered = NIOLockedValueBox(false)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<String?, Never>) in
+        return await awaitHandOff { (deliver: @escaping @Sendable (Result<String?, Never>) -> Void) in
             let finish: @Sendable (String?) -> Void = { problem in
                 let first = answered.withLockedValue { answered in
                     defer { answered = true }
                     return !answered
                 }
-                if first { continuation.resume(returning: problem) }
+                if first { deliver(.success(problem)) }
             }
             let timer = Task {
                 try await Task.sleep(for: timeout)
