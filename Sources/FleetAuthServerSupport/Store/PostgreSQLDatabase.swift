@@ -9,13 +9,16 @@ import ServiceLifecycle
 /// request; and versioned migrations applied once, under an advisory lock, so that several instances starting at
 /// once on one database neither race nor apply a step twice.
 ///
-/// The pool runs in a scope (``PostgresPools``): ``withDatabase(_:migrations:maximumConnections:logger:_:)``
-/// for one database, ``PostgresPools/withPools(_:)`` for several; it is closed when the scope ends, and a store
-/// opened in it can run in a service group inside that scope. As a `Service` the database waits for graceful
-/// shutdown and then closes its pool.
+/// The pool runs in a scope (``PostgresPools``):
+/// ``withDatabase(_:migrations:maximumConnections:reservedConnections:settings:logger:isolation:_:)`` for one
+/// database, ``PostgresPools/withPools(_:)`` for several; it is closed when the scope ends, and a store opened in it
+/// can run in a service group inside that scope. As a `Service` the database waits for graceful shutdown and then
+/// closes its pool and its reserved connections (``PostgresReservedConnections``).
 package final class PostgreSQLDatabase: Service, Sendable {
     package let url: PostgresURL
     package let client: PostgresClient
+    /// Connections kept out of the pool for the hottest statements (``execute(_:reserved:)``); none unless asked.
+    package let reserved: PostgresReservedConnections
     private let stop: Stop
     /// The logger queries run with (postgres-nio's, silent by default).
     package let logger: Logger
@@ -27,9 +30,10 @@ package final class PostgreSQLDatabase: Service, Sendable {
         case unscoped(Task<Void, Never>)
     }
 
-    init(url: PostgresURL, client: PostgresClient, stop: Stop, logger: Logger) {
+    init(url: PostgresURL, client: PostgresClient, reserved: PostgresReservedConnections, stop: Stop, logger: Logger) {
         self.url = url
         self.client = client
+        self.reserved = reserved
         self.stop = stop
         self.logger = logger
     }
@@ -39,13 +43,15 @@ package final class PostgreSQLDatabase: Service, Sendable {
     /// - Parameters:
     ///   - url: where the database is.
     ///   - migrations: the schema, step by step (nil: none, for administration); each scope keeps its own versions.
-    ///   - maximumConnections: the pool's size.
-    ///   - settings: run-time parameters of every connection of the pool (`synchronous_commit`: `off`).
+    ///   - maximumConnections: how many connections it opens at most, reserved ones included.
+    ///   - reservedConnections: how many of them are kept out of the pool for ``execute(_:reserved:)``.
+    ///   - settings: run-time parameters of every connection (`synchronous_commit`: `off`).
     ///   - logger: where postgres-nio logs in the background (silent by default).
     package static func withDatabase<Result>(
         _ url: PostgresURL,
         migrations: PostgresMigrations?,
         maximumConnections: Int = 20,
+        reservedConnections: Int = 0,
         settings: [String: String] = [:],
         logger: Logger = .silent(label: "fleetauth.postgres"),
         isolation: isolated (any Actor)? = #isolation,
@@ -56,6 +62,7 @@ package final class PostgreSQLDatabase: Service, Sendable {
                 url,
                 migrations: migrations,
                 maximumConnections: maximumConnections,
+                reservedConnections: reservedConnections,
                 settings: settings,
                 logger: logger
             )
@@ -64,27 +71,48 @@ package final class PostgreSQLDatabase: Service, Sendable {
     }
 
     /// Connects with a pool that runs in a task of its own until ``close()``, for code that cannot give it a
-    /// scope; prefer ``withDatabase(_:migrations:maximumConnections:logger:_:)``.
+    /// scope; prefer
+    /// ``withDatabase(_:migrations:maximumConnections:reservedConnections:settings:logger:isolation:_:)``.
     package static func connect(
         _ url: PostgresURL,
         migrations: PostgresMigrations?,
         maximumConnections: Int = 20,
+        reservedConnections: Int = 0,
         settings: [String: String] = [:],
         logger: Logger = .silent(label: "fleetauth.postgres")
     ) async throws(StoreError) -> PostgreSQLDatabase {
         let client = PostgresClient(
-            configuration: configuration(url, maximumConnections: maximumConnections, settings: settings),
+            configuration: configuration(
+                url,
+                maximumConnections: maximumConnections,
+                reserved: reservedConnections,
+                settings: settings
+            ),
             backgroundLogger: logger
         )
         let runner = Task { await client.run() }
-        let database = PostgreSQLDatabase(url: url, client: client, stop: .unscoped(runner), logger: logger)
+        let database = PostgreSQLDatabase(
+            url: url,
+            client: client,
+            reserved: reserved(url, reservedConnections, settings: settings, logger: logger),
+            stop: .unscoped(runner),
+            logger: logger
+        )
         try await database.prepare(migrations)
         return database
     }
 
-    static func configuration(_ url: PostgresURL, maximumConnections: Int, settings: [String: String])
-        -> PostgresClient.Configuration
-    {
+    /// The pool's configuration: `maximumConnections` less the `reserved` ones.
+    static func configuration(
+        _ url: PostgresURL,
+        maximumConnections: Int,
+        reserved: Int,
+        settings: [String: String]
+    ) -> PostgresClient.Configuration {
+        precondition(
+            (0..<maximumConnections).contains(reserved),
+            "The pool keeps at least one of its \(maximumConnections) connections."
+        )
         var configuration = PostgresClient.Configuration(
             host: url.host,
             port: url.port,
@@ -97,7 +125,7 @@ package final class PostgreSQLDatabase: Service, Sendable {
                     ? .prefer(.makeClientConfiguration())
                     : .require(.makeClientConfiguration())
         )
-        configuration.options.maximumConnections = maximumConnections
+        configuration.options.maximumConnections = maximumConnections - reserved
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.additionalStartupParameters = settings.sorted { $0.key < $1.key }.map {
             ($0.key, $0.value)
@@ -120,33 +148,55 @@ package final class PostgreSQLDatabase: Service, Sendable {
     /// retry a refused connection or a wrong password quietly until its queries time out.
     private func check() async throws(StoreError) {
         do {
-            let tls: PostgresConnection.Configuration.TLS =
-                switch url.tls {
-                case .disable: .disable
-                case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-                case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-                }
-            var configuration = PostgresConnection.Configuration(
-                host: url.host,
-                port: url.port,
-                username: url.username,
-                password: url.password,
-                database: url.database,
-                tls: tls
-            )
-            configuration.options.connectTimeout = .seconds(5)
             let connection: PostgresConnection
             do {
-                connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                connection = try await Self.openConnection(url, settings: [:], id: 0, logger: logger)
             } catch let error where Self.isConnectTimeout(error) {
                 // An unanswered SYN: a server whose accept queue is full while it forks backends (many instances
                 // or pools opening at once) drops it, and the kernel resends it after 1 s and 3 s. One more try
                 // gives a busy server as long again; a refused connection or a wrong password still fail at once.
-                connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+                connection = try await Self.openConnection(url, settings: [:], id: 1, logger: logger)
             }
             try await connection.close()
         } catch {
             throw .unavailable("Cannot use PostgreSQL at \(url.location) as \(url.username): \(Self.reason(error)).")
+        }
+    }
+
+    /// One connection outside the pool, with `settings` as run-time parameters; the caller closes it.
+    package static func openConnection(
+        _ url: PostgresURL,
+        settings: [String: String] = [:],
+        id: Int,
+        logger: Logger = .silent(label: "fleetauth.postgres")
+    ) async throws -> PostgresConnection {
+        let tls: PostgresConnection.Configuration.TLS =
+            switch url.tls {
+            case .disable: .disable
+            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        var configuration = PostgresConnection.Configuration(
+            host: url.host,
+            port: url.port,
+            username: url.username,
+            password: url.password,
+            database: url.database,
+            tls: tls
+        )
+        configuration.options.connectTimeout = .seconds(5)
+        configuration.options.additionalStartupParameters = settings.sorted { $0.key < $1.key }.map {
+            ($0.key, $0.value)
+        }
+        return try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+    }
+
+    /// `count` connections kept out of the pool, opened as ``openConnection(_:settings:id:logger:)`` opens one.
+    static func reserved(_ url: PostgresURL, _ count: Int, settings: [String: String], logger: Logger)
+        -> PostgresReservedConnections
+    {
+        PostgresReservedConnections(capacity: count) { id in
+            try await openConnection(url, settings: settings, id: id, logger: logger)
         }
     }
 
@@ -178,15 +228,14 @@ package final class PostgreSQLDatabase: Service, Sendable {
         }
     }
 
-    /// Runs a prepared statement outside a transaction and returns its rows. Each pooled connection prepares it
-    /// once and then only binds and executes it: no parsing or planning per call, for the hot paths.
-    package func execute<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws(StoreError)
-        -> [Statement.Row]
+    /// Runs a prepared statement outside a transaction and returns its rows. Each connection prepares it once and
+    /// then only binds and executes it: no parsing or planning per call, for the hot paths. `reserved`: on one of
+    /// the connections kept out of the pool when one is free (``PostgresReservedConnections``), else the pool's.
+    package func execute<Statement: PostgresPreparedStatement>(_ statement: Statement, reserved: Bool = false)
+        async throws(StoreError) -> [Statement.Row]
     {
         do {
-            var rows: [Statement.Row] = []
-            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
-            return rows
+            return try await rows(statement, reserved: reserved)
         } catch let error as StoreError {
             throw error
         } catch {
@@ -194,22 +243,40 @@ package final class PostgreSQLDatabase: Service, Sendable {
         }
     }
 
-    /// Runs a prepared statement like ``execute(_:)``, but answers nil when the server ended it for a deadlock or a
-    /// serialization failure (SQLSTATE 40P01, 40001): it was rolled back whole, so the caller may safely try again
-    /// another way. Any other error is thrown as ``execute(_:)`` throws it — a lost connection, for one, leaves
-    /// unknown whether the statement committed.
-    package func executeUnlessAborted<Statement: PostgresPreparedStatement>(_ statement: Statement)
-        async throws(StoreError) -> [Statement.Row]?
-    {
+    /// Runs a prepared statement like ``execute(_:reserved:)``, but answers nil when the server ended it for a
+    /// deadlock or a serialization failure (SQLSTATE 40P01, 40001): it was rolled back whole, so the caller may
+    /// safely try again another way. Any other error is thrown as ``execute(_:reserved:)`` throws it — a lost
+    /// connection, for one, leaves unknown whether the statement committed.
+    package func executeUnlessAborted<Statement: PostgresPreparedStatement>(
+        _ statement: Statement,
+        reserved: Bool = false
+    ) async throws(StoreError) -> [Statement.Row]? {
         do {
-            var rows: [Statement.Row] = []
-            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
-            return rows
+            return try await rows(statement, reserved: reserved)
         } catch let error as PSQLError where ["40P01", "40001"].contains(error.serverInfo?[.sqlState]) {
             return nil
         } catch {
             throw .unavailable("PostgreSQL at \(url.location): \(Self.reason(error)).")
         }
+    }
+
+    private func rows<Statement: PostgresPreparedStatement>(_ statement: Statement, reserved: Bool) async throws
+        -> [Statement.Row]
+    {
+        if reserved,
+            let rows = try await self.reserved.withConnection({ connection in
+                try await Self.collect(connection.execute(statement, logger: logger))
+            })
+        {
+            return rows
+        }
+        return try await Self.collect(client.execute(statement, logger: logger))
+    }
+
+    private static func collect<Rows: AsyncSequence>(_ sequence: Rows) async throws -> [Rows.Element] {
+        var rows: [Rows.Element] = []
+        for try await row in sequence { rows.append(row) }
+        return rows
     }
 
     /// Whether `error` is a TCP connection that timed out, under PostgresNIO's wrapper.
@@ -241,6 +308,7 @@ package final class PostgreSQLDatabase: Service, Sendable {
 
     /// Closes the pool; waiting queries fail. In a scope the pool is stopped now and the scope's end waits for it.
     package func close() async {
+        await reserved.close()
         switch stop {
         case .scoped(let signal):
             signal.finish()
@@ -252,25 +320,29 @@ package final class PostgreSQLDatabase: Service, Sendable {
 }
 
 /// Runs PostgreSQL connection pools for the length of a scope: every pool opened with
-/// ``connect(_:migrations:maximumConnections:logger:)`` runs in a child task of ``withPools(_:)``, which closes
-/// them all (and waits for them) before it returns. Nothing outlives the scope.
+/// ``connect(_:migrations:maximumConnections:reservedConnections:settings:logger:)`` runs in a child task of
+/// ``withPools(_:)``, which closes them all, reserved connections included, and waits for them before it returns.
+/// Nothing outlives the scope.
 package struct PostgresPools: Sendable {
-    private let pools: AsyncStream<(PostgresClient, AsyncStream<Never>)>.Continuation
+    /// A pool to run, its reserved connections, and the signal that closes both.
+    private typealias Opened = (client: PostgresClient, reserved: PostgresReservedConnections, stop: AsyncStream<Never>)
+    private let pools: AsyncStream<Opened>.Continuation
 
     /// Runs `body`; the pools it opens are closed when it returns or throws.
     package static func withPools<Result>(
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresPools) async throws -> Result
     ) async throws -> Result {
-        let (opened, pools) = AsyncStream.makeStream(of: (PostgresClient, AsyncStream<Never>).self)
+        let (opened, pools) = AsyncStream.makeStream(of: Opened.self)
         return try await withThrowingTaskGroup(of: Void.self, returning: Result.self) { group in
             group.addTask {
                 await withDiscardingTaskGroup { running in
-                    for await (client, stop) in opened {
+                    for await (client, reserved, stop) in opened {
                         running.addTask {
                             await withDiscardingTaskGroup { pool in
                                 pool.addTask { await client.run() }
                                 for await _ in stop {}  // until close() or the scope's end
+                                await reserved.close()
                                 pool.cancelAll()
                             }
                         }
@@ -291,6 +363,7 @@ package struct PostgresPools: Sendable {
         _ url: PostgresURL,
         migrations: PostgresMigrations?,
         maximumConnections: Int = 20,
+        reservedConnections: Int = 0,
         settings: [String: String] = [:],
         logger: Logger = .silent(label: "fleetauth.postgres")
     ) async throws(StoreError) -> PostgreSQLDatabase {
@@ -298,15 +371,23 @@ package struct PostgresPools: Sendable {
             configuration: PostgreSQLDatabase.configuration(
                 url,
                 maximumConnections: maximumConnections,
+                reserved: reservedConnections,
                 settings: settings
             ),
             backgroundLogger: logger
         )
+        let reserved = PostgreSQLDatabase.reserved(url, reservedConnections, settings: settings, logger: logger)
         let (stopped, stop) = AsyncStream.makeStream(of: Never.self)
-        guard case .enqueued = pools.yield((client, stopped)) else {
+        guard case .enqueued = pools.yield((client, reserved, stopped)) else {
             throw .unavailable("PostgreSQL at \(url.location): opened after its scope ended.")
         }
-        let database = PostgreSQLDatabase(url: url, client: client, stop: .scoped(stop), logger: logger)
+        let database = PostgreSQLDatabase(
+            url: url,
+            client: client,
+            reserved: reserved,
+            stop: .scoped(stop),
+            logger: logger
+        )
         try await database.prepare(migrations)
         return database
     }

@@ -29,6 +29,7 @@ public final class PostgresFleetStore: FleetStore {
             url,
             migrations: migrations,
             maximumConnections: maximumConnections,
+            reservedConnections: reservedConnections(maximumConnections),
             settings: settings
         ) { database in
             try await body(PostgresFleetStore(database: database))
@@ -46,6 +47,7 @@ public final class PostgresFleetStore: FleetStore {
                 url,
                 migrations: migrations,
                 maximumConnections: maximumConnections,
+                reservedConnections: reservedConnections(maximumConnections),
                 settings: settings
             )
         )
@@ -62,6 +64,7 @@ public final class PostgresFleetStore: FleetStore {
                 url,
                 migrations: migrations,
                 maximumConnections: maximumConnections,
+                reservedConnections: reservedConnections(maximumConnections),
                 settings: settings
             )
         )
@@ -92,6 +95,13 @@ public final class PostgresFleetStore: FleetStore {
     /// (`fleetauth bench emulator --only fleet,postgres`).
     static let concurrentBodyWrites = 4
 
+    /// The connections kept out of the pool for the body writes, one per concurrent batch, from a quarter of
+    /// `maximumConnections` at most (none from fewer than four). Leasing from the pool for every batch started
+    /// keep-alive timers that cost more than the pool saved (``PostgresReservedConnections``).
+    static func reservedConnections(_ maximumConnections: Int) -> Int {
+        min(concurrentBodyWrites, maximumConnections / 4)
+    }
+
     package init(database: PostgreSQLDatabase, recentCapacity: Int = 20_000) {
         self.database = database
         self.recentCapacity = recentCapacity
@@ -110,14 +120,15 @@ public final class PostgresFleetStore: FleetStore {
     private static func writeBodies(_ writes: [WriteVehicleBody], _ database: PostgreSQLDatabase) async throws
         -> [Int64?]
     {
-        if writes.count == 1 { return [try await database.execute(writes[0]).first] }
+        if writes.count == 1 { return [try await database.execute(writes[0], reserved: true).first] }
         let order = writes.indices.sorted {
             (writes[$0].provider, writes[$0].id) < (writes[$1].provider, writes[$1].id)
         }
         var versions = [Int64?](repeating: nil, count: writes.count)
         guard
             let written = try await database.executeUnlessAborted(
-                WriteVehicleBodies(writes: order.map { writes[$0] })
+                WriteVehicleBodies(writes: order.map { writes[$0] }),
+                reserved: true
             )
         else {
             for (index, write) in writes.enumerated() { versions[index] = try await database.execute(write).first }

@@ -1,0 +1,135 @@
+import FleetAuthServerSupport
+import FleetAuthServerTesting
+import NIOCore
+import PostgresNIO
+import Testing
+
+@Suite(
+    "Connections reserved out of the pool",
+    .enabled(if: PostgresTestServer.url != nil, "no PostgreSQL server: set FLEETAUTH_TEST_POSTGRES_URL")
+)
+struct PostgresReservedConnectionsTests {
+    /// The server process behind the connection, and a run-time setting it was opened with.
+    struct Backend: PostgresPreparedStatement {
+        static let name = "fleetauth_test_backend"
+        static let sql = "SELECT pg_backend_pid(), current_setting('synchronous_commit')"
+        typealias Row = (Int32, String)
+        func makeBindings() throws -> PostgresBindings { PostgresBindings() }
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode((Int32, String).self) }
+    }
+
+    static func pid(_ connection: PostgresConnection) async throws -> Int32 {
+        var pid: Int32 = 0
+        for try await (value, _) in try await connection.execute(Backend(), logger: .silent(label: "test")) {
+            pid = value
+        }
+        return pid
+    }
+
+    @Test("reserved statements run on connections the pool never hands out, with the pool's settings, closed with it")
+    func separateFromThePool() async throws {
+        let admin = try #require(PostgresTestServer.url)
+        try await admin.withTemporaryDatabase(prefix: "fleetauth_test_reserved") { url in
+            try await PostgresPools.withPools { pools in
+                let database = try await pools.connect(
+                    url,
+                    migrations: nil,
+                    maximumConnections: 3,
+                    reservedConnections: 1,
+                    settings: ["synchronous_commit": "off"]
+                )
+                var reserved: Set<Int32> = []
+                for _ in 0..<5 {
+                    let rows = try await database.execute(Backend(), reserved: true)
+                    #expect(rows.map(\.1) == ["off"])
+                    reserved.formUnion(rows.map(\.0))
+                }
+                #expect(reserved.count == 1, "one connection serves every reserved statement in turn")
+                #expect(database.reserved.openConnections == 1)
+                // Every pooled connection busy at once, the reserved one idle: none of them is it.
+                let pooled = try await withThrowingTaskGroup(of: [Int32].self) { group in
+                    for _ in 0..<6 {
+                        group.addTask { try await database.execute(Backend()).map(\.0) }
+                    }
+                    return try await group.reduce(into: Set<Int32>()) { $0.formUnion($1) }
+                }
+                #expect(!pooled.isEmpty && pooled.isDisjoint(with: reserved), "\(pooled) \(reserved)")
+                #expect(try await PostgresPoolsTests.connections(to: url.database, admin: admin) >= 2)
+            }
+            #expect(try await PostgresPoolsTests.connections(to: url.database, admin: admin) == 0)
+        }
+    }
+
+    @Test("a caller that finds every reserved connection leased is answered nil, and uses the pool")
+    func capacity() async throws {
+        let admin = try #require(PostgresTestServer.url)
+        try await admin.withTemporaryDatabase(prefix: "fleetauth_test_reserved") { url in
+            try await PostgreSQLDatabase.withDatabase(
+                url,
+                migrations: nil,
+                maximumConnections: 4,
+                reservedConnections: 2
+            ) { database in
+                let gates = (0..<2).map { _ in AsyncStream.makeStream(of: Void.self) }
+                let (leased, lease) = AsyncStream.makeStream(of: Int32.self)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for (released, _) in gates {
+                        group.addTask {
+                            let held: Void? = try await database.reserved.withConnection { connection in
+                                lease.yield(try await Self.pid(connection))
+                                for await _ in released {}
+                            }
+                            #expect(held != nil)
+                        }
+                    }
+                    var held: Set<Int32> = []
+                    for await pid in leased {
+                        held.insert(pid)
+                        if held.count == 2 { break }
+                    }
+                    #expect(try await database.reserved.withConnection { _ in Issue.record("a third lease") } == nil)
+                    // The statement still runs, on the pool.
+                    let pooled = try await database.execute(Backend(), reserved: true).map(\.0)
+                    #expect(pooled.count == 1 && !held.contains(pooled[0]))
+                    for (_, release) in gates { release.finish() }
+                    try await group.waitForAll()
+                }
+                #expect(database.reserved.openConnections == 2)
+            }
+        }
+    }
+
+    @Test("an idle connection past the limit is replaced; one that closed under its caller is opened again")
+    func replacement() async throws {
+        let admin = try #require(PostgresTestServer.url)
+        try await admin.withTemporaryDatabase(prefix: "fleetauth_test_reserved") { url in
+            let stale = PostgresReservedConnections(capacity: 1, idleLimit: .zero) { id in
+                try await PostgreSQLDatabase.openConnection(url, id: id)
+            }
+            let first = try await stale.withConnection { try await Self.pid($0) }
+            let second = try await stale.withConnection { try await Self.pid($0) }
+            #expect(first != nil && second != nil && first != second, "an idle connection past the limit is not reused")
+            #expect(stale.openConnections == 1)
+            await stale.close()
+            #expect(stale.openConnections == 0)
+            #expect(try await stale.withConnection { _ in Issue.record("used after close") } == nil)
+
+            let kept = PostgresReservedConnections(capacity: 1) { id in
+                try await PostgreSQLDatabase.openConnection(url, id: id)
+            }
+            let a = try await kept.withConnection { try await Self.pid($0) }
+            struct Failure: Error {}
+            await #expect(throws: Failure.self) {
+                try await kept.withConnection { _ in throw Failure() }
+            }
+            let b = try await kept.withConnection { try await Self.pid($0) }
+            #expect(a != nil && a == b, "a caller's error leaves the connection in place")
+            _ = try await kept.withConnection { try await $0.close() }
+            #expect(kept.openConnections == 0, "a connection closed under its caller is dropped")
+            let c = try await kept.withConnection { try await Self.pid($0) }
+            #expect(c != nil && c != a)
+            await kept.close()
+            #expect(try await PostgresPoolsTests.connections(to: url.database, admin: admin) == 0)
+        }
+    }
+}
