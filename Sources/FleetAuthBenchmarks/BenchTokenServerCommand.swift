@@ -280,6 +280,18 @@ extension BenchCommand {
                         )
                     )
                 }
+                if best.count == 2 {
+                    let ratio = best[1].rate / best[0].rate
+                    say(
+                        String(
+                            format: "%@ / %@: %.2f (target ≥ 0.80: %@)",
+                            backends[1].name,
+                            backends[0].name,
+                            ratio,
+                            ratio >= 0.8 ? "met" : "NOT met"
+                        )
+                    )
+                }
             }
             for backend in backends {
                 let audited = try await backend.store.recentEntries(limit: 1)
