@@ -99,7 +99,9 @@ struct PostgresReservedConnectionsTests {
         }
     }
 
-    @Test("an idle connection past the limit is replaced; one that closed under its caller is opened again")
+    @Test(
+        "an idle connection past the limit or closed by the server is replaced; one closed under its caller is reopened"
+    )
     func replacement() async throws {
         let admin = try #require(PostgresTestServer.url)
         try await admin.withTemporaryDatabase(prefix: "fleetauth_test_reserved") { url in
@@ -128,6 +130,22 @@ struct PostgresReservedConnectionsTests {
             #expect(kept.openConnections == 0, "a connection closed under its caller is dropped")
             let c = try await kept.withConnection { try await Self.pid($0) }
             #expect(c != nil && c != a)
+            // The server ends the idle connection (a restart would): the next caller gets a new one, not an error.
+            let idle = try #require(try await kept.withConnection { $0 })
+            try await PostgreSQLDatabase.withDatabase(admin, migrations: nil, maximumConnections: 1) { admin in
+                _ = try await admin.query("SELECT pg_terminate_backend(\(try #require(c)))")
+            }
+            try? await idle.closeFuture.get()
+            #expect(idle.isClosed)
+            let d = try await kept.withConnection { connection -> Int32? in
+                // A statement written to a closed connection is never answered: record it rather than hang.
+                guard !connection.isClosed else {
+                    Issue.record("a connection the server closed while idle was handed out")
+                    return nil
+                }
+                return try await Self.pid(connection)
+            }
+            #expect(d != nil && d != c, "a connection the server closed while idle is replaced before use")
             await kept.close()
             #expect(try await PostgresPoolsTests.connections(to: url.database, admin: admin) == 0)
         }

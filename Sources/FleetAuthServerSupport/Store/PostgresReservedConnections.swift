@@ -11,7 +11,9 @@ package import PostgresNIO
 /// The pool's keep-alive queries exist for connections that sit idle behind a NAT gateway or a proxy, which may drop
 /// them silently. A reserved connection left idle longer than `idleLimit` (the pool's keep-alive interval) is
 /// therefore not trusted: it is closed and replaced before use, so no caller waits on a connection that died while
-/// idle. A connection that closed under a caller (the server went away) is dropped and opened again next time.
+/// idle. One the server closed while it was idle (a restart, an administrator's `pg_terminate_backend`) is replaced
+/// the same way — PostgresNIO would never answer a statement written to it — and one that closed under a caller is
+/// dropped and opened again next time.
 package final class PostgresReservedConnections: Sendable {
     private struct Idle {
         var connection: PostgresConnection
@@ -62,7 +64,8 @@ package final class PostgresReservedConnections: Sendable {
             if state.closed { return .none }
             var stale: PostgresConnection?
             if let idle = state.idle.popLast() {
-                guard now - idle.since > idleLimit else { return .idle(idle.connection) }
+                // PostgresNIO never answers a statement written to a closed connection: never hand one out.
+                guard now - idle.since > idleLimit || idle.connection.isClosed else { return .idle(idle.connection) }
                 stale = idle.connection
             } else if state.open < capacity {
                 state.open += 1
