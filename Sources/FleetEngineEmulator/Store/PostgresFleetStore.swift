@@ -19,6 +19,9 @@ public final class PostgresFleetStore: FleetStore {
 
     /// Runs `body` with the store at `url`, connected and migrated; its connection pool closes when `body`
     /// returns. Run a server's service group inside `body`: the store is one of its services.
+    ///
+    /// `maximumConnections` counts every connection the store opens: a quarter of them, four at most, are kept out
+    /// of the pool for the batched writes of concurrent location updates.
     public static func withConnected<Result>(
         _ url: PostgresURL,
         maximumConnections: Int = 20,
