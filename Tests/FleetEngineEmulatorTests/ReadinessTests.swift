@@ -73,7 +73,10 @@ struct ReadinessTests {
         )
         let started = ContinuousClock.now
         let report = await readiness.report()
-        #expect(ContinuousClock.now - started < .seconds(30))
+        // The hanging check sleeps an hour: answering within minutes shows the deadline was honoured. A tighter bound
+        // would measure the machine instead — the deadline's timer runs on the cooperative pool, which other tests'
+        // synchronous work can hold for seconds on two cores.
+        #expect(ContinuousClock.now - started < .seconds(300))
         #expect(!report.isReady)
         #expect(report.components.map(\.name) == ["works", "throws", "hangs"])
         #expect(report.components.map(\.problem) == [nil, "database is locked", "no answer within 5.0 seconds"])
