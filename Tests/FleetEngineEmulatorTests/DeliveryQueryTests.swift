@@ -1,8 +1,10 @@
+import FleetAuthServerSupport
 import FleetAuthServerTesting
 import FleetEngineAPI
 import FleetEngineEmulator
 import Foundation
 import GRDB
+import PostgresNIO
 import SwiftProtobuf
 import Testing
 
@@ -167,6 +169,68 @@ struct DeliveryQueryTests {
         try await Self.compareTasks(store, &random, filters: 80)
     }
 
+    /// Filters whose count is read from the attribute index alone (an attribute's `=` joined by AND to conditions on
+    /// the columns each attribute row carries, and other attributes), and filters that must not be.
+    static let attributeCounted = [
+        #"state = OPEN AND attributes.zone = "north""#, #"attributes.zone = "south" AND state != CLOSED"#,
+        #"attributes.size = "" AND type = DELIVERY AND task_outcome != FAILED"#,
+        #"attributes.flag = "true" AND (state = OPEN OR type = PICKUP)"#,
+        #"attributes.zone = "north" AND NOT state = CLOSED AND attributes.size != "2""#,
+        #"attributes.zone = "north" AND attributes.flag = "false" AND state = 0"#,
+        #"(attributes.zone = "north" AND state = OPEN) AND type != PICKUP"#,
+        // Not from the index alone: a column the attribute rows do not carry, or no `=` the whole filter requires.
+        #"attributes.zone = "north" AND delivery_vehicle_id = "v1""#,
+        #"attributes.zone = "north" AND planned_location.point.latitude > 10"#,
+        #"attributes.zone = "north" OR state = OPEN"#, #"NOT attributes.zone = "north" AND state = OPEN"#,
+    ]
+
+    @Test(
+        "counts read from the attribute index equal the scan's, before and after the tasks change state",
+        arguments: FleetStoreDriver.all
+    )
+    func attributeIndexCounts(_ driver: FleetStoreDriver) async throws {
+        let store = try #require(try await driver.open().store as? any DeliveryStore)
+        var random = SplitMix64(state: 0xC0A7)
+        let tasks = (0..<300).map { StoredTask(id: String(format: "t%03d", $0), task: Self.randomTask(&random)) }
+        try await store.insertTasks(Array(tasks[..<250]), provider: "p")
+        try await store.insertTasks(Array(tasks[250...]), provider: "q")
+        func compare(_ stage: String) async throws {
+            for text in Self.attributeCounted {
+                let query = try TaskQuery(filter: text)
+                let page = (after: String?.none, limit: 5)
+                let indexed = try await store.tasks(
+                    provider: "p",
+                    matching: query,
+                    after: page.after,
+                    limit: page.limit,
+                    counting: true
+                )
+                let scanned = try await store.scanTasks(
+                    provider: "p",
+                    matching: query,
+                    after: page.after,
+                    limit: page.limit,
+                    counting: true
+                )
+                #expect(indexed.total == scanned.total, "\(stage): \(text)")
+                #expect((1..<250).contains(scanned.total ?? 0), "\(stage): \(text) matches \(scanned.total ?? 0)")
+                #expect(indexed.tasks == scanned.tasks, "\(stage): \(text)")
+            }
+        }
+        try await compare("as inserted")
+        // New states, types and outcomes with the same attributes, as UpdateTask closing a task does.
+        for index in stride(from: 0, to: 250, by: 3) {
+            _ = try await store.updateTask(provider: "p", id: String(format: "t%03d", index)) { task in
+                var changed = task
+                changed.state = task.state == .closed ? .open : .closed
+                changed.type = FleetEngineDelivery.Task.TypeEnum(rawValue: (task.type.rawValue + 1) % 5)!
+                changed.taskOutcome = task.taskOutcome == .failed ? .succeeded : .failed
+                return changed
+            }
+        }
+        try await compare("after updates")
+    }
+
     @Test(
         "random ListDeliveryVehicles filters and viewports: the indexed answer equals the scan's",
         arguments: FleetStoreDriver.all
@@ -240,37 +304,84 @@ struct DeliveryQueryTests {
     }
 }
 
-@Suite("SQLite store migrations: Deliveries columns", .temporaryResources)
+@Suite("Store migrations: Deliveries columns", .temporaryResources)
 struct DeliveryColumnsMigrationTests {
-    @Test("tasks and delivery vehicles stored before migration v6 are found by their filters after it")
+    /// A task and a delivery vehicle with a zone, a location, a state and a type.
+    static func storeOne(in store: any DeliveryStore) async throws {
+        var task = FleetEngineDelivery.Task()
+        task.state = .open
+        task.type = .pickup
+        task.trackingID = "parcel"
+        task.plannedLocation.point = .with {
+            $0.latitude = 51.5; $0.longitude = -0.1
+        }
+        task.attributes = [
+            .with {
+                $0.key = "zone"; $0.stringValue = "north"
+            }
+        ]
+        try await store.insertTasks([StoredTask(id: "t1", task: task)], provider: "p")
+        var vehicle = FleetEngineDelivery.DeliveryVehicle()
+        vehicle.lastLocation.location = .with {
+            $0.latitude = 51.5; $0.longitude = -0.1
+        }
+        vehicle.attributes = [
+            .with {
+                $0.key = "zone"; $0.stringValue = "north"
+            }
+        ]
+        try await store.insertDeliveryVehicle(vehicle, provider: "p", id: "van")
+    }
+
+    /// The two are found by filters on every column and attribute that migrations 6 and 7 (SQLite's v6 and v7) fill.
+    static func expectFound(in store: any DeliveryStore) async throws {
+        let tasks = try await store.tasks(
+            provider: "p",
+            matching: try TaskQuery(
+                filter:
+                    #"state = OPEN AND type = PICKUP AND attributes.zone = "north" AND planned_location.point.latitude > 51"#
+            ),
+            after: nil,
+            limit: 10,
+            counting: true
+        )
+        #expect(tasks.tasks.map(\.id) == ["t1"] && tasks.total == 1)
+        // A count read from the attribute index alone: the task's state and type came along with migration v7.
+        for (filter, total) in [
+            (#"state = OPEN AND attributes.zone = "north""#, 1), (#"attributes.zone = "north" AND type = PICKUP"#, 1),
+            (#"attributes.zone = "north" AND state = CLOSED"#, 0),
+        ] {
+            let counted = try await store.tasks(
+                provider: "p",
+                matching: try TaskQuery(filter: filter),
+                after: nil,
+                limit: 0,
+                counting: true
+            )
+            #expect(counted.total == total, "\(filter)")
+        }
+        let viewport = FleetEngineV1.Viewport.with {
+            $0.low = .with {
+                $0.latitude = 51; $0.longitude = -1
+            }
+            $0.high = .with {
+                $0.latitude = 52; $0.longitude = 1
+            }
+        }
+        let vehicles = try await store.deliveryVehicles(
+            provider: "p",
+            matching: try DeliveryVehicleQuery(filter: #"attributes.zone = "north""#, viewport: viewport),
+            after: nil,
+            limit: 10,
+            counting: true
+        )
+        #expect(vehicles.vehicles.map(\.id) == ["van"] && vehicles.total == 1)
+    }
+
+    @Test("SQLite: tasks and delivery vehicles stored before migration v6 are found by their filters after it")
     func backfill() async throws {
         let path = try FleetStoreDriver.temporaryPath()
-        do {
-            let store = try SQLiteFleetStore(path: path)
-            var task = FleetEngineDelivery.Task()
-            task.state = .open
-            task.type = .pickup
-            task.trackingID = "parcel"
-            task.plannedLocation.point = .with {
-                $0.latitude = 51.5; $0.longitude = -0.1
-            }
-            task.attributes = [
-                .with {
-                    $0.key = "zone"; $0.stringValue = "north"
-                }
-            ]
-            try await store.insertTasks([StoredTask(id: "t1", task: task)], provider: "p")
-            var vehicle = FleetEngineDelivery.DeliveryVehicle()
-            vehicle.lastLocation.location = .with {
-                $0.latitude = 51.5; $0.longitude = -0.1
-            }
-            vehicle.attributes = [
-                .with {
-                    $0.key = "zone"; $0.stringValue = "north"
-                }
-            ]
-            try await store.insertDeliveryVehicle(vehicle, provider: "p", id: "van")
-        }
+        try await Self.storeOne(in: SQLiteFleetStore(path: path))
         // The database as migration v5 left it: no filter columns, no attribute tables.
         do {
             let queue = try DatabaseQueue(path: path)
@@ -288,38 +399,36 @@ struct DeliveryColumnsMigrationTests {
                         ALTER TABLE tasks DROP COLUMN lng;
                         ALTER TABLE delivery_vehicles DROP COLUMN lat;
                         ALTER TABLE delivery_vehicles DROP COLUMN lng;
-                        DELETE FROM grdb_migrations WHERE identifier LIKE 'v6:%';
+                        DELETE FROM grdb_migrations WHERE identifier LIKE 'v6:%' OR identifier LIKE 'v7:%';
                         """
                 )
             }
         }
-        let store = try SQLiteFleetStore(path: path)
-        let tasks = try await store.tasks(
-            provider: "p",
-            matching: try TaskQuery(
-                filter:
-                    #"state = OPEN AND type = PICKUP AND attributes.zone = "north" AND planned_location.point.latitude > 51"#
-            ),
-            after: nil,
-            limit: 10,
-            counting: true
-        )
-        #expect(tasks.tasks.map(\.id) == ["t1"] && tasks.total == 1)
-        let viewport = FleetEngineV1.Viewport.with {
-            $0.low = .with {
-                $0.latitude = 51; $0.longitude = -1
-            }
-            $0.high = .with {
-                $0.latitude = 52; $0.longitude = 1
+        try await Self.expectFound(in: SQLiteFleetStore(path: path))
+    }
+
+    @Test(
+        "PostgreSQL: tasks and delivery vehicles stored before step 6 are found by their filters after steps 6 and 7",
+        .enabled(if: PostgresTestServer.url != nil)
+    )
+    func postgresBackfill() async throws {
+        let resources = try TestResources.required()
+        let url = try await resources.freshDatabase()
+        try await Self.storeOne(in: PostgresFleetStore.connect(url, maximumConnections: 2, in: resources.pools))
+        // The database as step 5 left it: no filter columns, no attribute tables.
+        try await PostgreSQLDatabase.withDatabase(url, migrations: nil, maximumConnections: 1) { database in
+            for statement in [
+                "DROP TABLE emulator_task_attributes", "DROP TABLE emulator_delivery_vehicle_attributes",
+                """
+                ALTER TABLE emulator_tasks DROP COLUMN state, DROP COLUMN type, DROP COLUMN outcome,
+                DROP COLUMN outcome_time, DROP COLUMN lat, DROP COLUMN lng
+                """,
+                "ALTER TABLE emulator_delivery_vehicles DROP COLUMN lat, DROP COLUMN lng",
+                "DELETE FROM fleetauth_migrations WHERE scope = 'emulator' AND version >= 6",
+            ] {
+                _ = try await database.query(PostgresQuery(unsafeSQL: statement))
             }
         }
-        let vehicles = try await store.deliveryVehicles(
-            provider: "p",
-            matching: try DeliveryVehicleQuery(filter: #"attributes.zone = "north""#, viewport: viewport),
-            after: nil,
-            limit: 10,
-            counting: true
-        )
-        #expect(vehicles.vehicles.map(\.id) == ["van"] && vehicles.total == 1)
+        try await Self.expectFound(in: PostgresFleetStore.connect(url, maximumConnections: 2, in: resources.pools))
     }
 }

@@ -172,6 +172,10 @@ struct TaskRow {
         "planned_location.point.latitude": .real("lat"),
         "planned_location.point.longitude": .real("lng"),
     ]
+
+    /// The columns each of a task's attribute rows also holds, in both stores: the enums a filter pairs with an
+    /// attribute (`state = OPEN AND attributes.zone = "north"`), so that such a count reads one index range.
+    static let carriedColumns = ["state", "type", "outcome"]
 }
 
 /// The values a store indexes for one delivery vehicle, derived from its message.

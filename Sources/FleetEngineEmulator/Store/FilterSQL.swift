@@ -13,12 +13,21 @@ struct FilterSQL {
         case real(String)
         /// A string column, NULL when the message's string is empty (a string field always has a value, `""`).
         case text(String)
+
+        var name: String {
+            switch self {
+            case .integer(let name), .real(let name), .text(let name): name
+            }
+        }
     }
 
     /// The table's attribute index: rows (`provider`, `owner`, `key`, `value`), one per key of a row.
     struct Attributes: Sendable {
         var table: String
         var owner: String
+        /// Columns of the row that each of its attribute rows also holds, under the same names (the store writes
+        /// them together), so that a count can be answered from the attribute index alone.
+        var carried: [String] = []
     }
 
     /// What the condition is for: a page walks the rows in ID order and stops when it is full, so it probes each
@@ -28,6 +37,11 @@ struct FilterSQL {
 
     private(set) var values: [VehicleQuerySQL.Value] = []
     private(set) var condition = ""
+    /// The table whose rows `t` names in ``condition``: `nil` for the listed table itself; the attribute table when
+    /// the count is read from the attribute index (``init(_:columns:attributes:provider:area:purpose:bindingAfter:placeholder:)``).
+    private(set) var countedTable: String?
+    /// The listed row's ID as ``condition`` names it.
+    private var rowID = "t.id"
     private let placeholder: @Sendable (Int) -> String
     private let purpose: Purpose
 
@@ -61,8 +75,55 @@ struct FilterSQL {
                 "t.lat IS NOT NULL AND t.lng IS NOT NULL AND "
                 + (boxes.isEmpty ? "1 = 0" : "(" + boxes.joined(separator: " OR ") + ")")
         }
+        if purpose == .count, inArea == nil,
+            let (key, text, others) = Self.drivingAttribute(filter.expression, columns: columns, attributes: attributes)
+        {
+            // Every match has exactly one row in the index range (key, text) — a row holds one value per key — and
+            // that row carries every column the rest of the filter reads: count those rows, without a probe of the
+            // listed table per match (ListTasks' `state = OPEN AND attributes.zone = "north"` among 100,000 tasks).
+            countedTable = attributes.table
+            rowID = "t.\(attributes.owner)"
+            var clauses = ["t.key = \(bind(.text(key)))", "t.value = \(bind(.text(text)))"]
+            for part in others {
+                clauses.append(translate(part, columns: columns, attributes: attributes, provider: provider))
+            }
+            condition = clauses.joined(separator: " AND ")
+            return
+        }
         let matches = translate(filter.expression, columns: columns, attributes: attributes, provider: provider)
         condition = inArea.map { "\($0) AND \(matches)" } ?? matches
+    }
+
+    /// An `attributes.KEY = "VALUE"` the whole filter requires, and the other conditions it is joined to by AND, when
+    /// these read nothing but attributes and the columns the attribute rows carry.
+    private static func drivingAttribute(
+        _ expression: AIPFilter.Expression,
+        columns: [String: Column],
+        attributes: Attributes
+    ) -> (key: String, value: String, others: [AIPFilter.Expression])? {
+        func conjuncts(_ expression: AIPFilter.Expression) -> [AIPFilter.Expression] {
+            if case .and(let parts) = expression { return parts.flatMap(conjuncts) }
+            return [expression]
+        }
+        func readsCarriedOnly(_ expression: AIPFilter.Expression) -> Bool {
+            switch expression {
+            case .and(let parts), .or(let parts): parts.allSatisfy(readsCarriedOnly)
+            case .not(let inner): readsCarriedOnly(inner)
+            case .compare(let field, _, _):
+                // A field without a column compares as a constant.
+                field.hasPrefix("attributes.") || columns[field].map { attributes.carried.contains($0.name) } ?? true
+            }
+        }
+        var parts = conjuncts(expression)
+        for (index, part) in parts.enumerated() {
+            guard case .compare(let field, .equal, .string(let text)) = part, field.hasPrefix("attributes.") else {
+                continue
+            }
+            parts.remove(at: index)
+            guard parts.allSatisfy(readsCarriedOnly) else { return nil }
+            return (String(field.dropFirst("attributes.".count)), text, parts)
+        }
+        return nil
     }
 
     private mutating func bind(_ value: VehicleQuerySQL.Value) -> String {
@@ -118,7 +179,7 @@ struct FilterSQL {
             let rows =
                 "SELECT a.\(attributes.owner) FROM \(attributes.table) a WHERE a.provider = \(bind(.text(provider)))"
                 + " AND a.key = \(bind(.text(key))) AND a.value = \(bind(.text(text)))"
-            return "t.id \(op == .equal ? "IN" : "NOT IN") (\(rows))"
+            return "\(rowID) \(op == .equal ? "IN" : "NOT IN") (\(rows))"
         }
         guard let column = columns[field] else { return Self.constant(op) }
         let sqlOperator = op == .notEqual ? "<>" : op.rawValue

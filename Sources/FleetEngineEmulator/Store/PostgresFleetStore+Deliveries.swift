@@ -145,7 +145,8 @@ extension PostgresFleetStore: DeliveryStore {
             owner: "task_id",
             provider: provider,
             ids: [task.id],
-            replacing: true
+            replacing: true,
+            carrying: (table: "emulator_tasks", columns: TaskRow.carriedColumns)
         )
     }
 
@@ -190,7 +191,8 @@ extension PostgresFleetStore: DeliveryStore {
         owner: String,
         provider: String,
         ids: [String],
-        replacing: Bool
+        replacing: Bool,
+        carrying: (table: String, columns: [String])? = nil
     ) async throws {
         if replacing {
             try await connection.query(
@@ -212,6 +214,12 @@ extension PostgresFleetStore: DeliveryStore {
             }
         }
         guard !owners.isEmpty else { return }
+        // Carried columns are copied from the rows, which are written before their attributes.
+        let carried = (
+            names: carrying?.columns.map { ", \($0)" }.joined() ?? "",
+            values: carrying?.columns.map { ", o.\($0)" }.joined() ?? "",
+            join: carrying.map { " JOIN \($0.table) o ON o.provider = $1 AND o.id = x.owner" } ?? ""
+        )
         var binds = PostgresBindings(capacity: 4)
         binds.append(provider)
         binds.append(owners)
@@ -220,8 +228,9 @@ extension PostgresFleetStore: DeliveryStore {
         try await connection.query(
             PostgresQuery(
                 unsafeSQL: """
-                    INSERT INTO \(table) (provider, \(owner), key, value)
-                    SELECT $1, x.owner, x.key, x.value FROM unnest($2::text[], $3::text[], $4::text[]) AS x(owner, key, value)
+                    INSERT INTO \(table) (provider, \(owner), key, value\(carried.names))
+                    SELECT $1, x.owner, x.key, x.value\(carried.values)
+                    FROM unnest($2::text[], $3::text[], $4::text[]) AS x(owner, key, value)\(carried.join)
                     """,
                 binds: binds
             ),
@@ -359,7 +368,8 @@ extension PostgresFleetStore: DeliveryStore {
                 owner: "task_id",
                 provider: provider,
                 ids: ids,
-                replacing: false
+                replacing: false,
+                carrying: (table: "emulator_tasks", columns: TaskRow.carriedColumns)
             )
         }
     }

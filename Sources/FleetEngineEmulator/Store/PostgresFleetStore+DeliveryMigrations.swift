@@ -27,7 +27,7 @@ extension PostgresFleetStore {
     )
 
     /// Migration step 6: the columns ListTasks' and ListDeliveryVehicles' filters read, and attribute tables, filled
-    /// from the stored messages.
+    /// from the stored messages (the tasks' by step 7).
     static let deliveryColumns = PostgresMigrations.Step(
         version: 6,
         name: "indexed task and delivery vehicle columns, their attributes",
@@ -59,28 +59,53 @@ extension PostgresFleetStore {
             """,
         ],
         then: { connection, logger in
-            var tasks: [(String, String, ByteBuffer)] = []
-            for try await row in try await connection.query(
-                "SELECT provider, id, body FROM emulator_tasks",
-                logger: logger
-            ).decode((String, String, ByteBuffer).self) {
-                tasks.append(row)
-            }
-            for (provider, id, body) in tasks {
-                let task = try decode(body, as: FleetEngineDelivery.Task.self)
-                try await writeTask(connection, logger: logger, StoredTask(id: id, task: task), provider: provider)
-            }
-            var vehicles: [(String, String, ByteBuffer)] = []
-            for try await row in try await connection.query(
-                "SELECT provider, id, body FROM emulator_delivery_vehicles",
-                logger: logger
-            ).decode((String, String, ByteBuffer).self) {
-                vehicles.append(row)
-            }
-            for (provider, id, body) in vehicles {
+            // The tasks' columns are filled by step 7, which writes every task as it is written today.
+            for (provider, id, body) in try await storedRows("emulator_delivery_vehicles", connection, logger: logger) {
                 let vehicle = try decode(body, as: FleetEngineDelivery.DeliveryVehicle.self)
                 try await writeDeliveryVehicle(connection, logger: logger, vehicle, provider: provider, id: id)
             }
         }
     )
+
+    /// Migration step 7: each task attribute row holds its task's state, type and outcome, in the index a count reads
+    /// (ListTasks' `totalSize` of `state = OPEN AND attributes.zone = "north"`: one range of the index, not a probe of
+    /// the tasks per match). Writes every task again, which also fills the columns of step 6.
+    static let taskColumnsOnAttributes = PostgresMigrations.Step(
+        version: 7,
+        name: "task columns on their attribute rows",
+        statements: [
+            """
+            ALTER TABLE emulator_task_attributes
+            ADD COLUMN state INTEGER NOT NULL DEFAULT 0, ADD COLUMN type INTEGER NOT NULL DEFAULT 0,
+            ADD COLUMN outcome INTEGER NOT NULL DEFAULT 0
+            """,
+            "DROP INDEX emulator_task_attributes_by_value",
+            """
+            CREATE INDEX emulator_task_attributes_by_value
+            ON emulator_task_attributes (provider, key, value, state, type, outcome, task_id)
+            """,
+        ],
+        then: { connection, logger in
+            for (provider, id, body) in try await storedRows("emulator_tasks", connection, logger: logger) {
+                let task = try decode(body, as: FleetEngineDelivery.Task.self)
+                try await writeTask(connection, logger: logger, StoredTask(id: id, task: task), provider: provider)
+            }
+        }
+    )
+
+    /// Every row of `table` (provider, ID, stored message), read whole before a migration step writes them again.
+    static func storedRows(
+        _ table: String,
+        _ connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [(String, String, ByteBuffer)] {
+        var rows: [(String, String, ByteBuffer)] = []
+        for try await row in try await connection.query(
+            PostgresQuery(unsafeSQL: "SELECT provider, id, body FROM \(table)"),
+            logger: logger
+        ).decode((String, String, ByteBuffer).self) {
+            rows.append(row)
+        }
+        return rows
+    }
 }

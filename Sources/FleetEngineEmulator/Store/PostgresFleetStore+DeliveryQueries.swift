@@ -14,7 +14,7 @@ extension PostgresFleetStore {
             FilterSQL(
                 query.filter,
                 columns: TaskRow.columns,
-                attributes: .init(table: "emulator_task_attributes", owner: "task_id"),
+                attributes: .init(table: "emulator_task_attributes", owner: "task_id", carried: TaskRow.carriedColumns),
                 provider: provider,
                 purpose: purpose,
                 bindingAfter: 1,
@@ -84,7 +84,9 @@ extension PostgresFleetStore {
             let count = filter(.count)
             let rows = try await database.query(
                 PostgresQuery(
-                    unsafeSQL: "SELECT count(*) FROM \(table) t WHERE t.provider = $1 AND \(count.condition)",
+                    unsafeSQL: """
+                        SELECT count(*) FROM \(count.countedTable ?? table) t WHERE t.provider = $1 AND \(count.condition)
+                        """,
                     binds: Self.bindings([.text(provider)] + count.values)
                 )
             )

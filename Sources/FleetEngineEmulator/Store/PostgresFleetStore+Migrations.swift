@@ -63,14 +63,11 @@ extension PostgresFleetStore {
                     "CREATE INDEX emulator_vehicles_by_state ON emulator_vehicles (provider, state, id)",
                 ],
                 then: { connection, logger in
-                    var vehicles: [(String, String, ByteBuffer)] = []
-                    for try await row in try await connection.query(
-                        "SELECT provider, id, body FROM emulator_vehicles",
+                    for (provider, id, body) in try await PostgresFleetStore.storedRows(
+                        "emulator_vehicles",
+                        connection,
                         logger: logger
-                    ).decode((String, String, ByteBuffer).self) {
-                        vehicles.append(row)
-                    }
-                    for (provider, id, body) in vehicles {
+                    ) {
                         let row = VehicleRow(try PostgresFleetStore.decode(body, as: FleetEngineV1.Vehicle.self))
                         try await connection.query(
                             """
@@ -141,6 +138,7 @@ extension PostgresFleetStore {
             ),
             deliveryTables,
             deliveryColumns,
+            taskColumnsOnAttributes,
         ]
     )
 }

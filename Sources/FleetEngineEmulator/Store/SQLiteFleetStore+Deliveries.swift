@@ -22,7 +22,7 @@ extension SQLiteFleetStore: DeliveryStore {
     }
 
     /// Migration v6: the columns ListTasks' and ListDeliveryVehicles' filters read, and attribute tables, filled
-    /// from the stored messages.
+    /// from the stored messages (the tasks' by migration v7).
     static func indexDeliveryColumns(_ db: Database) throws {
         try db.execute(
             sql: """
@@ -46,13 +46,30 @@ extension SQLiteFleetStore: DeliveryStore {
                     ON delivery_vehicle_attributes (provider, key, value, vehicle_id);
                 """
         )
-        for row in try Row.fetchAll(db, sql: "SELECT provider, id, body FROM tasks") {
-            let task = try decode(row["body"], as: FleetEngineDelivery.Task.self)
-            try writeTask(db, StoredTask(id: row["id"], task: task), provider: row["provider"], insert: false)
-        }
+        // The tasks' columns are filled by migration v7, which writes every task as it is written today.
         for row in try Row.fetchAll(db, sql: "SELECT provider, id, body FROM delivery_vehicles") {
             let vehicle = try decode(row["body"], as: FleetEngineDelivery.DeliveryVehicle.self)
             try writeDeliveryVehicle(db, vehicle, provider: row["provider"], id: row["id"], insert: false)
+        }
+    }
+
+    /// Migration v7: each task attribute row holds its task's state, type and outcome, in the index a count reads
+    /// (ListTasks' `totalSize` of `state = OPEN AND attributes.zone = "north"`: one range of the index, not a probe of
+    /// the tasks per match). Writes every task again, which also fills the columns of migration v6.
+    static func carryTaskColumns(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                ALTER TABLE task_attributes ADD COLUMN state INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE task_attributes ADD COLUMN type INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE task_attributes ADD COLUMN outcome INTEGER NOT NULL DEFAULT 0;
+                DROP INDEX task_attributes_by_value;
+                CREATE INDEX task_attributes_by_value
+                    ON task_attributes (provider, key, value, state, type, outcome, task_id);
+                """
+        )
+        for row in try Row.fetchAll(db, sql: "SELECT provider, id, body FROM tasks") {
+            let task = try decode(row["body"], as: FleetEngineDelivery.Task.self)
+            try writeTask(db, StoredTask(id: row["id"], task: task), provider: row["provider"], insert: false)
         }
     }
 
@@ -88,7 +105,16 @@ extension SQLiteFleetStore: DeliveryStore {
             task.vehicleID, task.isOpen, task.trackingID, row.state, row.type, row.outcome, row.outcomeTime,
             row.latitude, row.longitude, try encode(task.task), provider, task.id,
         ])
-        try writeAttributes(db, row.attributes, table: "task_attributes", owner: "task_id", provider, task.id, insert)
+        try writeAttributes(
+            db,
+            row.attributes,
+            table: "task_attributes",
+            owner: "task_id",
+            provider,
+            task.id,
+            insert,
+            carrying: (table: "tasks", columns: TaskRow.carriedColumns)
+        )
     }
 
     private static func writeDeliveryVehicle(
@@ -125,7 +151,8 @@ extension SQLiteFleetStore: DeliveryStore {
         )
     }
 
-    /// Replaces a row's attributes in its attribute table (`insert`: it has none yet).
+    /// Replaces a row's attributes in its attribute table (`insert`: it has none yet). `carrying` names the row's
+    /// table and the columns each attribute row copies from it (the row is written first).
     private static func writeAttributes(
         _ db: Database,
         _ attributes: [String: String],
@@ -133,17 +160,27 @@ extension SQLiteFleetStore: DeliveryStore {
         owner: String,
         _ provider: String,
         _ id: String,
-        _ insert: Bool
+        _ insert: Bool,
+        carrying: (table: String, columns: [String])? = nil
     ) throws {
         if !insert {
             try db.cachedStatement(sql: "DELETE FROM \(table) WHERE provider = ? AND \(owner) = ?")
                 .execute(arguments: [provider, id])
         }
         guard !attributes.isEmpty else { return }
-        let statement = try db.cachedStatement(
-            sql: "INSERT INTO \(table) (provider, \(owner), key, value) VALUES (?, ?, ?, ?)"
-        )
-        for (key, value) in attributes { try statement.execute(arguments: [provider, id, key, value]) }
+        let statement =
+            if let carrying {
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO \(table) (provider, \(owner), key, value\(carrying.columns.map { ", \($0)" }.joined()))
+                        SELECT o.provider, o.id, ?, ?\(carrying.columns.map { ", o.\($0)" }.joined())
+                        FROM \(carrying.table) o WHERE o.provider = ? AND o.id = ?
+                        """
+                )
+            } else {
+                try db.cachedStatement(sql: "INSERT INTO \(table) (key, value, provider, \(owner)) VALUES (?, ?, ?, ?)")
+            }
+        for (key, value) in attributes { try statement.execute(arguments: [key, value, provider, id]) }
     }
 
     public func deliveryVehicle(provider: String, id: String) async throws -> FleetEngineDelivery.DeliveryVehicle? {
@@ -349,7 +386,7 @@ extension SQLiteFleetStore: DeliveryStore {
             FilterSQL(
                 query.filter,
                 columns: TaskRow.columns,
-                attributes: .init(table: "task_attributes", owner: "task_id"),
+                attributes: .init(table: "task_attributes", owner: "task_id", carried: TaskRow.carriedColumns),
                 provider: provider,
                 purpose: purpose,
                 placeholder: { _ in "?" }
@@ -428,7 +465,10 @@ extension SQLiteFleetStore: DeliveryStore {
                 counting
                 ? try Int.fetchOne(
                     db.cachedStatement(
-                        sql: "SELECT count(*) FROM \(table) t WHERE t.provider = ? AND \(count.condition)"
+                        sql: """
+                            SELECT count(*) FROM \(count.countedTable ?? table) t
+                            WHERE t.provider = ? AND \(count.condition)
+                            """
                     ),
                     arguments: countArguments
                 ) : nil

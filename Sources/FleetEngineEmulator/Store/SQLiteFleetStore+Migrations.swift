@@ -105,6 +105,7 @@ extension SQLiteFleetStore {
         migrator.registerMigration("v6: indexed task and delivery vehicle columns, their attributes") { db in
             try Self.indexDeliveryColumns(db)
         }
+        migrator.registerMigration("v7: task columns on their attribute rows") { db in try Self.carryTaskColumns(db) }
         return migrator
     }
 }
