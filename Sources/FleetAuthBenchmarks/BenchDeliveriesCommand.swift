@@ -17,9 +17,9 @@ extension BenchCommand {
                 tasks (a third in zone north, one in four closed) and 100 delivery vehicles, and as many on-demand \
                 vehicles for the references, then times one call at a time through the emulator's services (their \
                 authorization, validation, store and rendering; no HTTP): UpdateDeliveryVehicle with a new last \
-                location against UpdateVehicle with one, and a ListTasks page of 50 filtered by state = OPEN AND \
-                attributes.zone = "north" (totalSize included) against a ListVehicles page of 50 filtered by an \
-                attribute. Each figure is printed with its ratio to its on-demand reference in the same run. With \
+                location against UpdateVehicle with one, and ListTasks pages of 50 filtered by state = OPEN AND \
+                attributes.zone = "north" and by state = OPEN (totalSize included) against a ListVehicles page of \
+                50 filtered by an attribute. Each figure is printed with its ratio to its on-demand reference in the same run. With \
                 --database it does the same on PostgreSQL.
                 """
         )
@@ -136,6 +136,8 @@ extension BenchCommand {
             listTasks.parent = parent
             listTasks.pageSize = 50
             listTasks.filter = #"state = OPEN AND attributes.zone = "north""#
+            var listOpenTasks = listTasks
+            listOpenTasks.filter = "state = OPEN"
             var listVehicles = FleetEngineV1.ListVehiclesRequest()
             listVehicles.parent = parent
             listVehicles.pageSize = 50
@@ -164,10 +166,11 @@ extension BenchCommand {
                 try await time("list reference") {
                     _ = try await emulator.service.listVehicles(listVehicles, caller: backend)
                 }
+                try await time("list open") { _ = try await deliveries.listTasks(listOpenTasks, caller: dispatcher) }
             }
             if matched == 0 { throw BenchmarkFailure("The ListTasks filter matched no task.") }
-            func row(_ call: String, _ key: String) {
-                let (values, reference) = (timings[key] ?? [], timings[key + " reference"] ?? [])
+            func row(_ call: String, _ key: String, reference: String? = nil) {
+                let (values, reference) = (timings[key] ?? [], timings[reference ?? key + " reference"] ?? [])
                 let p50 = Scale.percentile(values, 0.5)
                 let total = values.reduce(0, +)
                 say(
@@ -186,6 +189,7 @@ extension BenchCommand {
             }
             row("UpdateDeliveryVehicle (location)", "update")
             row("ListTasks, filter, among \(tasks.formatted())", "list")
+            row("ListTasks, state = OPEN, among \(tasks.formatted())", "list open", reference: "list reference")
         }
     }
 }

@@ -30,6 +30,12 @@ struct FilterSQL {
         var carried: [String] = []
     }
 
+    /// A table of counts kept per value of one integer column of the listed table: rows (`provider`, `column`, `n`).
+    struct Counts: Sendable {
+        var table: String
+        var column: String
+    }
+
     /// What the condition is for: a page walks the rows in ID order and stops when it is full, so it probes each
     /// row's attributes (`EXISTS`); a count reads every match, so it reads each attribute's rows from the index once
     /// (`IN` a list).
@@ -40,6 +46,9 @@ struct FilterSQL {
     /// The table whose rows `t` names in ``condition``: `nil` for the listed table itself; the attribute table when
     /// the count is read from the attribute index (``init(_:columns:attributes:provider:area:purpose:bindingAfter:placeholder:)``).
     private(set) var countedTable: String?
+    /// What a count selects from ``countedTable`` (`count(*)` of its rows that satisfy ``condition``, or the sum of
+    /// kept counts).
+    private(set) var counted = "count(*)"
     /// The listed row's ID as ``condition`` names it.
     private var rowID = "t.id"
     private let placeholder: @Sendable (Int) -> String
@@ -48,6 +57,7 @@ struct FilterSQL {
     /// - Parameters:
     ///   - provider: the rows' provider, for the attribute index (bound first when the filter reads attributes).
     ///   - area: when given, the row's `lat` and `lng` must lie in one of these boxes.
+    ///   - counts: counts the store keeps, which answer a count of every row or of one value of their column.
     ///   - firstPlaceholder: the number of values bound before this condition's (their placeholders come first).
     init(
         _ filter: AIPFilter,
@@ -55,6 +65,7 @@ struct FilterSQL {
         attributes: Attributes,
         provider: String,
         area: [VehicleQuery.Box]? = nil,
+        counts: Counts? = nil,
         purpose: Purpose,
         bindingAfter firstPlaceholder: Int = 0,
         placeholder: @escaping @Sendable (Int) -> String
@@ -75,6 +86,15 @@ struct FilterSQL {
                 "t.lat IS NOT NULL AND t.lng IS NOT NULL AND "
                 + (boxes.isEmpty ? "1 = 0" : "(" + boxes.joined(separator: " OR ") + ")")
         }
+        if purpose == .count, inArea == nil, let counts,
+            let value = Self.countedValue(filter.expression, columns: columns, counts: counts)
+        {
+            // No filter, or only `column = value`: the kept counts are the answer (ListTasks' `state = OPEN`).
+            countedTable = counts.table
+            counted = "CAST(coalesce(sum(t.n), 0) AS BIGINT)"
+            condition = value.map { "t.\(counts.column) = \(bind(.integer($0)))" } ?? "1 = 1"
+            return
+        }
         if purpose == .count, inArea == nil,
             let (key, text, others) = Self.drivingAttribute(filter.expression, columns: columns, attributes: attributes)
         {
@@ -94,6 +114,25 @@ struct FilterSQL {
         condition = inArea.map { "\($0) AND \(matches)" } ?? matches
     }
 
+    private static func conjuncts(_ expression: AIPFilter.Expression) -> [AIPFilter.Expression] {
+        if case .and(let parts) = expression { return parts.flatMap(conjuncts) }
+        return [expression]
+    }
+
+    /// `.some(nil)` when the filter accepts every row, `.some(value)` when it is `column = value` alone, else `nil`.
+    private static func countedValue(
+        _ expression: AIPFilter.Expression,
+        columns: [String: Column],
+        counts: Counts
+    ) -> Int64?? {
+        let parts = conjuncts(expression)
+        if parts.isEmpty { return .some(nil) }
+        guard parts.count == 1, case .compare(let field, .equal, .number(let number)) = parts[0],
+            columns[field] == .integer(counts.column), number.rounded() == number, abs(number) < 1e15
+        else { return nil }
+        return .some(Int64(number))
+    }
+
     /// An `attributes.KEY = "VALUE"` the whole filter requires, and the other conditions it is joined to by AND, when
     /// these read nothing but attributes and the columns the attribute rows carry.
     private static func drivingAttribute(
@@ -101,10 +140,6 @@ struct FilterSQL {
         columns: [String: Column],
         attributes: Attributes
     ) -> (key: String, value: String, others: [AIPFilter.Expression])? {
-        func conjuncts(_ expression: AIPFilter.Expression) -> [AIPFilter.Expression] {
-            if case .and(let parts) = expression { return parts.flatMap(conjuncts) }
-            return [expression]
-        }
         func readsCarriedOnly(_ expression: AIPFilter.Expression) -> Bool {
             switch expression {
             case .and(let parts), .or(let parts): parts.allSatisfy(readsCarriedOnly)

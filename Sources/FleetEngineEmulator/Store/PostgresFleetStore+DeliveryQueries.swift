@@ -16,6 +16,7 @@ extension PostgresFleetStore {
                 columns: TaskRow.columns,
                 attributes: .init(table: "emulator_task_attributes", owner: "task_id", carried: TaskRow.carriedColumns),
                 provider: provider,
+                counts: .init(table: "emulator_task_counts", column: "state"),
                 purpose: purpose,
                 bindingAfter: 1,
                 placeholder: { "$\($0)" }
@@ -85,7 +86,7 @@ extension PostgresFleetStore {
             let rows = try await database.query(
                 PostgresQuery(
                     unsafeSQL: """
-                        SELECT count(*) FROM \(count.countedTable ?? table) t WHERE t.provider = $1 AND \(count.condition)
+                        SELECT \(count.counted) FROM \(count.countedTable ?? table) t WHERE t.provider = $1 AND \(count.condition)
                         """,
                     binds: Self.bindings([.text(provider)] + count.values)
                 )

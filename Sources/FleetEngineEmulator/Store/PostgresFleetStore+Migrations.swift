@@ -139,6 +139,7 @@ extension PostgresFleetStore {
             deliveryTables,
             deliveryColumns,
             taskColumnsOnAttributes,
+            taskCounts,
         ]
     )
 }

@@ -388,6 +388,7 @@ extension SQLiteFleetStore: DeliveryStore {
                 columns: TaskRow.columns,
                 attributes: .init(table: "task_attributes", owner: "task_id", carried: TaskRow.carriedColumns),
                 provider: provider,
+                counts: .init(table: "task_counts", column: "state"),
                 purpose: purpose,
                 placeholder: { _ in "?" }
             )
@@ -466,7 +467,7 @@ extension SQLiteFleetStore: DeliveryStore {
                 ? try Int.fetchOne(
                     db.cachedStatement(
                         sql: """
-                            SELECT count(*) FROM \(count.countedTable ?? table) t
+                            SELECT \(count.counted) FROM \(count.countedTable ?? table) t
                             WHERE t.provider = ? AND \(count.condition)
                             """
                     ),

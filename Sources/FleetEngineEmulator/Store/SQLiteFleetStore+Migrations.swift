@@ -106,6 +106,31 @@ extension SQLiteFleetStore {
             try Self.indexDeliveryColumns(db)
         }
         migrator.registerMigration("v7: task columns on their attribute rows") { db in try Self.carryTaskColumns(db) }
+        migrator.registerMigration("v8: task counts by state") { db in
+            // As the vehicles' (v4): ListTasks' `totalSize` of every task or of one state is read, not counted.
+            try db.execute(
+                sql: """
+                    CREATE TABLE task_counts (
+                        provider TEXT NOT NULL, state INTEGER NOT NULL, n INTEGER NOT NULL,
+                        PRIMARY KEY (provider, state)) WITHOUT ROWID;
+                    INSERT INTO task_counts (provider, state, n)
+                        SELECT provider, state, count(*) FROM tasks GROUP BY provider, state;
+                    CREATE TRIGGER task_counts_insert AFTER INSERT ON tasks BEGIN
+                        INSERT INTO task_counts (provider, state, n) VALUES (new.provider, new.state, 1)
+                            ON CONFLICT (provider, state) DO UPDATE SET n = n + 1;
+                    END;
+                    CREATE TRIGGER task_counts_delete AFTER DELETE ON tasks BEGIN
+                        UPDATE task_counts SET n = n - 1 WHERE provider = old.provider AND state = old.state;
+                    END;
+                    CREATE TRIGGER task_counts_update AFTER UPDATE OF provider, state ON tasks
+                    WHEN old.state <> new.state OR old.provider <> new.provider BEGIN
+                        UPDATE task_counts SET n = n - 1 WHERE provider = old.provider AND state = old.state;
+                        INSERT INTO task_counts (provider, state, n) VALUES (new.provider, new.state, 1)
+                            ON CONFLICT (provider, state) DO UPDATE SET n = n + 1;
+                    END;
+                    """
+            )
+        }
         return migrator
     }
 }
