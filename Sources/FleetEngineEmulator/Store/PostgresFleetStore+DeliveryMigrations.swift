@@ -114,46 +114,6 @@ extension PostgresFleetStore {
     static let taskCounts = PostgresMigrations.Step(
         version: 8,
         name: "task counts by state",
-        statements: [
-            """
-            CREATE TABLE emulator_task_counts (
-                provider TEXT COLLATE "C" NOT NULL, state INTEGER NOT NULL, n BIGINT NOT NULL,
-                PRIMARY KEY (provider, state))
-            """,
-            """
-            INSERT INTO emulator_task_counts (provider, state, n)
-            SELECT provider, state, count(*) FROM emulator_tasks GROUP BY provider, state
-            """,
-            // One statement per change, each touching the counts in the same order (by state), so that two
-            // opposite state changes cannot deadlock.
-            """
-            CREATE FUNCTION emulator_count_tasks() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                IF TG_OP = 'INSERT' THEN
-                    INSERT INTO emulator_task_counts AS c (provider, state, n) VALUES (NEW.provider, NEW.state, 1)
-                    ON CONFLICT (provider, state) DO UPDATE SET n = c.n + 1;
-                ELSIF TG_OP = 'DELETE' THEN
-                    UPDATE emulator_task_counts SET n = n - 1 WHERE provider = OLD.provider AND state = OLD.state;
-                ELSE
-                    INSERT INTO emulator_task_counts AS c (provider, state, n)
-                    SELECT x.provider, x.state, x.d FROM (VALUES (OLD.provider, OLD.state, -1), (NEW.provider, NEW.state, 1))
-                        AS x(provider, state, d)
-                    ORDER BY x.provider, x.state
-                    ON CONFLICT (provider, state) DO UPDATE SET n = c.n + EXCLUDED.n;
-                END IF;
-                RETURN NULL;
-            END
-            $$
-            """,
-            """
-            CREATE TRIGGER emulator_task_counts_insert_delete AFTER INSERT OR DELETE ON emulator_tasks
-            FOR EACH ROW EXECUTE FUNCTION emulator_count_tasks()
-            """,
-            """
-            CREATE TRIGGER emulator_task_counts_update AFTER UPDATE OF provider, state ON emulator_tasks
-            FOR EACH ROW WHEN (OLD.state <> NEW.state OR OLD.provider <> NEW.provider)
-            EXECUTE FUNCTION emulator_count_tasks()
-            """,
-        ]
+        statements: countsByState(of: "emulator_tasks", in: "emulator_task_counts", function: "emulator_count_tasks")
     )
 }

@@ -93,48 +93,11 @@ extension PostgresFleetStore {
             .init(
                 version: 4,
                 name: "vehicle counts by state",
-                statements: [
-                    """
-                    CREATE TABLE emulator_vehicle_counts (
-                        provider TEXT COLLATE "C" NOT NULL, state INTEGER NOT NULL, n BIGINT NOT NULL,
-                        PRIMARY KEY (provider, state))
-                    """,
-                    """
-                    INSERT INTO emulator_vehicle_counts (provider, state, n)
-                    SELECT provider, state, count(*) FROM emulator_vehicles GROUP BY provider, state
-                    """,
-                    // One statement per change, each touching the counts in the same order (by state), so that two
-                    // opposite state changes cannot deadlock.
-                    """
-                    CREATE FUNCTION emulator_count_vehicles() RETURNS trigger LANGUAGE plpgsql AS $$
-                    BEGIN
-                        IF TG_OP = 'INSERT' THEN
-                            INSERT INTO emulator_vehicle_counts AS c (provider, state, n) VALUES (NEW.provider, NEW.state, 1)
-                            ON CONFLICT (provider, state) DO UPDATE SET n = c.n + 1;
-                        ELSIF TG_OP = 'DELETE' THEN
-                            UPDATE emulator_vehicle_counts SET n = n - 1
-                            WHERE provider = OLD.provider AND state = OLD.state;
-                        ELSE
-                            INSERT INTO emulator_vehicle_counts AS c (provider, state, n)
-                            SELECT x.provider, x.state, x.d FROM (VALUES (OLD.provider, OLD.state, -1), (NEW.provider, NEW.state, 1))
-                                AS x(provider, state, d)
-                            ORDER BY x.provider, x.state
-                            ON CONFLICT (provider, state) DO UPDATE SET n = c.n + EXCLUDED.n;
-                        END IF;
-                        RETURN NULL;
-                    END
-                    $$
-                    """,
-                    """
-                    CREATE TRIGGER emulator_vehicle_counts_insert_delete AFTER INSERT OR DELETE ON emulator_vehicles
-                    FOR EACH ROW EXECUTE FUNCTION emulator_count_vehicles()
-                    """,
-                    """
-                    CREATE TRIGGER emulator_vehicle_counts_update AFTER UPDATE OF provider, state ON emulator_vehicles
-                    FOR EACH ROW WHEN (OLD.state <> NEW.state OR OLD.provider <> NEW.provider)
-                    EXECUTE FUNCTION emulator_count_vehicles()
-                    """,
-                ]
+                statements: countsByState(
+                    of: "emulator_vehicles",
+                    in: "emulator_vehicle_counts",
+                    function: "emulator_count_vehicles"
+                )
             ),
             deliveryTables,
             deliveryColumns,
@@ -142,4 +105,47 @@ extension PostgresFleetStore {
             taskCounts,
         ]
     )
+
+    /// A table `counts` of `table`'s rows per provider and state, filled now and kept by a trigger: a listing's total is
+    /// read, not counted. A location update changes no state and fires none.
+    static func countsByState(of table: String, in counts: String, function: String) -> [String] {
+        [
+            """
+            CREATE TABLE \(counts) (
+                provider TEXT COLLATE "C" NOT NULL, state INTEGER NOT NULL, n BIGINT NOT NULL,
+                PRIMARY KEY (provider, state))
+            """,
+            "INSERT INTO \(counts) (provider, state, n) SELECT provider, state, count(*) FROM \(table) GROUP BY provider, state",
+            // One statement per change, each touching the counts in the same order (by state), so that two
+            // opposite state changes cannot deadlock.
+            """
+            CREATE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP = 'INSERT' THEN
+                    INSERT INTO \(counts) AS c (provider, state, n) VALUES (NEW.provider, NEW.state, 1)
+                    ON CONFLICT (provider, state) DO UPDATE SET n = c.n + 1;
+                ELSIF TG_OP = 'DELETE' THEN
+                    UPDATE \(counts) SET n = n - 1 WHERE provider = OLD.provider AND state = OLD.state;
+                ELSE
+                    INSERT INTO \(counts) AS c (provider, state, n)
+                    SELECT x.provider, x.state, x.d FROM (VALUES (OLD.provider, OLD.state, -1), (NEW.provider, NEW.state, 1))
+                        AS x(provider, state, d)
+                    ORDER BY x.provider, x.state
+                    ON CONFLICT (provider, state) DO UPDATE SET n = c.n + EXCLUDED.n;
+                END IF;
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE TRIGGER \(counts)_insert_delete AFTER INSERT OR DELETE ON \(table)
+            FOR EACH ROW EXECUTE FUNCTION \(function)()
+            """,
+            """
+            CREATE TRIGGER \(counts)_update AFTER UPDATE OF provider, state ON \(table)
+            FOR EACH ROW WHEN (OLD.state <> NEW.state OR OLD.provider <> NEW.provider)
+            EXECUTE FUNCTION \(function)()
+            """,
+        ]
+    }
 }

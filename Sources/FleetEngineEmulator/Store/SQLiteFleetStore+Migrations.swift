@@ -76,30 +76,7 @@ extension SQLiteFleetStore {
             )
         }
         migrator.registerMigration("v4: vehicle counts by state") { db in
-            // Kept by triggers, so a listing's total is read, not counted (a location update changes no state and
-            // fires none).
-            try db.execute(
-                sql: """
-                    CREATE TABLE vehicle_counts (
-                        provider TEXT NOT NULL, state INTEGER NOT NULL, n INTEGER NOT NULL,
-                        PRIMARY KEY (provider, state)) WITHOUT ROWID;
-                    INSERT INTO vehicle_counts (provider, state, n)
-                        SELECT provider, state, count(*) FROM vehicles GROUP BY provider, state;
-                    CREATE TRIGGER vehicle_counts_insert AFTER INSERT ON vehicles BEGIN
-                        INSERT INTO vehicle_counts (provider, state, n) VALUES (new.provider, new.state, 1)
-                            ON CONFLICT (provider, state) DO UPDATE SET n = n + 1;
-                    END;
-                    CREATE TRIGGER vehicle_counts_delete AFTER DELETE ON vehicles BEGIN
-                        UPDATE vehicle_counts SET n = n - 1 WHERE provider = old.provider AND state = old.state;
-                    END;
-                    CREATE TRIGGER vehicle_counts_update AFTER UPDATE OF provider, state ON vehicles
-                    WHEN old.state <> new.state OR old.provider <> new.provider BEGIN
-                        UPDATE vehicle_counts SET n = n - 1 WHERE provider = old.provider AND state = old.state;
-                        INSERT INTO vehicle_counts (provider, state, n) VALUES (new.provider, new.state, 1)
-                            ON CONFLICT (provider, state) DO UPDATE SET n = n + 1;
-                    END;
-                    """
-            )
+            try db.execute(sql: Self.countsByState(of: "vehicles", in: "vehicle_counts"))
         }
         migrator.registerMigration("v5: delivery vehicles and tasks") { db in try Self.createDeliveryTables(db) }
         migrator.registerMigration("v6: indexed task and delivery vehicle columns, their attributes") { db in
@@ -107,30 +84,32 @@ extension SQLiteFleetStore {
         }
         migrator.registerMigration("v7: task columns on their attribute rows") { db in try Self.carryTaskColumns(db) }
         migrator.registerMigration("v8: task counts by state") { db in
-            // As the vehicles' (v4): ListTasks' `totalSize` of every task or of one state is read, not counted.
-            try db.execute(
-                sql: """
-                    CREATE TABLE task_counts (
-                        provider TEXT NOT NULL, state INTEGER NOT NULL, n INTEGER NOT NULL,
-                        PRIMARY KEY (provider, state)) WITHOUT ROWID;
-                    INSERT INTO task_counts (provider, state, n)
-                        SELECT provider, state, count(*) FROM tasks GROUP BY provider, state;
-                    CREATE TRIGGER task_counts_insert AFTER INSERT ON tasks BEGIN
-                        INSERT INTO task_counts (provider, state, n) VALUES (new.provider, new.state, 1)
-                            ON CONFLICT (provider, state) DO UPDATE SET n = n + 1;
-                    END;
-                    CREATE TRIGGER task_counts_delete AFTER DELETE ON tasks BEGIN
-                        UPDATE task_counts SET n = n - 1 WHERE provider = old.provider AND state = old.state;
-                    END;
-                    CREATE TRIGGER task_counts_update AFTER UPDATE OF provider, state ON tasks
-                    WHEN old.state <> new.state OR old.provider <> new.provider BEGIN
-                        UPDATE task_counts SET n = n - 1 WHERE provider = old.provider AND state = old.state;
-                        INSERT INTO task_counts (provider, state, n) VALUES (new.provider, new.state, 1)
-                            ON CONFLICT (provider, state) DO UPDATE SET n = n + 1;
-                    END;
-                    """
-            )
+            try db.execute(sql: Self.countsByState(of: "tasks", in: "task_counts"))
         }
         return migrator
+    }
+
+    /// A table `counts` of `table`'s rows per provider and state, filled now and kept by triggers: a listing's total
+    /// is read, not counted. A location update changes no state and fires none.
+    static func countsByState(of table: String, in counts: String) -> String {
+        """
+        CREATE TABLE \(counts) (
+            provider TEXT NOT NULL, state INTEGER NOT NULL, n INTEGER NOT NULL,
+            PRIMARY KEY (provider, state)) WITHOUT ROWID;
+        INSERT INTO \(counts) (provider, state, n) SELECT provider, state, count(*) FROM \(table) GROUP BY provider, state;
+        CREATE TRIGGER \(counts)_insert AFTER INSERT ON \(table) BEGIN
+            INSERT INTO \(counts) (provider, state, n) VALUES (new.provider, new.state, 1)
+                ON CONFLICT (provider, state) DO UPDATE SET n = n + 1;
+        END;
+        CREATE TRIGGER \(counts)_delete AFTER DELETE ON \(table) BEGIN
+            UPDATE \(counts) SET n = n - 1 WHERE provider = old.provider AND state = old.state;
+        END;
+        CREATE TRIGGER \(counts)_update AFTER UPDATE OF provider, state ON \(table)
+        WHEN old.state <> new.state OR old.provider <> new.provider BEGIN
+            UPDATE \(counts) SET n = n - 1 WHERE provider = old.provider AND state = old.state;
+            INSERT INTO \(counts) (provider, state, n) VALUES (new.provider, new.state, 1)
+                ON CONFLICT (provider, state) DO UPDATE SET n = n + 1;
+        END;
+        """
     }
 }
