@@ -71,11 +71,15 @@ http {
         server 127.0.0.1:$E1 max_fails=1 fail_timeout=60s;
         server 127.0.0.1:$E2 max_fails=1 fail_timeout=60s;
         keepalive 32;
+        # Below the servers' idle timeout (30 s): a request nginx sends on a connection the server is closing at that
+        # moment fails, and counts as the instance failing (max_fails=1 takes it out for 60 s).
+        keepalive_timeout 20s;
     }
     upstream token_servers {
         server 127.0.0.1:$T1;
         server 127.0.0.1:$T2;
         keepalive 16;
+        keepalive_timeout 20s;
     }
     server {
         listen 127.0.0.1:$LE;
