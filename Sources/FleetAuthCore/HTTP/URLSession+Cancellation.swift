@@ -2,7 +2,6 @@ package import Foundation
 
 #if canImport(FoundationNetworking)
     package import FoundationNetworking
-    import Synchronization
 #endif
 
 extension URLSession {
@@ -39,7 +38,10 @@ extension URLSession {
 
 #if canImport(FoundationNetworking)
     /// One caller waiting for one data task; whichever of the answer and the caller's cancellation comes first wins.
-    private final class AbandonableCall: Sendable {
+    ///
+    /// Its state is under an `NSLock`, not a `Mutex`: this code runs only on Linux, where ThreadSanitizer cannot see
+    /// a contended `Mutex` hand over (the kernel does it) and reports a race where there is none.
+    private final class AbandonableCall: @unchecked Sendable {
         typealias Continuation = CheckedContinuation<(Data, URLResponse), any Error>
         fileprivate enum State {
             case idle
@@ -48,11 +50,12 @@ extension URLSession {
             case done
         }
 
-        private let state = Mutex(State.idle)
+        private let lock = NSLock()
+        private var state = State.idle
 
         /// Stores the continuation; false (having resumed it with `CancellationError`) if the caller already left.
         func wait(_ continuation: Continuation) -> Bool {
-            let cancelled: Bool = state.withLock { state in
+            let cancelled: Bool = lock.withLock {
                 if case .cancelled = state {
                     state = .done
                     return true
@@ -73,7 +76,7 @@ extension URLSession {
         }
 
         private func take(cancelling: Bool = false) -> Continuation? {
-            state.withLock { state in
+            lock.withLock {
                 switch state {
                 case .waiting(let continuation):
                     state = .done
