@@ -43,8 +43,9 @@ struct FilterSQL {
 
     private(set) var values: [VehicleQuerySQL.Value] = []
     private(set) var condition = ""
-    /// The table whose rows `t` names in ``condition``: `nil` for the listed table itself; the attribute table when
-    /// the count is read from the attribute index (``init(_:columns:attributes:provider:area:purpose:bindingAfter:placeholder:)``).
+    /// The table whose rows `t` names in ``condition``: `nil` for the listed table itself; for a count, the kept
+    /// counts' table when they answer it, or the attribute table when it is read from the attribute index
+    /// (``init(_:columns:attributes:provider:area:counts:purpose:bindingAfter:placeholder:)``).
     private(set) var countedTable: String?
     /// What a count selects from ``countedTable`` (`count(*)` of its rows that satisfy ``condition``, or the sum of
     /// kept counts).
@@ -128,9 +129,14 @@ struct FilterSQL {
         let parts = conjuncts(expression)
         if parts.isEmpty { return .some(nil) }
         guard parts.count == 1, case .compare(let field, .equal, .number(let number)) = parts[0],
-            columns[field] == .integer(counts.column), number.rounded() == number, abs(number) < 1e15
+            columns[field] == .integer(counts.column), let integer = exactInteger(number)
         else { return nil }
-        return .some(Int64(number))
+        return .some(integer)
+    }
+
+    /// The filter's number as an integer column's value, when it is one exactly (the filter reads every number as a `Double`).
+    private static func exactInteger(_ number: Double) -> Int64? {
+        number.rounded() == number && abs(number) < 1e15 ? Int64(number) : nil
     }
 
     /// An `attributes.KEY = "VALUE"` the whole filter requires, and the other conditions it is joined to by AND, when
@@ -220,8 +226,7 @@ struct FilterSQL {
         let sqlOperator = op == .notEqual ? "<>" : op.rawValue
         switch (column, value) {
         case (.integer(let name), .number(let number)):
-            let bound =
-                number.rounded() == number && abs(number) < 1e15 ? bind(.integer(Int64(number))) : bind(.real(number))
+            let bound = Self.exactInteger(number).map { bind(.integer($0)) } ?? bind(.real(number))
             return "t.\(name) \(sqlOperator) \(bound)"
         case (.real(let name), .number(let number)):
             let bound = bind(.real(number))
