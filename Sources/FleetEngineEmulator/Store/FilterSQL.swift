@@ -134,7 +134,8 @@ struct FilterSQL {
         return .some(integer)
     }
 
-    /// The filter's number as an integer column's value, when it is one exactly (the filter reads every number as a `Double`).
+    /// The filter's number as an integer column's value, when it is one exactly (the filter reads every number as a
+    /// `Double`).
     private static func exactInteger(_ number: Double) -> Int64? {
         number.rounded() == number && abs(number) < 1e15 ? Int64(number) : nil
     }
