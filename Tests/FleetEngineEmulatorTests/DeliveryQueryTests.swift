@@ -94,6 +94,21 @@ struct DeliveryQueryTests {
         return vehicle
     }
 
+    /// One page of provider `p`'s tasks and their count, as the store answers with its indexes and as a scan does.
+    static func answers(_ store: any DeliveryStore, _ query: TaskQuery, after: String?, limit: Int) async throws
+        -> (indexed: (tasks: [StoredTask], total: Int?), scanned: (tasks: [StoredTask], total: Int?))
+    {
+        let indexed = try await store.tasks(provider: "p", matching: query, after: after, limit: limit, counting: true)
+        let scanned = try await store.scanTasks(
+            provider: "p",
+            matching: query,
+            after: after,
+            limit: limit,
+            counting: true
+        )
+        return (indexed, scanned)
+    }
+
     /// Every page of the indexed answer, and its count, against the scan's.
     static func compareTasks(_ store: any DeliveryStore, _ random: inout SplitMix64, filters: Int) async throws {
         for _ in 0..<filters {
@@ -103,20 +118,7 @@ struct DeliveryQueryTests {
             var after: String?
             var pages = 0
             repeat {
-                let indexed = try await store.tasks(
-                    provider: "p",
-                    matching: query,
-                    after: after,
-                    limit: size,
-                    counting: true
-                )
-                let scanned = try await store.scanTasks(
-                    provider: "p",
-                    matching: query,
-                    after: after,
-                    limit: size,
-                    counting: true
-                )
+                let (indexed, scanned) = try await answers(store, query, after: after, limit: size)
                 #expect(indexed.tasks == scanned.tasks, "filter: \(text), after \(after ?? "-")")
                 #expect(indexed.total == scanned.total, "filter: \(text)")
                 if indexed.tasks != scanned.tasks || indexed.total != scanned.total { return }
@@ -199,21 +201,7 @@ struct DeliveryQueryTests {
         func compare(_ stage: String) async throws {
             for text in Self.attributeCounted {
                 let query = try TaskQuery(filter: text)
-                let page = (after: String?.none, limit: 5)
-                let indexed = try await store.tasks(
-                    provider: "p",
-                    matching: query,
-                    after: page.after,
-                    limit: page.limit,
-                    counting: true
-                )
-                let scanned = try await store.scanTasks(
-                    provider: "p",
-                    matching: query,
-                    after: page.after,
-                    limit: page.limit,
-                    counting: true
-                )
+                let (indexed, scanned) = try await Self.answers(store, query, after: nil, limit: 5)
                 #expect(indexed.total == scanned.total, "\(stage): \(text)")
                 if stage == "as inserted" {
                     // Each filter matches some tasks, so the counts are tested against something.
