@@ -1,4 +1,5 @@
 import FleetEngineAPI
+import FleetEngineEmulator
 import GRPCCore
 import GRPCNIOTransportHTTP2
 import ServiceLifecycle
@@ -6,7 +7,8 @@ import SwiftProtobuf
 
 /// The gRPC reference of `fleetauth bench emulator`, as the trivial Hummingbird route is REST's: a
 /// `VehicleService` whose UpdateVehicle answers the request's vehicle at once — no token, no policy, no store —
-/// served by the same grpc-swift transport as the emulator. Its rate is what gRPC itself costs on this machine.
+/// served by the same grpc-swift transport as the emulator, and on the same executor (NIO's event loops, as the
+/// emulator's gRPC server prefers). Its rate is what gRPC itself costs on this machine.
 @available(FleetAuthGRPC, *)
 struct TrivialVehicleService: FleetEngineV1.VehicleService.SimpleServiceProtocol {
     func updateVehicle(request: FleetEngineV1.UpdateVehicleRequest, context: ServerContext) async throws
@@ -49,7 +51,7 @@ struct TrivialGRPCServer: Service {
             services: [TrivialVehicleService()]
         )
         try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { try await server.serve() }
+            group.addTask(executorPreference: EventLoopTaskExecutor()) { try await server.serve() }
             let address = try await server.transport.listeningAddress
             await onServerRunning(address.ipv4?.port ?? 0)
             try? await gracefulShutdown()
