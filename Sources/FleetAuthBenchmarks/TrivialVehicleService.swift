@@ -51,7 +51,7 @@ struct TrivialGRPCServer: Service {
             services: [TrivialVehicleService()]
         )
         try await withThrowingDiscardingTaskGroup { group in
-            group.addTask(executorPreference: EventLoopTaskExecutor()) { try await server.serve() }
+            group.addTask(executorPreference: EventLoopTaskExecutor.singleton) { try await server.serve() }
             let address = try await server.transport.listeningAddress
             await onServerRunning(address.ipv4?.port ?? 0)
             try? await gracefulShutdown()

@@ -13,14 +13,31 @@ package import NIOPosix
 ///
 /// A handler's CPU-bound work (a search among many vehicles) then holds its event loop, and the connections on it
 /// wait, as they would wait for a busy pool thread.
+///
+/// A job enqueued from another thread (a handler resumed by the store's writer) would land on the group's next
+/// loop, not necessarily its channel's, and the answer would then cross to the channel's loop. So each call's
+/// handler runs under ``homeLoop``'s preference: the loop it started on, which is its channel's.
 @available(FleetAuthGRPC, *)
 package final class EventLoopTaskExecutor: TaskExecutor {
     private let group: MultiThreadedEventLoopGroup
     private let loops: Set<ObjectIdentifier>
+    private let pinned: [ObjectIdentifier: SingleEventLoopTaskExecutor]
 
     package init(group: MultiThreadedEventLoopGroup = .singleton) {
         self.group = group
         self.loops = Set(group.makeIterator().map { ObjectIdentifier($0) })
+        self.pinned = Dictionary(
+            uniqueKeysWithValues: group.makeIterator().map { (ObjectIdentifier($0), SingleEventLoopTaskExecutor($0)) }
+        )
+    }
+
+    /// The executor the gRPC server's tasks prefer: NIO's singleton group.
+    package static let singleton = EventLoopTaskExecutor()
+
+    /// An executor that keeps every job on the calling thread's event loop, when that is one of the singleton
+    /// group's loops (a gRPC handler's channel's loop); nil elsewhere.
+    static var homeLoop: SingleEventLoopTaskExecutor? {
+        MultiThreadedEventLoopGroup.currentEventLoop.flatMap { singleton.pinned[ObjectIdentifier($0)] }
     }
 
     package func enqueue(_ job: consuming ExecutorJob) {
@@ -29,6 +46,19 @@ package final class EventLoopTaskExecutor: TaskExecutor {
         if let current = MultiThreadedEventLoopGroup.currentEventLoop, loops.contains(ObjectIdentifier(current)) {
             loop = current
         }
+        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
+
+/// Runs every job on one event loop.
+@available(FleetAuthGRPC, *)
+final class SingleEventLoopTaskExecutor: TaskExecutor {
+    private let loop: any EventLoop
+
+    init(_ loop: any EventLoop) { self.loop = loop }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
         loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }

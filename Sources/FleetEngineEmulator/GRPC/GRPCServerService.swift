@@ -98,7 +98,7 @@ public struct GRPCServerService: Service {
         guard let ip = resolved.ipAddress else { throw SocketAddressError.unsupported }
         let server = makeServer(resolved.protocol == .inet6 ? .ipv6(host: ip, port: port) : .ipv4(host: ip, port: port))
         try await withThrowingTaskGroup { group in
-            group.addTask(executorPreference: EventLoopTaskExecutor()) { try await server.serve() }
+            group.addTask(executorPreference: EventLoopTaskExecutor.singleton) { try await server.serve() }
             let port: Int
             do {
                 let address = try await server.transport.listeningAddress
