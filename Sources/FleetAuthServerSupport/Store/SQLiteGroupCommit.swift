@@ -105,7 +105,7 @@ package final class SQLiteGroupCommit: Sendable {
     /// transaction ended under them), to run in the next.
     private func commit(_ batch: [Job], _ db: Database) -> [Job] {
         do {
-            try db.beginTransaction(.immediate)
+            try db.beginPreparedTransaction(immediate: true)
         } catch {
             for job in batch { job(nil, false).answer(error) }
             return []
@@ -130,7 +130,7 @@ package final class SQLiteGroupCommit: Sendable {
                     throw DatabaseError(resultCode: .SQLITE_ABORT, message: "The transaction was rolled back.")
                 }
             }
-            if !rollBack { try db.commit() }
+            if !rollBack { try db.preparedCommit() }
         } catch {
             commitError = error
             rollBack = true

@@ -41,8 +41,8 @@ package final class SQLiteGroupRead: Sendable {
             if !first, case .success(let db) = database, db.isInsideTransaction {
                 // A new snapshot for reads queued after the last one began.
                 do {
-                    try db.commit()
-                    try db.beginTransaction(.deferred)
+                    try db.preparedCommit()
+                    try db.beginPreparedTransaction(immediate: false)
                 } catch {
                     turn = .failure(error)
                 }
