@@ -34,4 +34,29 @@ struct EventLoopTaskExecutorTests {
         try await resumer.shutdownGracefully()
         try await group.shutdownGracefully()
     }
+
+    @available(FleetAuthGRPC, *)
+    @Test("under its home loop's preference a task resumed from other threads stays on the loop it started on")
+    func homeLoopKeepsTheLoop() async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let executor = EventLoopTaskExecutor(group: group)
+        // Off the group's loops there is no home loop.
+        #expect(executor.homeLoop == nil)
+        let (start, resumed) = await withTaskExecutorPreference(executor) {
+            let start = MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) }
+            guard let home = executor.homeLoop else { return (start, [ObjectIdentifier?]()) }
+            return await withTaskExecutorPreference(home) {
+                var resumed: [ObjectIdentifier?] = []
+                // Without the home loop, a resumption from a plain thread goes to the group's next loop.
+                for _ in 0..<8 {
+                    await withCheckedContinuation { continuation in Thread { continuation.resume() }.start() }
+                    resumed.append(MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) })
+                }
+                return (start, resumed)
+            }
+        }
+        #expect(start != nil)
+        #expect(resumed == Array(repeating: start, count: 8))
+        try await group.shutdownGracefully()
+    }
 }

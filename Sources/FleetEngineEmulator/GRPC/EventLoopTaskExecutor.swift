@@ -20,12 +20,11 @@ package import NIOPosix
 @available(FleetAuthGRPC, *)
 package final class EventLoopTaskExecutor: TaskExecutor {
     private let group: MultiThreadedEventLoopGroup
-    private let loops: Set<ObjectIdentifier>
+    /// An executor per loop of the group, by the loop's identity.
     private let pinned: [ObjectIdentifier: SingleEventLoopTaskExecutor]
 
     package init(group: MultiThreadedEventLoopGroup = .singleton) {
         self.group = group
-        self.loops = Set(group.makeIterator().map { ObjectIdentifier($0) })
         self.pinned = Dictionary(
             uniqueKeysWithValues: group.makeIterator().map { (ObjectIdentifier($0), SingleEventLoopTaskExecutor($0)) }
         )
@@ -34,16 +33,16 @@ package final class EventLoopTaskExecutor: TaskExecutor {
     /// The executor the gRPC server's tasks prefer: NIO's singleton group.
     package static let singleton = EventLoopTaskExecutor()
 
-    /// An executor that keeps every job on the calling thread's event loop, when that is one of the singleton
-    /// group's loops (a gRPC handler's channel's loop); nil elsewhere.
-    static var homeLoop: SingleEventLoopTaskExecutor? {
-        MultiThreadedEventLoopGroup.currentEventLoop.flatMap { singleton.pinned[ObjectIdentifier($0)] }
+    /// An executor that keeps every job on the calling thread's event loop, when that is one of the group's loops
+    /// (a gRPC handler's channel's loop); nil elsewhere.
+    package var homeLoop: (any TaskExecutor)? {
+        MultiThreadedEventLoopGroup.currentEventLoop.flatMap { pinned[ObjectIdentifier($0)] }
     }
 
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         var loop: any EventLoop = group.next()
-        if let current = MultiThreadedEventLoopGroup.currentEventLoop, loops.contains(ObjectIdentifier(current)) {
+        if let current = MultiThreadedEventLoopGroup.currentEventLoop, pinned[ObjectIdentifier(current)] != nil {
             loop = current
         }
         loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }

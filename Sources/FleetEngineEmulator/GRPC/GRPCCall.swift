@@ -22,7 +22,9 @@ struct GRPCCall: Sendable {
     ) async throws -> ServerResponse<Output> {
         // Resumed after the store's answer on the channel's own loop, so the answer does not cross loops
         // (`fleetauth bench emulator`: gRPC UpdateVehicle +5–28 % at 8 to 64 in flight).
-        guard let home = EventLoopTaskExecutor.homeLoop else { return try await handle(method, request, body) }
+        guard let home = EventLoopTaskExecutor.singleton.homeLoop else {
+            return try await handle(method, request, body)
+        }
         return try await withTaskExecutorPreference(home) { try await handle(method, request, body) }
     }
 
