@@ -154,7 +154,7 @@ extension BenchCommand {
         func iamRun(key: ServiceAccountKey, type: FleetEngineTokenType) async throws -> (
             rate: Double, p50: Double, p99: Double
         ) {
-            let iam = try await LocalIAM(keys: [key])
+            let iam = try await LocalIAM(keys: [key], signableAccounts: [key.clientEmail])
             let emulator = EmulatorServer(
                 accounts: [
                     (
@@ -167,17 +167,18 @@ extension BenchCommand {
             )
             let ports = AsyncStream.makeStream(of: Int.self)
             let group = ServiceGroup(
-                services: [emulator.application(port: 0) { ports.continuation.yield($0) }],
+                services: [try emulator.iamApplication(port: 0) { ports.continuation.yield($0) }],
                 logger: .quiet(label: "bench")
             )
             return try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 var iterator = ports.stream.makeAsyncIterator()
                 guard let port = await iterator.next() else { throw BenchmarkFailure("the emulator did not start") }
+                // As the token server signs: each answer's signature checked against the published keys.
                 let signer = IAMCredentialsSigner(
                     serviceAccountEmail: key.clientEmail,
                     accessTokens: AccessTokenSource(credentials: .metadataServer(host: "127.0.0.1:\(port)")),
-                    configuration: .init(baseURL: "http://127.0.0.1:\(port)")
+                    configuration: .init(baseURL: "http://127.0.0.1:\(port)", publicKeysURL: "http://127.0.0.1:\(port)")
                 )
                 let minter = try FleetEngineTokenMinter(signer: signer)
                 _ = try await minter.mint(type)

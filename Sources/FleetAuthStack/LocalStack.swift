@@ -48,8 +48,9 @@ public struct LocalStack {
     public let tokenServer: TokenServer
     /// The emulator's vehicles and trips.
     public let fleetStore: any FleetStore
-    /// Keyless mode: the emulator's REST port, where it also plays Google's IAM and metadata server for the
-    /// service accounts it holds (`DATA/iam/`), and the token server signs every family through it.
+    /// Keyless mode: the loopback port of the emulator's stand-ins for Google's IAM and metadata server, which hold
+    /// the token server's accounts' keys (`DATA/iam/`) and sign only as those; the token server signs every family
+    /// through them.
     public let keylessIAMPort: Int?
     private let iamKeys: [TokenFamily: ServiceAccountKey]
     private let clock: any WallClock
@@ -64,8 +65,8 @@ public struct LocalStack {
     ///   - tokenServer: the token server's configuration (its `dataDirectory` is replaced by `dataDirectory`).
     ///   - clock: both servers' clock.
     ///   - auditLogger: where the token server logs every issued token (without the token).
-    ///   - keylessIAMPort: keyless mode (see ``keylessIAMPort``): the emulator's REST port (0 picks a free one
-    ///     now); nil for the token server's own keys.
+    ///   - keylessIAMPort: keyless mode (see ``keylessIAMPort``): the IAM stand-ins' loopback port (0 picks a free
+    ///     one now); nil for the token server's own keys.
     public init(
         dataDirectory: String,
         tokenServer configuration: TokenServer.Configuration? = nil,
@@ -248,24 +249,36 @@ public struct LocalStack {
                             )
                         }
                     )
+                // Keyless: the IAM stand-ins sign as the token server's accounts, and as no other.
+                let iam =
+                    keylessIAMPort == nil
+                    ? nil
+                    : try await LocalIAM(
+                        keys: Array(iamKeys.values),
+                        signableAccounts: Set(iamKeys.values.map(\.clientEmail)),
+                        clock: clock
+                    )
                 // Pages served by the token server call the emulator from the browser: allow that origin.
                 let emulator = try await EmulatorServer(
                     configuration: .init(allowedOrigins: [tokenServerURL]),
                     trust: trust,
                     store: fleetStore,
+                    iam: iam,
                     clock: clock
                 )
                 let emulatorPorts = AsyncStream.makeStream(of: Int.self)
                 let grpcPorts = AsyncStream.makeStream(of: Int.self)
-                let services = emulator.services(
+                let services = try emulator.services(
                     host: host,
-                    port: keylessIAMPort ?? emulatorPort,
+                    port: emulatorPort,
                     grpcPort: emulatorGRPCPort,
+                    iamPort: keylessIAMPort,
                     logger: logger,
                     onServerRunning: { emulatorPorts.continuation.yield($0) },
                     onGRPCServerRunning: { grpcPorts.continuation.yield($0) }
                 )
-                let servesGRPC = services.count > 2
+                // The store and the REST server, then gRPC where the platform has it, then the IAM stand-ins.
+                let servesGRPC = services.count > (keylessIAMPort == nil ? 2 : 3)
                 if !servesGRPC { grpcPorts.continuation.finish() }
                 let group = ServiceGroup(
                     configuration: Self.groupConfiguration(services, signals: shutdownSignals, logger: logger)

@@ -27,19 +27,25 @@ public struct EmulatorServer {
         /// The web origins (`scheme://host:port`, or `*`) whose pages may call the API from the browser (CORS);
         /// none by default.
         public var allowedOrigins: [String]
+        /// How long `/readyz` (and the gRPC health status) waits for each check before it counts as failing: below
+        /// the 1 s after which orchestrators' probes give up by default (Kubernetes `timeoutSeconds: 1`), so a
+        /// database that does not answer shows as 503 with its reason rather than as a probe timeout.
+        public var readinessTimeout: Duration
 
         public init(
             limits: ServerLimits = ServerLimits(),
             tokenCacheCapacity: Int = 100_000,
             service: FleetEngineService.Configuration = .init(),
             allowedOrigins: [String] = [],
-            grpc: GRPCConnectionPolicy = GRPCConnectionPolicy()
+            grpc: GRPCConnectionPolicy = GRPCConnectionPolicy(),
+            readinessTimeout: Duration = .milliseconds(800)
         ) {
             self.limits = limits
             self.grpc = grpc
             self.tokenCacheCapacity = tokenCacheCapacity
             self.service = service
             self.allowedOrigins = allowedOrigins
+            self.readinessTimeout = readinessTimeout
         }
     }
 
@@ -60,7 +66,8 @@ public struct EmulatorServer {
     public let deliveries: DeliveryService?
     /// The REST API.
     public let router: Router<EmulatorRequestContext>
-    /// The stand-in for Google's IAM and metadata server, for the accounts whose key files the emulator holds.
+    /// The local stand-in for Google's IAM and metadata server, when asked for: served only by
+    /// ``iamApplication(host:port:logger:onServerRunning:)``, never on the API's port.
     public let iam: LocalIAM?
     private let keyRefresher: KeyRefresher?
 
@@ -70,26 +77,26 @@ public struct EmulatorServer {
     ///   - configuration: where to listen, limits, and the token cache.
     ///   - trust: which service accounts to trust.
     ///   - store: where vehicles and trips live.
+    ///   - iam: the local stand-in for Google's IAM and metadata server, for keyless signing on a laptop; nil (the
+    ///     default) for none. It is served only by ``iamApplication(host:port:logger:onServerRunning:)``.
     ///   - clock: the clock for token checks and server-set times.
     public init(
         configuration: Configuration = Configuration(),
         trust: TrustConfiguration,
         store: any FleetStore,
+        iam: LocalIAM? = nil,
         clock: any WallClock = .system
     ) async throws {
         var urls: [String: String] = [:]
         for entry in trust.serviceAccounts where entry.keySource.isURL {
             urls[entry.account.email] = entry.keySource.location
         }
-        let heldKeys = trust.serviceAccounts.compactMap { entry in
-            entry.keySource.isKeyFile ? try? ServiceAccountKey(contentsOf: entry.keySource.location) : nil
-        }
         self.init(
             configuration: configuration,
             accounts: try await trust.loadAccounts(),
             keyURLs: urls,
             store: store,
-            iam: heldKeys.isEmpty ? nil : try await LocalIAM(keys: heldKeys, clock: clock),
+            iam: iam,
             clock: clock
         )
     }
@@ -101,7 +108,7 @@ public struct EmulatorServer {
     ///   - accounts: the trusted accounts and their keys.
     ///   - keyURLs: the JWK set URL of each account (by email) whose keys are refetched on an unknown `kid`.
     ///   - store: where vehicles and trips live.
-    ///   - iam: the stand-in for Google's IAM and metadata server to serve, if any.
+    ///   - iam: the stand-in for Google's IAM and metadata server, if any (served on a listener of its own).
     ///   - clock: the clock for token checks and server-set times.
     public init(
         configuration: Configuration = Configuration(),
@@ -140,7 +147,7 @@ public struct EmulatorServer {
             metrics: metrics,
             maximumBodySize: configuration.limits.maximumBodySize,
             allowedOrigins: configuration.allowedOrigins,
-            iam: iam
+            readinessTimeout: configuration.readinessTimeout
         )
     }
 
@@ -200,6 +207,34 @@ public struct EmulatorServer {
         )
     }
 
+    /// The listener of the local IAM and metadata server stand-ins (``LocalIAM``): loopback only, since its metadata
+    /// route hands an access token to any caller. A host that is not loopback, or an emulator built without `iam`,
+    /// is a ``LocalIAMError``.
+    public func iamApplication(
+        host: String = "127.0.0.1",
+        port: Int,
+        logger: Logger = .silent(label: "fleetauth.emulator"),
+        onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
+    ) throws(LocalIAMError) -> some ApplicationProtocol {
+        guard let iam else { throw LocalIAMError("this emulator was built without the IAM stand-in") }
+        guard LocalIAM.isLoopback(host) else {
+            throw LocalIAMError(
+                "the IAM and metadata server stand-ins bind loopback only (127.0.0.1 or ::1), not \(host): they hand out access tokens to any caller"
+            )
+        }
+        let router = Router()
+        IAMRoutes(iam: iam, maximumBodySize: configuration.limits.maximumBodySize).register(on: router)
+        return ServerApplication.make(
+            router: router,
+            serverName: "fleetauth-emulator-iam",
+            host: host,
+            port: port,
+            limits: configuration.limits,
+            logger: logger,
+            onServerRunning: onServerRunning
+        )
+    }
+
     /// The gRPC server: `maps.fleetengine.v1.VehicleService` and `TripService` over plaintext HTTP/2 on
     /// `host:port` (0 picks a free one, passed to `onServerRunning`), with request messages limited like REST
     /// bodies.
@@ -233,7 +268,11 @@ public struct EmulatorServer {
             maximumMessageSize: configuration.limits.maximumBodySize,
             idleTimeout: configuration.limits.idleTimeout,
             policy: configuration.grpc,
-            readiness: FleetEngineEmulator.readiness(authenticator: authenticator, store: store),
+            readiness: FleetEngineEmulator.readiness(
+                authenticator: authenticator,
+                store: store,
+                timeout: configuration.readinessTimeout
+            ),
             certificate: certificate,
             onServerRunning: onServerRunning
         )
@@ -246,6 +285,8 @@ public struct EmulatorServer {
     ///   - host: the address both listen on.
     ///   - port: the REST port (0 picks a free one).
     ///   - grpcPort: the gRPC port (0 picks a free one), or nil for REST alone.
+    ///   - iamPort: the loopback port of the IAM and metadata server stand-ins (0 picks a free one), or nil for
+    ///     none; needs ``iam``.
     ///   - logger: Hummingbird's logger (silent by default).
     ///   - onServerRunning: called once the REST server listens, with its port.
     ///   - onGRPCServerRunning: called once the gRPC server listens, with its port.
@@ -253,14 +294,18 @@ public struct EmulatorServer {
         host: String = "127.0.0.1",
         port: Int = 8787,
         grpcPort: Int? = nil,
+        iamPort: Int? = nil,
         logger: Logger = .silent(label: "fleetauth.emulator"),
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in },
         onGRPCServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
-    ) -> [any Service] {
+    ) throws(LocalIAMError) -> [any Service] {
         // A listener that cannot be bound fails its service with a ListenerError naming it.
         let rest = Listener(name: "the emulator's REST port", host: host, port: port)
         let grpc = Listener(name: "the emulator's gRPC port", host: host, port: grpcPort ?? 0)
-        let startup = ListenerStartup(grpcPort == nil ? [rest] : [rest, grpc]) { _ in }
+        let iamListener = Listener(name: "the IAM stand-in's port", host: "127.0.0.1", port: iamPort ?? 0)
+        let startup = ListenerStartup(
+            [rest] + (grpcPort == nil ? [] : [grpc]) + (iamPort == nil ? [] : [iamListener])
+        ) { _ in }
         var services: [any Service] = [
             store,
             startup.guarding(
@@ -279,6 +324,16 @@ public struct EmulatorServer {
                         await onGRPCServerRunning(port)
                     },
                     grpc
+                )
+            )
+        }
+        if let iamPort {
+            services.append(
+                startup.guarding(
+                    try iamApplication(host: "127.0.0.1", port: iamPort, logger: logger) { port in
+                        await startup.bound(iamListener, port: port)
+                    },
+                    iamListener
                 )
             )
         }

@@ -66,14 +66,21 @@ public enum FleetEngineEmulator {
 
     /// What `GET /readyz` checks: the store answers (its tables exist: it is migrated), and every trusted account
     /// has keys (a JWK set that could not be fetched leaves its account without).
-    static func readiness(authenticator: TokenAuthenticator, store: any FleetStore) -> Readiness {
-        Readiness([
-            .probing("store") { _ = try await store.vehicle(provider: "readiness-probe", id: "readiness-probe") },
-            .init("trusted-keys") {
-                let missing = authenticator.accountsWithoutKeys
-                return missing.isEmpty ? nil : "no keys loaded for " + missing.joined(separator: ", ")
-            },
-        ])
+    static func readiness(
+        authenticator: TokenAuthenticator,
+        store: any FleetStore,
+        timeout: Duration = Readiness.defaultTimeout
+    ) -> Readiness {
+        Readiness(
+            [
+                .probing("store") { _ = try await store.vehicle(provider: "readiness-probe", id: "readiness-probe") },
+                .init("trusted-keys") {
+                    let missing = authenticator.accountsWithoutKeys
+                    return missing.isEmpty ? nil : "no keys loaded for " + missing.joined(separator: ", ")
+                },
+            ],
+            timeout: timeout
+        )
     }
 
     /// The router of the emulator's REST API over `service`.
@@ -85,12 +92,12 @@ public enum FleetEngineEmulator {
         metrics: EmulatorMetrics,
         maximumBodySize: Int,
         allowedOrigins: [String] = [],
-        iam: LocalIAM? = nil
+        readinessTimeout: Duration = Readiness.defaultTimeout
     ) -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         ServerTracing.addRequestSpans(to: router)
         if !allowedOrigins.isEmpty { router.add(middleware: CORSMiddleware(origins: allowedOrigins)) }
-        readiness(authenticator: authenticator, store: service.store).register(on: router)
+        readiness(authenticator: authenticator, store: service.store, timeout: readinessTimeout).register(on: router)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.get("openapi.yaml") { _, _ in
             Response(
@@ -114,7 +121,6 @@ public enum FleetEngineEmulator {
             )
             return Self.metricsResponse(metrics.text)
         }
-        if let iam { IAMRoutes(iam: iam, maximumBodySize: maximumBodySize).register(on: router) }
         let v1 = router.group("v1/providers/{provider}").add(
             middleware: AuthenticationMiddleware(authenticator: authenticator, refresher: keyRefresher)
         )

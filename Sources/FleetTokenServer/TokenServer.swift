@@ -61,7 +61,8 @@ public struct TokenServer {
         public var fleetEngineURL: String?
         /// A map tile URL template for the browser pages used online (``WebAppSettings/tileURL``).
         public var tileURL: String?
-        /// How long each `/readyz` check (the store, signing, OpenID keys) may take before it counts as failing.
+        /// How long each `/readyz` check (the store, signing, OpenID keys) may take before it counts as failing:
+        /// under the 1 s after which orchestrators' probes give up by default, so they see the 503 and its reason.
         public var readinessTimeout: Duration
 
         public init(
@@ -84,7 +85,7 @@ public struct TokenServer {
             openIDMinimumRefetchInterval: Duration = .seconds(10),
             fleetEngineURL: String? = nil,
             tileURL: String? = nil,
-            readinessTimeout: Duration = .seconds(5)
+            readinessTimeout: Duration = .milliseconds(800)
         ) {
             self.dataDirectory = dataDirectory
             self.project = project

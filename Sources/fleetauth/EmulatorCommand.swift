@@ -20,6 +20,11 @@ struct EmulatorCommand: AsyncParsableCommand {
             --in-memory is given, or in PostgreSQL with --database (or DATABASE_URL), where several emulators can \
             share it.
 
+            --iam-port turns on local stand-ins for Google's metadata server and IAM Credentials API (signJwt, \
+            signBlob, and the accounts' public keys), for trying keyless signing on one machine. They are for local \
+            use only: the metadata route hands an access token to any caller, so they are off by default, bind \
+            loopback only on a port of their own, and sign only as the accounts named by --iam-sign-as.
+
             \(EnvironmentOptions.help("emulator"))
             """
     )
@@ -61,16 +66,51 @@ struct EmulatorCommand: AsyncParsableCommand {
             """
     )
     var allowOrigin: [String] = []
+    @Option(
+        help: """
+            Port (0 picks a free one) of the local stand-ins for Google's metadata server and IAM Credentials API, \
+            for local keyless signing only: they hand out access tokens to any local caller. Default: off.
+            """
+    )
+    var iamPort: Int?
+    @Option(help: "Loopback address the IAM stand-ins bind (127.0.0.1 or ::1); any other is refused.")
+    var iamHost: String = "127.0.0.1"
+    @Option(
+        help: """
+            An account the IAM stand-ins may sign as (the runtime identity is granted \
+            roles/iam.serviceAccountTokenCreator on it); its key file must be in the trust file. Repeatable; \
+            signing as any other account is refused (403).
+            """
+    )
+    var iamSignAs: [String] = []
+    @Option(help: "The email of the runtime identity the metadata stand-in answers for.")
+    var iamRuntimeAccount: String?
     @OptionGroup var tls: TLSOptions
     @OptionGroup var logging: LoggingOptions
     @Option(help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT before they are cancelled.")
     var shutdownGrace: Double = 10
+    @Option(
+        help: """
+            Seconds each /readyz check (store, trusted keys) may take before it counts as failing; the gRPC health \
+            status follows. Under the 1 s orchestrators' probes wait by default, so they see the 503 and its reason.
+            """
+    )
+    var readinessTimeout: Double = 0.8
 
     func validate() throws {
         if !(shutdownGrace >= 0 && shutdownGrace.isFinite) {
             throw ValidationError("--shutdown-grace must be 0 or more seconds.")
         }
         if idleTimeout <= 0 { throw ValidationError("--idle-timeout must be positive.") }
+        if !(readinessTimeout > 0 && readinessTimeout.isFinite) {
+            throw ValidationError("--readiness-timeout must be more than 0 seconds.")
+        }
+        if iamPort == nil, !iamSignAs.isEmpty || iamRuntimeAccount != nil {
+            throw ValidationError("--iam-sign-as and --iam-runtime-account need --iam-port.")
+        }
+        if let iamPort, iamPort != 0, [port, grpcPort, metricsPort].contains(iamPort) {
+            throw ValidationError("--iam-port must differ from the other ports.")
+        }
         if grpcMaxConnectionAge < 0 { throw ValidationError("--grpc-max-connection-age must be 0 or more.") }
         if grpcKeepalive <= 0 { throw ValidationError("--grpc-keepalive must be positive.") }
         if grpcMaxConcurrentStreams < 1 {
@@ -91,6 +131,19 @@ struct EmulatorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Refused before anything starts, in one line: the stand-ins hand out access tokens to any caller.
+        if iamPort != nil {
+            guard LocalIAM.isLoopback(iamHost) else {
+                throw CLIError(
+                    "--iam-host \(iamHost) is not a loopback address: the IAM and metadata server stand-ins bind 127.0.0.1 or ::1 only."
+                )
+            }
+            guard !iamSignAs.isEmpty else {
+                throw CLIError(
+                    "--iam-port needs at least one --iam-sign-as EMAIL: the accounts the stand-ins may sign as."
+                )
+            }
+        }
         let exporter = try logging.bootstrap(serviceName: "fleetauth-emulator")
         let certificate = try tls.certificate()
         let postgres = try DatabaseOption.postgres(database, inMemory: inMemory)
@@ -150,11 +203,19 @@ struct EmulatorCommand: AsyncParsableCommand {
             grpcMaxConnectionAge == 0 ? nil : .milliseconds(Int64(grpcMaxConnectionAge * 1000))
         configuration.grpc.keepaliveInterval = .milliseconds(Int64(grpcKeepalive * 1000))
         configuration.grpc.maximumConcurrentStreams = grpcMaxConcurrentStreams
+        configuration.readinessTimeout = .milliseconds(Int64(readinessTimeout * 1000))
         let server: EmulatorServer
         do {
-            server = try await EmulatorServer(configuration: configuration, trust: trust, store: store)
+            server = try await EmulatorServer(
+                configuration: configuration,
+                trust: trust,
+                store: store,
+                iam: try await localIAM(trust: trust)
+            )
         } catch let error as TrustConfigurationError {
             throw CLIError(error.message)
+        } catch let error as LocalIAMError {
+            throw CLIError("--iam-sign-as: \(error.description)")
         }
         let host = self.host
         let logger = Logger.quiet(label: "fleetauth.emulator")
@@ -163,14 +224,22 @@ struct EmulatorCommand: AsyncParsableCommand {
         let metrics = metricsPort.map {
             Listener(name: "the metrics port", host: metricsHost, port: $0, option: "--metrics-host/--metrics-port")
         }
+        let iamListener = iamPort.map {
+            Listener(name: "the IAM stand-ins' port", host: iamHost, port: $0, option: "--iam-host/--iam-port")
+        }
         let scheme = certificate == nil ? "http" : "https"
         let transport = certificate == nil ? "plaintext" : "TLS"
-        let startup = ListenerStartup([rest, grpc] + (metrics.map { [$0] } ?? [])) { ports in
+        let startup = ListenerStartup([rest, grpc] + [metrics, iamListener].compactMap { $0 }) { ports in
             if certificate == nil { warnIfPlaintextBeyondLoopback(host, serving: "The emulator") }
             for (listener, port) in ports {
                 switch listener {
                 case rest: say("Fleet Engine emulator listening on \(scheme)://\(host):\(port)")
                 case grpc: say("Fleet Engine emulator gRPC listening on \(host):\(port) (\(transport))")
+                case iamListener:
+                    say(
+                        "Local IAM and metadata server stand-ins (local use only) on http://\(listener.host):\(port): "
+                            + "GCE_METADATA_HOST=\(listener.host):\(port), signing as \(iamSignAs.joined(separator: ", "))"
+                    )
                 default: say("Fleet Engine emulator metrics on http://\(listener.host):\(port)/metrics")
                 }
             }
@@ -200,11 +269,41 @@ struct EmulatorCommand: AsyncParsableCommand {
                 )
             )
         }
+        if let iamListener {
+            services.append(
+                startup.guarding(
+                    try server.iamApplication(host: iamListener.host, port: iamListener.port, logger: logger) {
+                        await startup.bound(iamListener, port: $0)
+                    },
+                    iamListener
+                )
+            )
+        }
         if let certificate { services.append(certificate.watcher(logger: logger)) }
         try await runServices(
             (exporter.map { [$0] } ?? []) + services,
             grace: .milliseconds(Int64(shutdownGrace * 1000)),
             logger: logger
+        )
+    }
+}
+
+extension EmulatorCommand {
+    /// The IAM stand-ins when `--iam-port` asks for them: the trust file's key files, signing only as `--iam-sign-as`.
+    func localIAM(trust: TrustConfiguration) async throws -> LocalIAM? {
+        guard iamPort != nil else { return nil }
+        var keys: [ServiceAccountKey] = []
+        for entry in trust.serviceAccounts where entry.keySource.isKeyFile {
+            do {
+                keys.append(try ServiceAccountKey(contentsOf: entry.keySource.location))
+            } catch {
+                throw CLIError("the key file of \(entry.account.email) cannot be read: \(error)")
+            }
+        }
+        return try await LocalIAM(
+            keys: keys,
+            signableAccounts: Set(iamSignAs),
+            runtimeServiceAccount: iamRuntimeAccount
         )
     }
 }

@@ -44,7 +44,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(
         help: """
             No key in the token server: it signs every family through IAM signJwt, authenticated by the metadata \
-            server, both played by the emulator, which holds the service accounts' keys (DATA/iam) as Google would.
+            server, both played by the emulator's local stand-ins on a loopback port of their own, which hold the \
+            service accounts' keys (DATA/iam) as Google would and sign only as those accounts.
             """
     )
     var keyless = false
@@ -86,7 +87,7 @@ struct ServeCommand: AsyncParsableCommand {
                                     tokenServerStore: tokenServerStore,
                                     fleetStore: fleetStore,
                                     auditLogger: auditLogger,
-                                    keylessIAMPort: keyless ? emulatorPort : nil
+                                    keylessIAMPort: keyless ? 0 : nil
                                 ),
                                 onPostgres: onPostgres
                             )
@@ -99,7 +100,7 @@ struct ServeCommand: AsyncParsableCommand {
                         dataDirectory: data,
                         tokenServer: configuration,
                         auditLogger: auditLogger,
-                        keylessIAMPort: keyless ? emulatorPort : nil
+                        keylessIAMPort: keyless ? 0 : nil
                     ),
                     onPostgres: onPostgres
                 )
@@ -129,9 +130,11 @@ struct ServeCommand: AsyncParsableCommand {
         ) { endpoints in
             say("Token server:          \(endpoints.tokenServerURL)")
             say("Fleet Engine emulator: \(endpoints.emulatorURL)  (provider \(endpoints.project))")
-            if keyless {
-                say("Keyless: the token server holds no key; it signs through IAM signJwt at \(endpoints.emulatorURL)")
-                say("         (the emulator plays IAM and the metadata server, with the keys in \(data)/iam)")
+            if keyless, let iamPort = stack.keylessIAMPort {
+                say(
+                    "Keyless: the token server holds no key; it signs through IAM signJwt at http://127.0.0.1:\(iamPort)"
+                )
+                say("         (the emulator's local IAM and metadata server stand-ins, with the keys in \(data)/iam)")
             }
             if let grpc = endpoints.emulatorGRPCAddress { say("Fleet Engine gRPC:     \(grpc)  (plaintext HTTP/2)") }
             let storeOption = onPostgres ? "--database \"$DATABASE_URL\"" : "--data \(data)"

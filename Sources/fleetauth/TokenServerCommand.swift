@@ -110,7 +110,7 @@ struct TokenServerCommand: AsyncParsableCommand {
         abstract: "Run the token server: app-user login, per-user grants, Fleet Engine tokens on demand.",
         discussion: """
             The first start creates one service-account key per token family (driver, consumer, server, delivery, \
-            delivery-server) \
+            delivery-server, reader) \
             unless key files are given, and an operator account whose password is printed once. State is kept in \
             DATA/token-server.sqlite with the keys under DATA/keys, or with --database in PostgreSQL, where several \
             instances share users, sessions, lockouts and keys (sealed under the key-encryption key). It writes \
@@ -129,9 +129,11 @@ struct TokenServerCommand: AsyncParsableCommand {
         "demo-project"
     @Option(help: "Service-account key file for driver tokens (instead of a generated key).") var driverKey: String?
     @Option(help: "Service-account key file for consumer tokens.") var consumerKey: String?
-    @Option(help: "Service-account key file for server and fleet-reader tokens.") var serverKey: String?
+    @Option(help: "Service-account key file for server tokens.") var serverKey: String?
     @Option(help: "Service-account key file for delivery tokens.") var deliveryKey: String?
     @Option(help: "Service-account key file for delivery server tokens.") var deliveryServerKey: String?
+    @Option(help: "Service-account key file for fleet-reader tokens (an account whose role only reads).")
+    var readerKey: String?
     @Option(help: "bcrypt cost of new password hashes (10–16).") var bcryptCost: UInt8 = 12
     @Option(help: "Lifetime of issued Fleet Engine tokens in seconds (60–3600).") var tokenLifetime: Int64 = 3600
     @Option(
@@ -180,6 +182,13 @@ struct TokenServerCommand: AsyncParsableCommand {
     var shutdownGrace: Double = 10
     @Option(
         help: """
+            Seconds each /readyz check (store, signing, OpenID keys) may take before it counts as failing; under the \
+            1 s orchestrators' probes wait by default, so they see the 503 and its reason.
+            """
+    )
+    var readinessTimeout: Double = 0.8
+    @Option(
+        help: """
             How long audit entries are kept: 90d, 12h, 30m or 2s. Older ones are deleted at start and every minute,             with expired sessions and forgotten login failures.
             """
     )
@@ -204,6 +213,9 @@ struct TokenServerCommand: AsyncParsableCommand {
         }
         if !(shutdownGrace >= 0 && shutdownGrace.isFinite) {
             throw ValidationError("--shutdown-grace must be 0 or more seconds.")
+        }
+        if !(readinessTimeout > 0 && readinessTimeout.isFinite) {
+            throw ValidationError("--readiness-timeout must be more than 0 seconds.")
         }
         if !(10...16).contains(bcryptCost) { throw ValidationError("--bcrypt-cost must be between 10 and 16.") }
         if !(mintRate >= 0 && mintRate.isFinite) { throw ValidationError("--mint-rate must be 0 or more.") }
@@ -253,6 +265,7 @@ struct TokenServerCommand: AsyncParsableCommand {
         keyFiles[.server] = serverKey
         keyFiles[.delivery] = deliveryKey
         keyFiles[.deliveryServer] = deliveryServerKey
+        keyFiles[.reader] = readerKey
         let server: TokenServer
         do {
             server = try await TokenServer(
@@ -269,7 +282,8 @@ struct TokenServerCommand: AsyncParsableCommand {
                     openIDProviders: openIDProviders,
                     openIDAutoCreateRole: oidcAutoCreate.flatMap(AppUserRole.init),
                     fleetEngineURL: emulatorURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
-                    tileURL: tileURL
+                    tileURL: tileURL,
+                    readinessTimeout: .milliseconds(Int64(readinessTimeout * 1000))
                 ),
                 store: store,
                 keylessSigners: keylessSigners,
@@ -339,7 +353,7 @@ extension KeysCommand {
             discussion: "A running token server picks the new key up within a second."
         )
         @OptionGroup var storage: TokenServerDataOptions
-        @Option(help: "driver, consumer, server, delivery, delivery-server or all.") var family: String = "all"
+        @Option(help: "driver, consumer, server, delivery, delivery-server, reader or all.") var family: String = "all"
 
         func run() async throws {
             let families: [TokenFamily]

@@ -9,13 +9,18 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
-/// The emulator as Google's IAM and metadata server (``LocalIAM``), for the accounts whose key files it holds: the
-/// IAM signer mints through it, the emulator accepts what it signed, and its refusals are IAM's.
+/// The emulator's stand-ins for Google's IAM and metadata server (``LocalIAM``), on their own loopback listener: the
+/// IAM signer mints through them, the emulator accepts what they signed, and their refusals are IAM's.
 @Suite("The emulator plays IAM and the metadata server", .temporaryResources)
 struct LocalIAMTests {
     struct Emulator {
         let driver: ServiceAccountKey
+        /// A Fleet Engine role account the emulator holds but the runtime identity is not granted.
+        let roleAccount: ServiceAccountKey
+        /// The IAM stand-ins' listener.
         let client: any TestClientProtocol
+        /// The emulator's API, in process.
+        let api: any TestClientProtocol
         let base: String
         let host: String
 
@@ -33,14 +38,12 @@ struct LocalIAMTests {
     }
 
     static let driver = try! ServiceAccountKey.generate(projectID: "demo-project", name: "iam-driver")
+    static let roleAccount = try! ServiceAccountKey.generate(projectID: "demo-project", name: "fleet-engine-role")
 
-    func withEmulator(_ body: @escaping @Sendable (Emulator) async throws -> Void) async throws {
-        let directory = try TestResources.required().temporaryDirectory("fleetauth-local-iam")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let driver = Self.driver
+    static func trust(_ directory: String) throws -> TrustConfiguration {
         try driver.write(to: directory + "/driver.json")
-        let trust = TrustConfiguration(serviceAccounts: [
+        try roleAccount.write(to: directory + "/role.json")
+        return TrustConfiguration(serviceAccounts: [
             .init(
                 account: TrustedServiceAccount(
                     email: driver.clientEmail,
@@ -48,19 +51,144 @@ struct LocalIAMTests {
                     roles: [.driverSdkUser]
                 ),
                 keySource: .keyFile(directory + "/driver.json")
-            )
+            ),
+            .init(
+                account: TrustedServiceAccount(
+                    email: roleAccount.clientEmail,
+                    project: "demo-project",
+                    roles: [.serviceSuperUser]
+                ),
+                keySource: .keyFile(directory + "/role.json")
+            ),
         ])
-        let server = try await EmulatorServer(trust: trust, store: try SQLiteFleetStore(inMemory: ()))
-        try await Application(router: server.router).test(.live) { client in
-            let port = try #require(client.port)
-            try await body(
-                Emulator(
-                    driver: driver,
-                    client: client,
-                    base: "http://127.0.0.1:\(port)",
-                    host: "127.0.0.1:\(port)"
+    }
+
+    func withEmulator(_ body: @escaping @Sendable (Emulator) async throws -> Void) async throws {
+        let directory = try TestResources.required().temporaryDirectory("fleetauth-local-iam")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let iam = try await LocalIAM(
+            keys: [Self.driver, Self.roleAccount],
+            signableAccounts: [Self.driver.clientEmail]
+        )
+        let server = try await EmulatorServer(
+            trust: try Self.trust(directory),
+            store: try SQLiteFleetStore(inMemory: ()),
+            iam: iam
+        )
+        let iamApplication = try server.iamApplication(port: 0)
+        try await Application(router: server.router).test(.router) { api in
+            try await iamApplication.test(.live) { client in
+                let port = try #require(client.port)
+                try await body(
+                    Emulator(
+                        driver: Self.driver,
+                        roleAccount: Self.roleAccount,
+                        client: client,
+                        api: api,
+                        base: "http://127.0.0.1:\(port)",
+                        host: "127.0.0.1:\(port)"
+                    )
                 )
+            }
+        }
+    }
+
+    @Test("the stand-ins are not served on the API's port; another address than loopback is refused")
+    func ownLoopbackListener() async throws {
+        try await withEmulator { emulator in
+            for path in [
+                "/computeMetadata/v1/instance/service-accounts/default/token",
+                "/v1/projects/-/serviceAccounts/\(emulator.driver.clientEmail):signJwt",
+                "/service_accounts/v1/metadata/jwk/\(emulator.driver.clientEmail)",
+            ] {
+                try await emulator.api.execute(
+                    uri: path,
+                    method: path.contains(":sign") ? .post : .get,
+                    headers: [.init("Metadata-Flavor")!: "Google"]
+                ) { #expect($0.status == .notFound, "\(path)") }
+            }
+        }
+        let server = try await EmulatorServer(
+            trust: TrustConfiguration(serviceAccounts: []),
+            store: try SQLiteFleetStore(inMemory: ()),
+            iam: try await LocalIAM(keys: [Self.driver], signableAccounts: [])
+        )
+        for host in ["0.0.0.0", "192.0.2.1", "::", "127.0.0.1.example"] {
+            #expect(throws: LocalIAMError.self, "\(host)") { _ = try server.iamApplication(host: host, port: 0) }
+        }
+        for host in ["127.0.0.1", "127.1.2.3", "::1", "localhost"] {
+            #expect(LocalIAM.isLoopback(host), "\(host)")
+        }
+        // An emulator built without the stand-ins has no IAM listener to start.
+        let plain = try await EmulatorServer(
+            trust: TrustConfiguration(serviceAccounts: []),
+            store: try SQLiteFleetStore(inMemory: ())
+        )
+        #expect(throws: LocalIAMError.self) { _ = try plain.iamApplication(port: 0) }
+        // Granting an account whose key is not held is a configuration error.
+        await #expect(throws: LocalIAMError.self) {
+            _ = try await LocalIAM(
+                keys: [Self.driver],
+                signableAccounts: ["nobody@demo-project.iam.gserviceaccount.com"]
             )
+        }
+    }
+
+    @Test("signJwt and signBlob as a held account the runtime identity is not granted: 403 with IAM's error body")
+    func notGranted() async throws {
+        try await withEmulator { emulator in
+            let auth: HTTPFields = [.authorization: "Bearer \(try await emulator.accessToken())"]
+            let email = emulator.roleAccount.clientEmail
+            let now = Int64(Date().timeIntervalSince1970)
+            for (method, payload) in [
+                ("signJwt", #"{"payload":"{\"iss\":\"x\",\"exp\":\#(now + 600)}"}"#),
+                ("signBlob", #"{"payload":"\#(Data("bytes".utf8).base64EncodedString())"}"#),
+            ] {
+                try await emulator.client.execute(
+                    uri: "/v1/projects/-/serviceAccounts/\(email):\(method)",
+                    method: .post,
+                    headers: auth,
+                    body: ByteBuffer(string: payload)
+                ) { response in
+                    #expect(response.status == .forbidden, "\(method)")
+                    let body = try StrictJSONParser().parseObject(Array(buffer: response.body))
+                    let error = try #require(body["error"]?.objectValue)
+                    #expect(error["status"] == "PERMISSION_DENIED")
+                    #expect(error["code"] == .integer(403))
+                    #expect(error["message"]?.stringValue?.contains("iam.serviceAccounts.\(method)") == true)
+                    #expect(body["signedJwt"] == nil && body["signedBlob"] == nil)
+                }
+            }
+            // Through FleetAuth's own IAM signer: a permission error, no token.
+            let refused = await #expect(throws: SigningError.self) {
+                _ = try await FleetEngineTokenMinter(signer: emulator.signer(emulator.roleAccount)).mint(.server)
+            }
+            #expect(refused?.code == .permissionDenied)
+        }
+    }
+
+    @Test("a payload over the bound is refused by both sign methods")
+    func payloadBound() async throws {
+        try await withEmulator { emulator in
+            let auth: HTTPFields = [.authorization: "Bearer \(try await emulator.accessToken())"]
+            let email = emulator.driver.clientEmail
+            let filler = String(repeating: "a", count: LocalIAM.maximumPayloadSize)
+            let claims = #"{\"pad\":\"\#(filler)\"}"#
+            let blob = Data(repeating: 7, count: LocalIAM.maximumPayloadSize + 1).base64EncodedString()
+            for (method, payload) in [
+                ("signJwt", #"{"payload":"\#(claims)"}"#), ("signBlob", #"{"payload":"\#(blob)"}"#),
+            ] {
+                try await emulator.client.execute(
+                    uri: "/v1/projects/-/serviceAccounts/\(email):\(method)",
+                    method: .post,
+                    headers: auth,
+                    body: ByteBuffer(string: payload)
+                ) { response in
+                    #expect(response.status == .badRequest, "\(method)")
+                    #expect(String(buffer: response.body).contains("INVALID_ARGUMENT"))
+                }
+            }
         }
     }
 
@@ -70,14 +198,14 @@ struct LocalIAMTests {
             let token = try await FleetEngineTokenMinter(signer: emulator.signer()).mint(.driver(vehicleID: "v1"))
             #expect(token.keyID == emulator.driver.privateKeyID)
             let vehicle = "/v1/providers/demo-project/vehicles/v1"
-            try await emulator.client.execute(
+            try await emulator.api.execute(
                 uri: vehicle,
                 method: .get,
                 headers: [.authorization: "Bearer \(token.jwt)"]
             ) { response in
                 #expect(response.status == .notFound)  // authenticated and authorized; the vehicle does not exist
             }
-            try await emulator.client.execute(uri: vehicle, method: .get, headers: [.authorization: "Bearer x.y.z"]) {
+            try await emulator.api.execute(uri: vehicle, method: .get, headers: [.authorization: "Bearer x.y.z"]) {
                 #expect($0.status == .unauthorized)
             }
         }

@@ -298,7 +298,17 @@ struct LiveFleetTests {
     func keylessStack() async throws {
         let fixture = try await StackFixture(keyless: true)
         try await fixture.stack.run { endpoints in
-            #expect(endpoints.emulatorURL == "http://127.0.0.1:\(try #require(fixture.stack.keylessIAMPort))")
+            // The IAM stand-ins have a loopback listener of their own: the API's port does not serve them.
+            let iamPort = try #require(fixture.stack.keylessIAMPort)
+            #expect(endpoints.emulatorURL != "http://127.0.0.1:\(iamPort)")
+            let metadata = "/computeMetadata/v1/instance/service-accounts/default/token"
+            var request = URLRequest(url: try #require(URL(string: endpoints.emulatorURL + metadata)))
+            request.setValue("Google", forHTTPHeaderField: "Metadata-Flavor")
+            let (_, onAPI) = try await URLSession.shared.data(for: request)
+            #expect((onAPI as? HTTPURLResponse)?.statusCode == 404)
+            request.url = URL(string: "http://127.0.0.1:\(iamPort)" + metadata)
+            let (_, onIAM) = try await URLSession.shared.data(for: request)
+            #expect((onIAM as? HTTPURLResponse)?.statusCode == 200)
             _ = try await fixture.provision(endpoints)  // server tokens, signed through signJwt
             let driver = try fixture.client(endpoints, user: "dana", path: "/token/driver/{vehicleId}")
             let vehicle = try await driver.getVehicle("v1")

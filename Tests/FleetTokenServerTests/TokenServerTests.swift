@@ -430,7 +430,7 @@ struct TokenEndpointTests {
             let server = try Self.verify(try #require(body["jwt"]?.stringValue), fixture, family: .server)
             #expect(server.claims.authorization == FleetEngineTokenType.server.authorization)
             let (_, reader, _) = try await client.json(.get, "/token/fleet_reader", bearer: ops)
-            let fleetReader = try Self.verify(try #require(reader["token"]?.stringValue), fixture, family: .server)
+            let fleetReader = try Self.verify(try #require(reader["token"]?.stringValue), fixture, family: .reader)
             #expect(fleetReader.claims.authorization == FleetEngineTokenType.fleetReader.authorization)
             // Operators may get any driver token; nobody gets a wildcard or an invalid ID.
             #expect(try await client.json(.get, "/token/driver/any-vehicle", bearer: ops).0 == .ok)

@@ -1,7 +1,8 @@
 """Google's own google-auth against the emulator's stand-ins for IAM and the metadata server.
 
-`fleetauth emulator` serves, for the service accounts whose key files it holds, the metadata server's token
-endpoint, IAM Credentials `signBlob` and `signJwt`, and the public keys as JWK and x509 documents. The referee is
+`fleetauth emulator --iam-port 0 --iam-sign-as EMAIL` serves, on a loopback listener of its own, the metadata
+server's token endpoint, IAM Credentials `signBlob` and `signJwt` (as the named accounts only), and the public keys
+of the accounts whose key files it holds as JWK and x509 documents. The referee is
 google-auth, unchanged: `google.auth.compute_engine.Credentials` reads the metadata server named by
 `GCE_METADATA_HOST` (run in a child interpreter, because google-auth reads that variable when it is imported), and
 `google.auth.iam.Signer` signs through `signBlob` (its endpoint constant pointed at the emulator: google-auth has no
@@ -48,28 +49,51 @@ print(json.dumps({"runtime": credentials.service_account_email, "access_token_pr
 class Emulator:
     def __init__(self, directory):
         env = {k: v for k, v in os.environ.items() if k != "GOOGLE_APPLICATION_CREDENTIALS"}
+        keys = directory / "keys"
+        keys.mkdir()
+        # The account the token server acts as (granted to the runtime identity), and a Fleet Engine role account
+        # the emulator trusts and holds but must never sign as.
+        for name in ("fleetauth-driver", "fleet-role"):
+            subprocess.run([BIN, "keys", "create", "--project", "demo-project", "--name", name,
+                            "--out", str(keys / f"{name}.json")], check=True, capture_output=True, timeout=120)
+        with open(keys / "fleetauth-driver.json") as f:
+            self.driver = json.load(f)
+        with open(keys / "fleet-role.json") as f:
+            self.role = json.load(f)
+        trust = {"serviceAccounts": [
+            {"email": self.driver["client_email"], "project": "demo-project",
+             "roles": ["roles/fleetengine.driverSdkUser"], "keyFile": "keys/fleetauth-driver.json"},
+            {"email": self.role["client_email"], "project": "demo-project",
+             "roles": ["roles/fleetengine.serviceSuperUser"], "keyFile": "keys/fleet-role.json"},
+        ]}
+        with open(directory / "trust.json", "w") as f:
+            json.dump(trust, f)
         self.process = subprocess.Popen(
-            [BIN, "emulator", "--port", "0", "--grpc-port", "0", "--data", str(directory / "data")],
+            [BIN, "emulator", "--port", "0", "--grpc-port", "0", "--data", str(directory / "data"),
+             "--trust", str(directory / "trust.json"), "--iam-port", "0", "--iam-sign-as", self.driver["client_email"]],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
         text = ""
-        deadline = time.time() + 60
-        while time.time() < deadline:
+        self.port = self.iam_port = None
+        # A guard against a hang only: the wait ends at the lines, whenever they come.
+        deadline = time.time() + 300
+        while time.time() < deadline and (self.port is None or self.iam_port is None):
             line = self.process.stdout.readline()
             if not line:
                 break
             text += line
-            found = re.search(r"listening on http://127\.0\.0\.1:(\d+)", text)
+            found = re.search(r"emulator listening on http://127\.0\.0\.1:(\d+)", line)
             if found:
                 self.port = int(found.group(1))
-                break
-        else:
-            raise RuntimeError(text)
-        self.base = f"http://127.0.0.1:{self.port}"
-        with open(directory / "data" / "keys" / "driver-sdk-user.json") as f:
-            self.driver = json.load(f)
+            found = re.search(r"stand-ins \(local use only\) on http://127\.0\.0\.1:(\d+)", line)
+            if found:
+                self.iam_port = int(found.group(1))
+        if self.port is None or self.iam_port is None:
+            raise RuntimeError("the emulator did not print both of its listening lines:\n" + text)
+        self.api = f"http://127.0.0.1:{self.port}"
+        self.base = f"http://127.0.0.1:{self.iam_port}"
 
-    def get(self, path, headers=None, token=None):
-        request = urllib.request.Request(self.base + path, headers=headers or {})
+    def get(self, path, headers=None, token=None, base=None):
+        request = urllib.request.Request((base or self.base) + path, headers=headers or {})
         if token:
             request.add_header("Authorization", "Bearer " + token)
         try:
@@ -91,7 +115,8 @@ def emulator(tmp_path_factory):
 
 
 def run_google_auth(emulator, email):
-    env = dict(os.environ, GCE_METADATA_HOST=f"127.0.0.1:{emulator.port}", GCE_METADATA_IP=f"127.0.0.1:{emulator.port}")
+    host = f"127.0.0.1:{emulator.iam_port}"
+    env = dict(os.environ, GCE_METADATA_HOST=host, GCE_METADATA_IP=host)
     env.pop("GOOGLE_APPLICATION_CREDENTIALS", None)
     result = subprocess.run([sys.executable, "-c", CHILD, emulator.base, email], capture_output=True, text=True,
                             env=env, timeout=60)
@@ -116,7 +141,7 @@ def test_compute_engine_credentials_and_iam_signer(emulator):
     assert claims["authorization"] == {"vehicleid": "v1"}
 
     # And Fleet Engine (the emulator) accepts it: no kid, so every key of the account is tried.
-    status, _ = emulator.get("/v1/providers/demo-project/vehicles/v1", token=token)
+    status, _ = emulator.get("/v1/providers/demo-project/vehicles/v1", token=token, base=emulator.api)
     assert status == 404  # authenticated and authorized; the vehicle does not exist
 
 
@@ -134,9 +159,57 @@ def test_jwk_set_matches_the_key_file(emulator):
 
 
 def test_refusals_are_googles(emulator):
-    email = emulator.driver["client_email"]
     status, _ = emulator.get("/computeMetadata/v1/instance/service-accounts/default/token")
     assert status == 403
     result = run_google_auth(emulator, "nobody@demo-project.iam.gserviceaccount.com")
     assert result.returncode != 0
     assert "signBlob" in result.stderr
+    # A Fleet Engine role account the emulator holds, but the runtime identity is not granted: IAM's 403.
+    result = run_google_auth(emulator, emulator.role["client_email"])
+    assert result.returncode != 0
+    assert "PERMISSION_DENIED" in result.stderr or "403" in result.stderr, result.stderr
+
+
+def test_api_port_does_not_serve_the_stand_ins(emulator):
+    status, _ = emulator.get("/computeMetadata/v1/instance/service-accounts/default/token",
+                             headers={"Metadata-Flavor": "Google"}, base=emulator.api)
+    assert status == 404
+    status, _ = emulator.get("/computeMetadata/v1/instance/service-accounts/default/token",
+                             headers={"Metadata-Flavor": "Google"})
+    assert status == 200
+
+
+def test_stand_ins_refuse_an_address_beyond_loopback(tmp_path):
+    result = subprocess.run([BIN, "emulator", "--port", "0", "--grpc-port", "0", "--in-memory", "--data", str(tmp_path),
+                             "--iam-port", "0", "--iam-host", "0.0.0.0", "--iam-sign-as", "a@b.iam.gserviceaccount.com"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 1
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "loopback" in lines[0], result.stderr
+
+
+def test_stand_ins_are_off_by_default(tmp_path):
+    process = subprocess.Popen([BIN, "emulator", "--port", "0", "--grpc-port", "0", "--in-memory",
+                                "--data", str(tmp_path)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        port = None
+        while port is None:
+            line = process.stdout.readline()
+            if not line:
+                break
+            assert "stand-ins" not in line
+            found = re.search(r"emulator listening on http://127\.0\.0\.1:(\d+)", line)
+            if found:
+                port = int(found.group(1))
+        assert port is not None
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/computeMetadata/v1/instance/service-accounts/default/token",
+                                         headers={"Metadata-Flavor": "Google"})
+        try:
+            urllib.request.urlopen(request, timeout=60)
+            status = 200
+        except urllib.error.HTTPError as error:
+            status = error.code
+        assert status == 404
+    finally:
+        process.terminate()
+        process.wait(timeout=60)

@@ -60,7 +60,11 @@ package struct Readiness: Sendable {
     /// How long one component may take to answer before it counts as failing.
     package var timeout: Duration
 
-    package init(_ components: [Component], timeout: Duration = .seconds(5)) {
+    /// The default ``timeout``: under the 1 s after which orchestrators' probes give up by default (Kubernetes
+    /// `timeoutSeconds: 1`, Cloud Run's startup and liveness probes), so they see the 503 and its reason.
+    package static let defaultTimeout: Duration = .milliseconds(800)
+
+    package init(_ components: [Component], timeout: Duration = Readiness.defaultTimeout) {
         self.components = components
         self.timeout = timeout
     }

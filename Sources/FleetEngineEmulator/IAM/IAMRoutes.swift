@@ -5,7 +5,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The HTTP routes of ``LocalIAM``.
+/// The HTTP routes of ``LocalIAM``, served on a loopback listener of their own.
 struct IAMRoutes: Sendable {
     let iam: LocalIAM
     let maximumBodySize: Int
@@ -35,14 +35,19 @@ struct IAMRoutes: Sendable {
             ])
         }
         router.post("v1/projects/-/serviceAccounts/{email}:signJwt") { request, context in
-            let (key, body) = try await authorize(request, context)
+            let (key, body) = try await authorize(request, context, permission: "iam.serviceAccounts.signJwt")
             return try Self.signJwt(key, body, now: iam.clock.currentEpochSeconds)
         }
         router.post("v1/projects/-/serviceAccounts/{email}:signBlob") { request, context in
-            let (key, body) = try await authorize(request, context)
+            let (key, body) = try await authorize(request, context, permission: "iam.serviceAccounts.signBlob")
             let payload = try JSONRequestBody.string(body, "payload")
             guard let bytes = Data(base64Encoded: payload) else {
                 throw GoogleAPIError.invalidArgument("payload must be base64.")
+            }
+            guard bytes.count <= LocalIAM.maximumPayloadSize else {
+                throw GoogleAPIError.invalidArgument(
+                    "payload is \(bytes.count) bytes; this stand-in signs at most \(LocalIAM.maximumPayloadSize)."
+                )
             }
             let signature = try LocalKeySigner(key: key).signSynchronously(Array(bytes))
             return JSONResponse.make([
@@ -87,8 +92,9 @@ struct IAMRoutes: Sendable {
         return key
     }
 
-    /// The bearer token must be one this server issued; the account must be held here.
-    private func authorize(_ request: Request, _ context: some RequestContext) async throws -> (
+    /// The bearer token must be one this server issued; the account must be held here (404) and granted to the
+    /// runtime identity (403, IAM's answer for a missing `roles/iam.serviceAccountTokenCreator`).
+    private func authorize(_ request: Request, _ context: some RequestContext, permission: String) async throws -> (
         ServiceAccountKey, JSONObject
     ) {
         guard let credential = RequestText.bearerCredential(request.headers[.authorization]),
@@ -99,13 +105,24 @@ struct IAMRoutes: Sendable {
             )
         }
         let key = try account(context)
-        let body = try await JSONRequestBody.read(request, limit: maximumBodySize, field: "request")
+        guard iam.signableAccounts.contains(key.clientEmail) else {
+            throw GoogleAPIError.permissionDenied(
+                "Permission '\(permission)' denied on resource (or it may not exist)."
+            )
+        }
+        let limit = min(maximumBodySize, 4 * LocalIAM.maximumPayloadSize)
+        let body = try await JSONRequestBody.read(request, limit: limit, field: "request")
         return (key, body)
     }
 
     /// `signJwt`: the payload signed as given, under Google's header `{"alg":"RS256","kid":…,"typ":"JWT"}`.
     static func signJwt(_ key: ServiceAccountKey, _ body: JSONObject, now: Int64) throws -> Response {
         let payload = try JSONRequestBody.string(body, "payload")
+        guard payload.utf8.count <= LocalIAM.maximumPayloadSize else {
+            throw GoogleAPIError.invalidArgument(
+                "payload is \(payload.utf8.count) bytes; this stand-in signs at most \(LocalIAM.maximumPayloadSize)."
+            )
+        }
         let claims: JSONObject
         do {
             claims = try StrictJSONParser().parseObject(Array(payload.utf8))

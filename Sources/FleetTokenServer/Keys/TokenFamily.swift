@@ -7,8 +7,7 @@ public enum TokenFamily: String, Sendable, Hashable, CaseIterable, CustomStringC
     case driver
     /// Consumer tokens (`tripid`), signed by a Consumer SDK User.
     case consumer
-    /// Server and fleet-reader tokens (`*`), signed by an account that is a Fleet Engine Service Super User and a
-    /// Delivery Fleet Reader.
+    /// Server tokens (`*` for vehicles and trips), signed by a Fleet Engine Service Super User.
     case server
     /// Delivery driver and delivery consumer tokens, signed by an account with the untrusted-driver and
     /// delivery-consumer roles.
@@ -17,10 +16,13 @@ public enum TokenFamily: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// signed by a Delivery Super User: an account of its own, so that no other family's tokens can write
     /// deliveries.
     case deliveryServer = "delivery-server"
+    /// Fleet-reader tokens (`*` everywhere, for the fleet console and dashboards), signed
+    /// by a Fleet Engine Viewer: an account whose role only reads, so a reader token that leaks cannot write.
+    case reader
 
     public var description: String { rawValue }
 
-    /// Every family's name, for messages: `driver, consumer, server, delivery, delivery-server`.
+    /// Every family's name, for messages: `driver, consumer, server, delivery, delivery-server, reader`.
     public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
 
     /// The service-account name of the family's account: `fleetauth-driver@PROJECT.iam.gserviceaccount.com`.
@@ -31,9 +33,10 @@ public enum TokenFamily: String, Sendable, Hashable, CaseIterable, CustomStringC
         switch self {
         case .driver: [.driverSdkUser]
         case .consumer: [.consumerSdkUser]
-        case .server: [.serviceSuperUser, .deliveryFleetReader]
+        case .server: [.serviceSuperUser]
         case .delivery: [.deliveryUntrustedDriver, .deliveryConsumer]
         case .deliveryServer: [.deliverySuperUser]
+        case .reader: [.viewer]
         }
     }
 }
@@ -46,6 +49,7 @@ extension TokenServerEndpoint {
         case .consumer: .consumer
         case .deliveryDriver, .deliveryConsumer: .delivery
         case .deliveryServer: .deliveryServer
+        case .fleetReader: .reader
         default: .server
         }
     }
