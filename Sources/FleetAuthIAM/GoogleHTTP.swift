@@ -14,8 +14,11 @@ struct GoogleHTTP: Sendable {
         var status: Int
         var body: [UInt8]
         var object: JSONObject? { try? StrictJSONParser().parseObject(body) }
-        /// Google's error message (`{"error":{"message"}}`, or OAuth's `error_description`), for logs.
-        var errorMessage: String {
+        /// Google's error message (`{"error":{"message"}}`, or OAuth's `error_description`), for logs, without
+        /// anything that looks like a bearer or access token: a hostile or broken endpoint may echo the caller's.
+        var errorMessage: String { SecretRedaction.redacted(rawErrorMessage) }
+
+        private var rawErrorMessage: String {
             if let object {
                 if case .object(let error)? = object["error"], let message = error["message"]?.stringValue {
                     return message

@@ -25,6 +25,13 @@ public final class FakeGoogleAuth: Sendable {
         case mismatchedClaims
         /// `200` without `signedJwt`.
         case missingToken
+        /// `200` with the right claims and `kid`, signed by another key.
+        case signedByAnotherKey
+        /// `200` with the right claims and `kid`, and random bytes as the signature.
+        case garbageSignature
+        /// An HTTP status whose error message quotes the caller's `Authorization` header, as a hostile or broken
+        /// endpoint might.
+        case echoingCredentials(Int)
     }
 
     /// The service account whose key signs.
@@ -125,6 +132,10 @@ public final class FakeGoogleAuth: Sendable {
                 if let port = context.remotePort { state.connections.insert(port) }
                 return state.signFaults.isEmpty ? nil : state.signFaults.removeFirst()
             }
+            if case .echoingCredentials(let status) = fault {
+                let echoed = request.headers[.authorization] ?? ""
+                return Self.googleError(status, "PERMISSION_DENIED", message: "request with \(echoed) was refused")
+            }
             guard authorized else { return Self.googleError(401, "UNAUTHENTICATED") }
             let body = try StrictJSONParser().parseObject(Array(buffer: try await request.body.collect(upTo: 1 << 16)))
             let payload = body["payload"]?.stringValue ?? "{}"
@@ -141,18 +152,33 @@ public final class FakeGoogleAuth: Sendable {
                 var claims = try StrictJSONParser().parseObject(Array(payload.utf8))
                 claims["exp"] = .integer((claims["exp"]?.integerValue ?? 0) + 3600)
                 return try self.signed(JSONValue.object(claims).jsonText)
-            case nil:
+            case .signedByAnotherKey:
+                return try self.signed(payload, by: Self.impostor)
+            case .garbageSignature:
+                return try self.signed(payload, signature: (0..<256).map { _ in UInt8.random(in: 0...255) })
+            case .echoingCredentials, nil:
                 break
             }
             return try self.signed(payload)
         }
+        // The account's public keys, as Google publishes them (the token server checks IAM's answers against them).
+        router.get("service_accounts/v1/metadata/jwk/{email}") { _, context in
+            guard context.parameters.get("email") == self.key.clientEmail else { return Response(status: .notFound) }
+            return Self.json(JSONWebKeySet([self.key.verificationKey]).jsonObject)
+        }
         return router
     }
 
-    private func signed(_ payload: String) throws -> Response {
+    /// Another key, for tokens that carry the account's `kid` but not its signature.
+    private static let impostor = try! ServiceAccountKey.generate(projectID: "impostor", name: "impostor")
+
+    private func signed(_ payload: String, by signer: ServiceAccountKey? = nil, signature: [UInt8]? = nil) throws
+        -> Response
+    {
         let header: JSONObject = ["alg": "RS256", "kid": .string(key.privateKeyID), "typ": "JWT"]
         let input = Base64URL.encode(header.jsonBytes) + "." + Base64URL.encode(Array(payload.utf8))
-        let jwt = input + "." + Base64URL.encode(try LocalKeySigner(key: key).signSynchronously(Array(input.utf8)))
+        let bytes = try signature ?? LocalKeySigner(key: signer ?? key).signSynchronously(Array(input.utf8))
+        let jwt = input + "." + Base64URL.encode(bytes)
         return Self.json(["keyId": .string(key.privateKeyID), "signedJwt": .string(jwt)])
     }
 
@@ -191,10 +217,10 @@ public final class FakeGoogleAuth: Sendable {
         )
     }
 
-    private static func googleError(_ status: Int, _ name: String) -> Response {
+    private static func googleError(_ status: Int, _ name: String, message: String? = nil) -> Response {
         let body: JSONObject = [
             "error": [
-                "code": .integer(Int64(status)), "message": .string("fake \(name.lowercased())"),
+                "code": .integer(Int64(status)), "message": .string(message ?? "fake \(name.lowercased())"),
                 "status": .string(name),
             ]
         ]

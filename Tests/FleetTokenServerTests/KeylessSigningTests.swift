@@ -147,6 +147,51 @@ struct KeylessSigningTests {
         }
     }
 
+    @Test(
+        "IAM's answer signed by another key, or with a garbage signature: 503, logged with the reason, nothing audited",
+        arguments: [FakeGoogleAuth.SignFault.signedByAnotherKey, .garbageSignature]
+    )
+    func unverifiedSignature(fault: FakeGoogleAuth.SignFault) async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        try await withGoogle { fake, signer in
+            let server = try await fixture.server([.driver: signer])
+            try await Application(router: server.router).test(.router) { client in
+                let session = try await client.login("dana")
+                // A bad answer is not retried: it is not a transient failure.
+                fake.scriptSignFaults([fault])
+                let (status, body, _) = try await client.json(.get, "/token/driver/v1", bearer: session)
+                #expect(status == .serviceUnavailable)
+                #expect(body["jwt"] == nil && body["token"] == nil)
+                let line = try #require(fixture.log.lines.first { $0.contains("cannot sign a token") })
+                #expect(line.contains("signature does not verify"), "\(line)")
+                #expect(try await fixture.store.recentEntries(limit: 10).isEmpty)
+                // IAM's own signature again: the token is handed out and audited.
+                #expect(try await client.json(.get, "/token/driver/v1", bearer: session).0 == .ok)
+            }
+            #expect(try await fixture.store.recentEntries(limit: 10).count == 1)
+        }
+    }
+
+    @Test("an IAM error that quotes the caller's access token: the log and /readyz show no token")
+    func echoedCredentials() async throws {
+        let fixture = try Fixture()
+        defer { fixture.remove() }
+        try await withGoogle { fake, signer in
+            let server = try await fixture.server([.driver: signer])
+            try await Application(router: server.router).test(.router) { client in
+                let session = try await client.login("dana")
+                fake.scriptSignFaults([.echoingCredentials(403)])
+                #expect(try await client.json(.get, "/token/driver/v1", bearer: session).0 == .serviceUnavailable)
+                let line = try #require(fixture.log.lines.first { $0.contains("cannot sign a token") })
+                #expect(line.contains("Bearer [REDACTED]"), "\(line)")
+                #expect(!line.contains("ya29."), "\(line)")
+                let (_, readiness, _) = try await client.json(.get, "/readyz")
+                #expect(!readiness.jsonText.contains("ya29."))
+            }
+        }
+    }
+
     @Test("rotating a keyless family is refused: its key lives elsewhere")
     func rotateRefused() async throws {
         let fixture = try Fixture()

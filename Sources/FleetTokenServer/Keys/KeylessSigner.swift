@@ -31,10 +31,17 @@ public struct KeylessSigner: Sendable {
     /// Google's host for service accounts' public keys.
     public static let googleKeysURL = "https://www.googleapis.com"
 
-    /// Signs through IAM; the public keys are Google's, under `googleKeysURL`.
+    /// Signs through IAM; the public keys are Google's, under `googleKeysURL`, and every token IAM answers is
+    /// checked against them before it goes to an app (one signed by another key, or with a garbage signature, is
+    /// refused).
     public static func iam(_ signer: IAMCredentialsSigner, googleKeysURL: String = googleKeysURL) -> Self {
         let base = googleKeysURL.hasSuffix("/") ? String(googleKeysURL.dropLast()) : googleKeysURL
-        return Self(signer: signer, kind: "iam", keyID: nil, publication: .google(keysURL: base))
+        return Self(
+            signer: signer.verifyingSignatures(publicKeysURL: base),
+            kind: "iam",
+            keyID: nil,
+            publication: .google(keysURL: base)
+        )
     }
 
     /// Signs inside a PKCS#11 token; the token server publishes the public key.

@@ -36,7 +36,7 @@ extension Keyring {
             noteSigning(family, failure: nil)
             return nil
         } catch {
-            let message = (error as? SigningError)?.message ?? "\(error)"
+            let message = SecretRedaction.redacted((error as? SigningError)?.message ?? "\(error)")
             noteSigning(family, failure: message)
             return message
         }

@@ -143,13 +143,15 @@ struct TokenServerRoutes {
             token = try await ServerTracing.span("mint and sign") { try await minter.mint(type, now: issuedAt) }
             keyring.noteSigning(endpoint.family, failure: nil)
         } catch let error as SigningError {
-            keyring.noteSigning(endpoint.family, failure: error.message)
+            // Upstream text (IAM's error message) may quote a token: none reaches the log or /readyz.
+            let message = SecretRedaction.redacted(error.message)
+            keyring.noteSigning(endpoint.family, failure: message)
             // Never a 200 with a bad token: the signer refused, failed or answered something else.
             logger.error(
                 "cannot sign a token",
                 metadata: .fleetauth([
                     "family": .string(endpoint.family.rawValue), "account": .string(key.email),
-                    "code": .string(error.code.rawValue), "error": .string(error.message),
+                    "code": .string(error.code.rawValue), "error": .string(message),
                 ])
             )
             metrics.refused(endpoint, .signerFailed)
