@@ -1,5 +1,6 @@
 import ArgumentParser
 import FleetAuthBenchmarks
+import FleetAuthCore
 import FleetAuthServerSupport
 import Foundation
 
@@ -30,12 +31,23 @@ struct FleetAuthCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
+            // No PIN or token an error message quotes reaches the terminal or the log.
+            let error = redacted(error)
             if LogFormat.active == .json, error is CLIError {
                 LogFormat.fail(String(describing: error))
                 Foundation.exit(1)
             }
             exit(withError: error)
         }
+    }
+}
+
+/// `error` with the secrets its message may quote (a PIN of a PKCS#11 URI, a token) redacted.
+private func redacted(_ error: any Error) -> any Error {
+    switch error {
+    case let error as CLIError: CLIError(SecretRedaction.redacted(error.description))
+    case let error as ValidationError: ValidationError(SecretRedaction.redacted(error.message))
+    default: error
     }
 }
 

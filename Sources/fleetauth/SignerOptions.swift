@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetAuthCore
 import FleetAuthIAM
 import FleetAuthJWT
 import FleetTokenServer
@@ -11,7 +12,7 @@ struct KeylessSignerOptions: ParsableArguments {
         help: """
             Sign a family's tokens without holding its key: FAMILY=iam (IAM signJwt, with Application Default \
             Credentials) or FAMILY=pkcs11:URI (a key in an HSM or Cloud KMS, RFC 7512 URI with module-path). FAMILY \
-            is driver, consumer, server, delivery or delivery-server; repeatable, one per family. Needs \
+            is driver, consumer, server, delivery, delivery-server or reader; repeatable, one per family. Needs \
             --service-account.
             """
     )
@@ -64,7 +65,9 @@ struct KeylessSignerOptions: ParsableArguments {
         for (family, kind) in signers {
             guard kind == "iam" || kind.hasPrefix("pkcs11:") else {
                 throw ValidationError(
-                    "--signer \(family)=\(kind.prefix(40)) must be \(family)=iam or \(family)=pkcs11:URI."
+                    SecretRedaction.redacted(
+                        "--signer \(family)=\(kind.prefix(40)) must be \(family)=iam or \(family)=pkcs11:URI."
+                    )
                 )
             }
             guard let email = accounts[family], !email.isEmpty else {
@@ -142,9 +145,32 @@ struct KeylessSignerOptions: ParsableArguments {
                 )
             }
             let uri = try PKCS11URI(String(kind))
+            PINWarning.warnIfInline(uri)
             return .pkcs11(try await PKCS11Signer(uri: uri, serviceAccountEmail: email, keyID: keyID))
         } catch {
-            throw CLIError("\(family): \(error.message)")
+            throw CLIError(SecretRedaction.redacted("\(family): \(error.message)"))
+        }
+    }
+}
+
+/// The warning, once per process, that a PIN given inline (`pin-value=` on the command line or in the environment)
+/// is readable by other local users.
+enum PINWarning {
+    nonisolated(unsafe) private static var warned = false
+    private static let lock = NSLock()
+
+    static func warnIfInline(_ uri: PKCS11URI) {
+        guard uri.pinValue != nil else { return }
+        let first = lock.withLock {
+            defer { warned = true }
+            return !warned
+        }
+        if first {
+            warn(
+                "Warning: the PKCS#11 PIN is given inline (pin-value=): a command line or environment is readable by "
+                    + "other local users (ps, /proc). Put it in a file readable only by this user and name it with "
+                    + "pin-source=file:/path instead."
+            )
         }
     }
 }

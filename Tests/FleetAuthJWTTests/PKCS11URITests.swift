@@ -1,3 +1,4 @@
+import FleetAuthCore
 import FleetAuthJWT
 import Foundation
 import Testing
@@ -40,6 +41,25 @@ struct PKCS11URITests {
             try PKCS11URI("pkcs11:token=t;objekt=k?module-path=/m.so&pin-value=secret-pin")
         }
         #expect(error?.message.contains("secret-pin") == false)
+    }
+
+    @Test(
+        "a PIN in any spelling never reaches an error message",
+        arguments: [
+            "pkcs11:object=k?module-path=/m.so&PIN-VALUE=s3cr3t-pin",
+            "pkcs11:object=k?module-path=/m.so&Pin-Value=s3cr3t-pin",
+            "pkcs11:object=k?module-path=/m.so&pin%2Dvalue=s3cr3t-pin",
+            "pkcs11:object=k?module-path=/m.so&pin%252Dvalue=s3cr3t-pin",
+            "pkcs11:object=k?module-path=/m.so;pin-value=s3cr3t-pin",
+            "pkcs11:object=k;pin-value=s3cr3t-pin?module-path=/m.so",
+            "pkcs11:object=k?module-path=/m.so&so-pin=s3cr3t-pin",
+            "PKCS11:object=k?module-path=/m.so&pin-value=s3cr3t-pin",
+        ]
+    )
+    func pinNeverShown(_ text: String) {
+        let error = #expect(throws: SigningError.self) { try PKCS11URI(text) }
+        #expect(error?.message.contains("s3cr3t-pin") == false, "\(error?.message ?? "")")
+        #expect(SecretRedaction.redacted(text).contains("s3cr3t-pin") == false)
     }
 
     @Test(

@@ -1,3 +1,4 @@
+import FleetAuthCore
 import Foundation
 
 /// A PKCS#11 URI (RFC 7512) naming a key in a PKCS#11 token, the convention OpenSSL, GnuTLS and p11-kit use:
@@ -11,7 +12,8 @@ import Foundation
 /// signing key). Query attributes (separated by `&`) say how to reach it: `module-path` (required here: the
 /// module's file), `pin-value` or `pin-source` (a file whose first line is the PIN: `file:/path` or `/path`).
 /// Values are percent-decoded once. Unknown attributes are refused, except vendor attributes starting with `x-`,
-/// so a typo never selects a different key. ``description`` never shows the PIN.
+/// so a typo never selects a different key. ``description`` never shows the PIN, and neither does an error: every
+/// attribute whose name is a PIN (`PIN-VALUE`, `pin%2Dvalue`, one after a `;`) is redacted from the text it shows.
 public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
     /// The token's label (`token=`).
     public var token: String?
@@ -68,6 +70,15 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
         let queryNames: Set = ["module-path", "module-name", "pin-value", "pin-source"]
         for name in query.keys where !queryNames.contains(name) && !name.hasPrefix("x-") {
             throw Self.malformed(text, "has an unknown query attribute \"\(name)\"")
+        }
+        // A PIN inside another value (`module-path=/x.so;pin-value=…`, a `;` where `&` was meant) would be shown
+        // wherever that value is: refuse it, naming the attribute only.
+        for (name, value) in path.merging(query, uniquingKeysWith: { first, _ in first })
+        where name != "pin-value" && SecretRedaction.redacted(value) != value {
+            throw Self.malformed(
+                text,
+                "has what looks like a PIN or a token inside \(name) (query attributes are separated by &)"
+            )
         }
         guard let modulePath = query["module-path"], !modulePath.isEmpty else {
             throw Self.malformed(text, "needs module-path=/path/to/the/module.so (the PKCS#11 library to load)")
@@ -178,12 +189,8 @@ public struct PKCS11URI: Sendable, Hashable, CustomStringConvertible {
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
 
+    /// A parse error; the URI is shown with every PIN-like attribute redacted, whatever its spelling.
     private static func malformed(_ text: String, _ problem: String) -> SigningError {
-        let shown = text.replacingOccurrences(
-            of: #"pin-value=[^&]*"#,
-            with: "pin-value=REDACTED",
-            options: .regularExpression
-        )
-        return .configuration("The PKCS#11 URI \(shown.prefix(300)) \(problem).")
+        .configuration(SecretRedaction.redacted("The PKCS#11 URI \(text.prefix(300)) \(problem)."))
     }
 }
