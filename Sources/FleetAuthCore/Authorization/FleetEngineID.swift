@@ -2,9 +2,12 @@ import Foundation
 
 /// The rules Fleet Engine applies to vehicle, trip, task and tracking IDs, shared by every module.
 ///
-/// From the `maps.fleetengine.v1` protos: an ID is valid Unicode, at most 64 characters, NFC-normalized, and has
-/// none of `/ : ? , #`. FleetAuth also refuses control, format (zero-width) and whitespace characters
-/// (rules J7 and A6 of FleetAuthJWT's *Verification rules* article): IDs feed lookups and are compared exactly, never normalized first.
+/// From the `maps.fleetengine.v1` and `maps.fleetengine.delivery.v1` protos: an ID is valid Unicode, at most 64
+/// characters, NFC-normalized, and has none of `/ : ? , #`. FleetAuth also refuses control, format (zero-width) and
+/// whitespace characters (rules J7 and A6 of FleetAuthJWT's *Verification rules* article), the path steps `.` and
+/// `..`, and percent-escapes (`%2F`): an ID is one path segment of a REST URL, which a client or proxy would
+/// normalize or decode, so such an ID could be created but never reached again. IDs feed lookups and are compared
+/// exactly, never normalized first.
 public enum FleetEngineID {
     /// The longest ID, in Unicode scalars.
     public static let maximumLength = 64
@@ -24,10 +27,19 @@ public enum FleetEngineID {
 
     static func problem(with id: String) -> String? {
         if id.isEmpty { return "must not be empty" }
+        if id == "." || id == ".." { return "must not be \".\" or \"..\"" }
         var count = 0
         var asciiOnly = true
+        // The last two scalars, to spot a percent-escape (`%` and two hex digits).
+        var previous: (Unicode.Scalar?, Unicode.Scalar?) = (nil, nil)
         for scalar in id.unicodeScalars {
             count += 1
+            defer { previous = (previous.1, scalar) }
+            if previous.0 == "%", let digit = previous.1, digit.properties.isASCIIHexDigit,
+                scalar.properties.isASCIIHexDigit
+            {
+                return "must not contain percent-escapes such as %2F"
+            }
             if scalar.isASCII {
                 // Printable ASCII is always allowed except the five separators; the rest of ASCII is control
                 // characters and space.
