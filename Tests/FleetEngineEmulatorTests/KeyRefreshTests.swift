@@ -23,6 +23,17 @@ final class PublishedKeys: @unchecked Sendable {
     var fetchCount: Int { lock.withLock { fetches } }
 }
 
+/// The reasons an authenticator reported, in order.
+final class RejectionLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+    func append(_ reason: String) { lock.withLock { stored.append(reason) } }
+    var reasons: [String] {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
 @Suite("Key rotation by JWK set URL")
 struct KeyRefreshTests {
     static let oldKey = try! ServiceAccountKey.generate(projectID: "demo-project", name: "token-server")
@@ -83,6 +94,44 @@ struct KeyRefreshTests {
             try await authenticator.authenticate(authorization: try Self.token(stranger), refresher: refresher)
         }
         #expect(published.fetchCount == 1)
+    }
+
+    @Test("a forged signature under a known kid fetches nothing and is counted once")
+    func forgedSignatureUnderKnownKid() async throws {
+        let published = PublishedKeys([Self.oldKey.verificationKey])
+        let rejections = RejectionLog()
+        let authenticator = TokenAuthenticator(
+            accounts: [(Self.account, [Self.oldKey.verificationKey])],
+            cacheCapacity: 0,
+            onRejection: { rejections.append($0) }
+        )
+        // No interval: only the kid rule can keep the refresher from fetching.
+        let refresher = KeyRefresher(urls: [Self.account.email: "http://unused"], minimumInterval: .zero) { _ in
+            published.fetch()
+        }
+        // The real kid, signed by another key: a forged signature.
+        let forger = try ServiceAccountKey(
+            json: {
+                var object = Self.oldKey.jsonObject
+                object["private_key"] = Self.newKey.jsonObject["private_key"]
+                return JSONValue.object(object).jsonBytes
+            }(),
+            source: "forger"
+        )
+        for _ in 0..<3 {
+            await expectCode(GoogleAPIError.unauthenticated("")) {
+                try await authenticator.authenticate(authorization: try Self.token(forger), refresher: refresher)
+            }
+        }
+        #expect(published.fetchCount == 0)
+        #expect(rejections.reasons == Array(repeating: "invalid_signature", count: 3))
+        // An unknown kid still refetches (and, still unknown after the fetch, is counted once).
+        rejections.reasons = []
+        await expectCode(GoogleAPIError.unauthenticated("")) {
+            try await authenticator.authenticate(authorization: try Self.token(Self.newKey), refresher: refresher)
+        }
+        #expect(published.fetchCount == 1)
+        #expect(rejections.reasons.count == 1)
     }
 
     @Test("JWK sets are fetched over HTTP from a live server")

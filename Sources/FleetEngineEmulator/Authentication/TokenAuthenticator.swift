@@ -87,6 +87,14 @@ public final class TokenAuthenticator: Sendable {
 
     /// The principal behind `authorization` (the header's value), or the error Fleet Engine would answer.
     public func authenticate(authorization: String?) throws(GoogleAPIError) -> Principal {
+        try authenticate(authorization: authorization, rejected: { self.onRejection?($0) })
+    }
+
+    /// ``authenticate(authorization:)``, telling `rejected` the reason of a rejected token (once).
+    private func authenticate(
+        authorization: String?,
+        rejected: (String) -> Void
+    ) throws(GoogleAPIError) -> Principal {
         guard let authorization, let token = Self.bearerToken(authorization) else {
             throw .unauthenticated(Self.missingCredentialsMessage)
         }
@@ -101,7 +109,7 @@ public final class TokenAuthenticator: Sendable {
             do {
                 verified = try current.verify(token, nowSeconds: nowSeconds)
             } catch {
-                onRejection?(error.code.rawValue)
+                rejected(error.code.rawValue)
                 if error.isPermissionDenied { throw .permissionDenied(error.message) }
                 throw .unauthenticated(Self.invalidCredentialsMessage)
             }
@@ -121,19 +129,29 @@ public final class TokenAuthenticator: Sendable {
     }
 
     /// Like ``authenticate(authorization:)``, but when the token names a `kid` its issuer does not have and the
-    /// issuer's keys come from a URL, refetches them once (rate-limited by `refresher`) and tries again.
+    /// issuer's keys come from a URL, refetches them once (rate-limited by `refresher`) and tries again. A token whose
+    /// `kid` is already known (a forged signature under a real key ID) never causes a fetch; each refused request is
+    /// reported to `onRejection` once, with the reason of its last try.
     public func authenticate(authorization: String?, refresher: KeyRefresher?) async throws(GoogleAPIError)
         -> Principal
     {
+        guard let refresher else { return try authenticate(authorization: authorization) }
+        var reason: String?
         do {
-            return try authenticate(authorization: authorization)
+            return try authenticate(authorization: authorization, rejected: { reason = $0 })
         } catch {
-            guard let refresher, error.code == .unauthenticated, let authorization,
-                let token = Self.bearerToken(authorization), let jws = try? CompactJWS(token), jws.keyID != nil,
+            guard error.code == .unauthenticated, let authorization, let token = Self.bearerToken(authorization),
+                let jws = try? CompactJWS(token), let kid = jws.keyID,
                 case .string(let issuer)? = (try? jws.payloadObject())?["iss"],
-                trust.withLockedValue({ $0.accounts[issuer] }) != nil,
+                trust.withLockedValue({ trust in
+                    trust.accounts[issuer] != nil
+                        && !(trust.verifier.trustStore.keys(forIssuer: issuer)?.contains { $0.keyID == kid } ?? false)
+                }),
                 let keys = await refresher.refreshedKeys(for: issuer)
-            else { throw error }
+            else {
+                if let reason { onRejection?(reason) }
+                throw error
+            }
             let known = trust.withLockedValue { $0.verifier.trustStore.keys(forIssuer: issuer)?.map(\.keyID) ?? [] }
             if keys.map(\.keyID) != known { replaceKeys(keys, for: issuer) }
             return try authenticate(authorization: authorization)
