@@ -142,6 +142,49 @@ def test_emulator_https_http2_and_grpc_over_tls(pki):
         server.stop()
 
 
+def negotiated(port, ca_path, ciphers=None, tls12=False, alpn=("h2",)):
+    """The (version, cipher) the server agrees to, or None when it refuses the handshake."""
+    context = ssl.create_default_context(cafile=ca_path)
+    context.set_alpn_protocols(list(alpn))
+    if tls12:
+        context.maximum_version = ssl.TLSVersion.TLSv1_2
+    if ciphers:
+        context.set_ciphers(ciphers + ":@SECLEVEL=0")
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=30) as raw:
+            with context.wrap_socket(raw, server_hostname="localhost") as tls:
+                return tls.version(), tls.cipher()[0]
+    except (ssl.SSLError, ConnectionResetError):
+        return None
+
+
+def test_every_listener_offers_only_forward_secret_aead_suites(pki):
+    directory, ca_path, _, _ = pki
+    for name in ("emulator", "token-server"):
+        os.mkdir(os.path.join(directory, name))
+    emulator = Server(os.path.join(directory, "emulator"), ["emulator", "--in-memory", "--port", "0", "--grpc-port", "0",
+                                  *tls_arguments(directory)],
+                      [r"listening on https://127\.0\.0\.1:(\d+)", r"gRPC listening on 127\.0\.0\.1:(\d+) \(TLS\)"])
+    token_server = Server(os.path.join(directory, "token-server"), ["token-server", "--port", "0",
+                                      "--bcrypt-cost", "10", *tls_arguments(directory)],
+                          [r"listening on https://127\.0\.0\.1:(\d+)"])
+    try:
+        for port in [*emulator.ports, *token_server.ports]:
+            # Static-RSA key exchange, and ECDHE with CBC: refused.
+            assert negotiated(port, ca_path, "AES128-SHA", tls12=True) is None, port
+            assert negotiated(port, ca_path, "AES256-GCM-SHA384", tls12=True) is None, port
+            assert negotiated(port, ca_path, "ECDHE-RSA-AES128-SHA", tls12=True) is None, port
+            # ECDHE with AES-GCM or ChaCha20-Poly1305 over TLS 1.2, and TLS 1.3.
+            assert negotiated(port, ca_path, "ECDHE-RSA-AES128-GCM-SHA256", tls12=True) == \
+                ("TLSv1.2", "ECDHE-RSA-AES128-GCM-SHA256"), port
+            assert negotiated(port, ca_path, "ECDHE-RSA-CHACHA20-POLY1305", tls12=True) == \
+                ("TLSv1.2", "ECDHE-RSA-CHACHA20-POLY1305"), port
+            assert negotiated(port, ca_path)[0] == "TLSv1.3", port
+    finally:
+        emulator.stop()
+        token_server.stop()
+
+
 def test_certificate_swapped_on_sighup_keeps_open_connections(pki):
     directory, ca_path, first, second = pki
     server = Server(directory, ["emulator", "--in-memory", "--port", "0", "--grpc-port", "0", *tls_arguments(directory)],

@@ -2,6 +2,7 @@ import Foundation
 package import Logging
 import NIOCertificateReloading
 import NIOConcurrencyHelpers
+package import NIOCore
 package import NIOSSL
 package import ServiceLifecycle
 import UnixSignals
@@ -43,11 +44,31 @@ package final class ServerCertificate: CertificateReloader {
     /// The current leaf certificate.
     package var leaf: NIOSSLCertificate { loaded.withLockedValue { $0.chain[0] } }
 
-    /// A server configuration that presents the current pair at every handshake.
-    package func serverConfiguration() throws -> TLSConfiguration {
+    /// The TLS 1.2 cipher suites every listener offers: ECDHE key exchange (forward secrecy) with AES-GCM or
+    /// ChaCha20-Poly1305 only, the "intermediate" profile operators' scanners expect
+    /// (<https://wiki.mozilla.org/Security/Server_Side_TLS>). No static-RSA key exchange and no CBC suites;
+    /// TLS 1.3, offered too, has only AEAD suites with forward secrecy.
+    package static let cipherSuites = [
+        "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384",
+        "ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
+    ].joined(separator: ":")
+
+    /// A server configuration that presents the current pair at every handshake: TLS 1.2 with ``cipherSuites``, or
+    /// TLS 1.3.
+    package func serverConfiguration(applicationProtocols: [String] = []) throws -> TLSConfiguration {
         var configuration = try TLSConfiguration.makeServerConfiguration(certificateReloader: self)
         configuration.minimumTLSVersion = .tlsv12
+        configuration.cipherSuites = Self.cipherSuites
+        if !applicationProtocols.isEmpty { configuration.applicationProtocols = applicationProtocols }
         return configuration
+    }
+
+    /// What a listener that builds its own pipeline (gRPC) runs on each accepted connection to add TLS with this
+    /// pair, as ``serverConfiguration(applicationProtocols:)`` says.
+    package func connectionInitializer(applicationProtocols: [String]) throws -> @Sendable (any Channel) throws -> Void
+    {
+        let context = try NIOSSLContext(configuration: serverConfiguration(applicationProtocols: applicationProtocols))
+        return { channel in try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
     }
 
     /// Reads the files again if `force` or either changed since the last read; returns whether a new pair is in use.

@@ -4,6 +4,7 @@ import GRPCCore
 import GRPCNIOTransportHTTP2
 import NIOConcurrencyHelpers
 import NIOCore
+import NIOPosix
 public import ServiceLifecycle
 
 /// The emulator's gRPC server as a service: plaintext HTTP/2 (h2c) or TLS on `host:port`, serving the vehicle and
@@ -15,7 +16,8 @@ public import ServiceLifecycle
 @available(FleetAuthGRPC, *)
 public struct GRPCServerService: Service {
     private let makeServer:
-        @Sendable (_ address: GRPCNIOTransportCore.SocketAddress) -> GRPCServer<HTTP2ServerTransport.Posix>
+        @Sendable (_ listener: GRPCListener) -> GRPCServer<HTTP2ServerTransport.Custom<GRPCListener>>
+    private let certificate: ServerCertificate?
     private let shuttingDown: NIOLockedValueBox<Bool>
     private let host: String
     private let port: Int
@@ -35,21 +37,13 @@ public struct GRPCServerService: Service {
         var settings = HTTP2ServerTransport.Posix.Config.defaults
         settings.rpc.maxRequestPayloadSize = maximumMessageSize * 4
         policy.apply(to: &settings, idleTimeout: idleTimeout)
-        let config = settings
-        // TLS: the certificate is read again at each handshake (ServerCertificate reloads it), ALPN h2 or none.
-        var transportSecurity = HTTP2ServerTransport.Posix.TransportSecurity.plaintext
-        if let certificate {
-            var tls = HTTP2ServerTransport.Posix.TransportSecurity.TLS(
-                certificateChain: [.file(path: certificate.certificatePath, format: .pem)],
-                privateKey: .file(path: certificate.keyPath, format: .pem),
-                clientCertificateVerification: .noVerification,
-                trustRoots: .systemDefault,
-                requireALPN: false
-            )
-            tls.certificateReloader = certificate
-            transportSecurity = .tls(tls)
-        }
-        let security = transportSecurity
+        let config = HTTP2ServerTransport.Custom<GRPCListener>.Config(
+            compression: settings.compression,
+            connection: settings.connection,
+            http2: settings.http2,
+            rpc: settings.rpc,
+            channelDebuggingCallbacks: settings.channelDebuggingCallbacks
+        )
         let tracing = ServerTracing.isOn
         let shuttingDown = NIOLockedValueBox(false)
         var names = [
@@ -69,7 +63,7 @@ public struct GRPCServerService: Service {
             watchInterval: .seconds(1),
             shuttingDown: shuttingDown
         )
-        makeServer = { address in
+        makeServer = { listener in
             var services: [any RegistrableRPCService] = [
                 VehicleServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
                 TripServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
@@ -81,12 +75,13 @@ public struct GRPCServerService: Service {
                 )
             }
             return GRPCServer(
-                transport: HTTP2ServerTransport.Posix(address: address, transportSecurity: security, config: config),
+                transport: HTTP2ServerTransport.Custom(listenerFactory: listener, config: config),
                 services: services,
                 interceptors: tracing ? [TracingInterceptor()] : []
             )
         }
         self.shuttingDown = shuttingDown
+        self.certificate = certificate
         self.host = host
         self.port = port
         self.onServerRunning = onServerRunning
@@ -95,25 +90,32 @@ public struct GRPCServerService: Service {
     public func run() async throws {
         // The transport takes IP addresses only: a host name (localhost) is resolved first, as REST's listener does.
         let resolved = try NIOCore.SocketAddress.makeAddressResolvingHost(host, port: port)
-        guard let ip = resolved.ipAddress else { throw SocketAddressError.unsupported }
-        let server = makeServer(resolved.protocol == .inet6 ? .ipv6(host: ip, port: port) : .ipv4(host: ip, port: port))
+        guard resolved.ipAddress != nil else { throw SocketAddressError.unsupported }
+        // TLS: the certificate is read again at each handshake (ServerCertificate reloads it), ALPN h2 or none, with
+        // the REST port's versions and cipher suites.
+        let tls = try certificate?.connectionInitializer(applicationProtocols: ["grpc-exp", "h2"])
+        let server = makeServer(
+            GRPCListener(address: resolved, tls: tls, eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        )
         try await withThrowingTaskGroup { group in
             group.addTask(executorPreference: EventLoopTaskExecutor.singleton) { try await server.serve() }
-            let port: Int
-            do {
-                let address = try await server.transport.listeningAddress
-                port = address.ipv4?.port ?? address.ipv6?.port ?? 0
-            } catch {
+            guard let address = await server.transport.listeningAddress else {
                 // The transport could not bind: serve() ends with the reason (the address in use, say).
                 do { try await group.waitForAll() } catch { throw Self.rootCause(error) }
-                throw Self.rootCause(error)
+                throw ListenerStartError()
             }
+            let port = address.ipv4?.port ?? address.ipv6?.port ?? 0
             await onServerRunning(port)
             try? await gracefulShutdown()
             shuttingDown.withLockedValue { $0 = true }
             server.beginGracefulShutdown()
             try await group.waitForAll()
         }
+    }
+
+    /// The transport stopped before it listened, without saying why.
+    struct ListenerStartError: Error, CustomStringConvertible {
+        var description: String { "the gRPC port stopped before it was listening" }
     }
 
     /// The error under gRPC's wrappers (`transportError` around the socket's `bind` failure).
