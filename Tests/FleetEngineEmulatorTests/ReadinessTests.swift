@@ -1,6 +1,7 @@
 import FleetAuthCore
 import FleetAuthJWT
 import FleetAuthServerSupport
+import FleetAuthServerTesting
 import FleetEngineEmulator
 import Foundation
 import Hummingbird
@@ -80,5 +81,40 @@ struct ReadinessTests {
         #expect(!report.isReady)
         #expect(report.components.map(\.name) == ["works", "throws", "hangs"])
         #expect(report.components.map(\.problem) == [nil, "database is locked", "no answer within 5.0 seconds"])
+    }
+
+    @Test(
+        "a PostgreSQL that is stopped: /readyz is 503 naming the store within its deadline, ready again once restarted",
+        .enabled(if: PostgresCluster.binDirectory != nil || PostgresTestServer.required)
+    )
+    func stoppedPostgres() async throws {
+        // Orchestrators' probes give up after 1 s by default: every check's deadline is below that.
+        #expect(EmulatorServer.Configuration().readinessTimeout < .seconds(1))
+        try await PostgresCluster.run { cluster in
+            try await PostgresFleetStore.withConnected(cluster.url, maximumConnections: 4) { store in
+                let router = FleetEngineEmulator.makeRouter(
+                    authenticator: TokenAuthenticator(accounts: F.accounts),
+                    store: store
+                )
+                try await Application(router: router).test(.router) { client in
+                    #expect(try await Self.get(client, "/readyz").0 == .ok)
+                    try await PostgresCluster.blocking { try cluster.stop(mode: "fast") }
+                    // Each probe answers (503, the store named), never waits for the database to come back.
+                    for _ in 0..<3 {
+                        let (status, body) = try await Self.get(client, "/readyz")
+                        #expect(status == .serviceUnavailable)
+                        let store = try #require(body["components"]?.objectValue?["store"]?.objectValue)
+                        #expect(store["status"] == "failing", "\(store)")
+                    }
+                    try await PostgresCluster.blocking { try cluster.start() }
+                    // Ready again once the pool reconnects: wait for that event, bounded only against a hang.
+                    var ready = false
+                    for _ in 0..<600 where !ready {
+                        ready = try await Self.get(client, "/readyz").0 == .ok
+                    }
+                    #expect(ready, "/readyz did not answer 200 after PostgreSQL restarted")
+                }
+            }
+        }
     }
 }

@@ -279,6 +279,8 @@ extension KeylessSigner {
 struct TokenServerReadinessTests {
     @Test("/readyz names the family that cannot sign (503), probes it again, and is ready once IAM signs")
     func signingFailure() async throws {
+        // Orchestrators' probes give up after 1 s by default: every check's deadline is below that.
+        #expect(TokenServer.Configuration(dataDirectory: "unused").readinessTimeout < .seconds(1))
         let fixture = try KeylessSigningTests.Fixture()
         defer { fixture.remove() }
         try await KeylessSigningTests().withGoogle { fake, signer in
