@@ -20,7 +20,8 @@ enum EnvironmentOptions {
             ("project", .value), ("idle-timeout", .value), ("grpc-max-connection-age", .value),
             ("grpc-keepalive", .value), ("grpc-max-concurrent-streams", .value), ("allow-origin", .repeated),
             ("log-format", .value), ("shutdown-grace", .value), ("tls-certificate", .value), ("tls-key", .value),
-            ("readiness-timeout", .value),
+            ("readiness-timeout", .value), ("iam-port", .value), ("iam-host", .value), ("iam-sign-as", .repeated),
+            ("iam-runtime-account", .value),
         ],
         "token-server": [
             ("data", .value), ("database", .value), ("key-encryption-key-file", .value), ("signer", .repeated),

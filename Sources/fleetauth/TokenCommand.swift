@@ -45,6 +45,13 @@ struct TokenCommand: AsyncParsableCommand {
             String?
         @Option(help: "The IAM Credentials API base URL.")
         var iamCredentialsURL: String = IAMCredentialsSigner.Configuration.googleBaseURL
+        @Option(
+            help: """
+                Where Google publishes service accounts' public keys: a token IAM signs is checked against \
+                URL/service_accounts/v1/metadata/jwk/EMAIL before it is printed (default https://www.googleapis.com).
+                """
+        )
+        var googleKeysURL: String = KeylessSigner.googleKeysURL
 
         @Option(name: .customLong("type"), help: "Token type: \(TokenCommand.typeNames.joined(separator: ", ")).")
         var tokenType: String
@@ -95,7 +102,7 @@ struct TokenCommand: AsyncParsableCommand {
                     email: serviceAccount,
                     keyID: keyID,
                     iamCredentialsURL: iamCredentialsURL,
-                    googleKeysURL: KeylessSigner.googleKeysURL,
+                    googleKeysURL: googleKeysURL,
                     environment: nil,
                     accessTokens: &accessTokens,
                     family: "--signer"

@@ -12,6 +12,8 @@ import Testing
 final class EmulatorProcess: @unchecked Sendable {
     let process = Process()
     let port: Int
+    /// The IAM stand-ins' port, when `--iam-port` turned them on.
+    let iamPort: Int?
     private let output = Pipe()
 
     init(arguments: [String], directory: String) throws {
@@ -21,7 +23,14 @@ final class EmulatorProcess: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        port = try ListeningProcess.port(of: process, output: output, marker: "listening on http://127.0.0.1:")
+        let withIAM = arguments.contains("--iam-port")
+        let ports = try ListeningProcess.ports(
+            of: process,
+            output: output,
+            markers: ["listening on http://127.0.0.1:"] + (withIAM ? ["(local use only) on http://127.0.0.1:"] : [])
+        )
+        port = ports[0]
+        iamPort = withIAM ? ports[1] : nil
     }
 
     /// Ends the process the hard way, as a crash would.

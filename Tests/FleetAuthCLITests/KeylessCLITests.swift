@@ -30,18 +30,25 @@ final class ListeningProcess: @unchecked Sendable {
     /// eleven RSA keys, which a debug build under the whole suite's load has been seen to take over 30 s); the process
     /// is ended and an error thrown when it never does.
     static func port(of process: Process, output: Pipe, marker: String) throws -> Int {
+        try ports(of: process, output: output, markers: [marker])[0]
+    }
+
+    /// Reads `output` until a line carries each of `markers` followed by a port number; their ports, in order.
+    static func ports(of process: Process, output: Pipe, markers: [String]) throws -> [Int] {
         var text = ""
         let deadline = Date().addingTimeInterval(120)
+        func found(_ marker: String) -> Int? {
+            guard let range = text.range(of: marker),
+                let end = text[range.upperBound...].firstIndex(where: { !$0.isNumber })
+            else { return nil }
+            return Int(text[range.upperBound..<end])
+        }
         while Date() < deadline {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
-            if let range = text.range(of: marker),
-                let end = text[range.upperBound...].firstIndex(where: { !$0.isNumber }),
-                let port = Int(text[range.upperBound..<end])
-            {
-                return port
-            }
+            let ports = markers.compactMap(found)
+            if ports.count == markers.count { return ports }
         }
         process.terminate()
         throw CLIError("\(process.arguments?.first ?? "") did not start: \(text)")
@@ -60,17 +67,45 @@ struct KeylessCLITests {
     func mintThroughIAM() async throws {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let emulator = try await CLI.detached { try EmulatorProcess(arguments: [], directory: directory) }
+        // The account the stand-ins may sign as, and a Fleet Engine role account they hold but must not sign as.
+        let key = try ServiceAccountKey.generate(projectID: "demo-project", name: "fleetauth-driver")
+        let role = try ServiceAccountKey.generate(projectID: "demo-project", name: "fleet-role")
+        try key.write(to: directory + "/driver.json")
+        try role.write(to: directory + "/role.json")
+        try TrustConfiguration(serviceAccounts: [
+            .init(
+                account: TrustedServiceAccount(
+                    email: key.clientEmail,
+                    project: "demo-project",
+                    roles: [.driverSdkUser]
+                ),
+                keySource: .keyFile("driver.json")
+            ),
+            .init(
+                account: TrustedServiceAccount(
+                    email: role.clientEmail,
+                    project: "demo-project",
+                    roles: [.serviceSuperUser]
+                ),
+                keySource: .keyFile("role.json")
+            ),
+        ]).write(to: directory + "/trust.json")
+        let emulator = try await CLI.detached {
+            try EmulatorProcess(
+                arguments: ["--trust", "trust.json", "--iam-port", "0", "--iam-sign-as", key.clientEmail],
+                directory: directory
+            )
+        }
         defer { emulator.process.terminate() }
-        let email = try ServiceAccountKey(contentsOf: directory + "/fleet-engine-data/keys/driver-sdk-user.json")
-            .clientEmail
-        let base = "http://127.0.0.1:\(emulator.port)"
+        let email = key.clientEmail
+        let iamPort = try #require(emulator.iamPort)
+        let base = "http://127.0.0.1:\(iamPort)"
         let minted = try await CLI.run(
             [
                 "token", "mint", "--signer", "iam", "--service-account", email, "--iam-credentials-url", base,
-                "--type", "driver", "--vehicle", "v1",
+                "--google-keys-url", base, "--type", "driver", "--vehicle", "v1",
             ],
-            environment: ["GCE_METADATA_HOST": "127.0.0.1:\(emulator.port)"],
+            environment: ["GCE_METADATA_HOST": "127.0.0.1:\(iamPort)"],
             timeout: 30
         )
         #expect(minted.status == 0, "\(minted.stderr)")
@@ -80,13 +115,24 @@ struct KeylessCLITests {
         let refused = try await CLI.run(
             [
                 "token", "mint", "--signer", "iam", "--service-account", "nobody@demo-project.iam.gserviceaccount.com",
-                "--iam-credentials-url", base, "--type", "server",
+                "--iam-credentials-url", base, "--google-keys-url", base, "--type", "server",
             ],
-            environment: ["GCE_METADATA_HOST": "127.0.0.1:\(emulator.port)"],
+            environment: ["GCE_METADATA_HOST": "127.0.0.1:\(iamPort)"],
             timeout: 30
         )
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("does not know the service account"), "\(refused.stderr)")
+        // A held account the runtime identity is not granted: IAM's 403, named as a missing permission.
+        let denied = try await CLI.run(
+            [
+                "token", "mint", "--signer", "iam", "--service-account", role.clientEmail,
+                "--iam-credentials-url", base, "--google-keys-url", base, "--type", "server",
+            ],
+            environment: ["GCE_METADATA_HOST": "127.0.0.1:\(iamPort)"],
+            timeout: 30
+        )
+        #expect(denied.status == 1)
+        #expect(denied.stderr.contains("iam.serviceAccounts.signJwt"), "\(denied.stderr)")
     }
 
     @Test(
