@@ -51,8 +51,8 @@ struct KeysCommand: AsyncParsableCommand {
 
         static func createInToken(_ text: String) async throws(SigningError) -> (uri: PKCS11URI, thumbprint: String) {
             let uri = try PKCS11URI(text)
-            PINWarning.warnIfInline(uri)
             let created = try await PKCS11Signer.generateKeyPair(uri: uri)
+            PINWarning.warnIfInline(uri)
             let signer = try await PKCS11Signer(uri: created, serviceAccountEmail: "", sessions: 1)
             return (created, signer.publicKey.jwkThumbprint)
         }
@@ -91,8 +91,8 @@ struct KeysCommand: AsyncParsableCommand {
     struct Certificate: AsyncParsableCommand {
         static func make(_ uri: String, email: String, days: Int) async throws(SigningError) -> SelfSignedCertificate {
             let parsed = try PKCS11URI(uri)
-            PINWarning.warnIfInline(parsed)
             let signer = try await PKCS11Signer(uri: parsed, serviceAccountEmail: email, sessions: 1)
+            PINWarning.warnIfInline(parsed)
             do {
                 return try await signer.certificate(validity: TimeInterval(days) * 86400)
             } catch let error as SigningError {

@@ -145,8 +145,10 @@ struct KeylessSignerOptions: ParsableArguments {
                 )
             }
             let uri = try PKCS11URI(String(kind))
+            let signer = try await PKCS11Signer(uri: uri, serviceAccountEmail: email, keyID: keyID)
+            // Once the signer works (a start that fails says only why, in one line).
             PINWarning.warnIfInline(uri)
-            return .pkcs11(try await PKCS11Signer(uri: uri, serviceAccountEmail: email, keyID: keyID))
+            return .pkcs11(signer)
         } catch {
             throw CLIError(SecretRedaction.redacted("\(family): \(error.message)"))
         }

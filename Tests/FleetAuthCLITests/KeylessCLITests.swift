@@ -241,6 +241,9 @@ struct KeylessCLITests {
             timeout: 30
         )
         #expect(minted.status == 0, "\(minted.stderr)")
+        // The PIN was inline: one warning, which names the alternative and never the PIN.
+        #expect(minted.stderr.contains("pin-source=file:"), "\(minted.stderr)")
+        #expect(!minted.stderr.contains(token.pin + "&") && !minted.stderr.contains("=" + token.pin))
         let jws = try CompactJWS(minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(jws.keyID == "uploaded-1")
         #expect(try jws.payloadObject()["iss"]?.stringValue == email)
