@@ -175,13 +175,14 @@ struct LoginTests {
     }
 
     @Test(
-        "an unknown user is checked at the stored hashes' cost, read again as users are added; a login re-hashes at the server's"
+        "an unknown user is checked at the stored hashes' highest cost, read again as users are added; a login re-hashes at the server's"
     )
     func bcryptCosts() async throws {
         let store = try SQLiteTokenServerStore(inMemory: ())
         let t0 = Date(epochSeconds: 1_800_000_000)
         let clock = ManualClock(date: t0)
-        let service = LoginService(users: store, sessions: store, hasher: PasswordHasher(cost: 4), clock: clock)
+        let hasher = PasswordHasher(cost: 4)
+        let service = LoginService(users: store, sessions: store, hasher: hasher, clock: clock)
         #expect(try await service.unknownUserCost(at: t0) == 4, "no users: the hasher's own cost")
         let atFive = PasswordHasher(cost: 5)
         for name in ["ann", "bob"] {
@@ -205,6 +206,16 @@ struct LoginTests {
         #expect(try await service.unknownUserCost(at: t0 + 90) == 5)
         #expect(try await service.unknownUserCost(at: t0 + 120) == 6)
         #expect(try await store.passwordHashCosts() == [5: 2, 6: 3])
+
+        // A wrong password costs the work of one check at the highest cost (2^6), whoever the name is: an unknown
+        // user, a user at that cost, or a user at a lower cost (padded with checks at its own).
+        for name in ["nobody", "cat", "bob"] {
+            let before = hasher.workDone
+            await #expect(throws: GoogleAPIError.self) {
+                _ = try await service.login(username: name, password: "wrong", address: nil)
+            }
+            #expect(hasher.workDone - before == 1 << 6, "\(name)")
+        }
 
         // A login at another cost re-hashes the password at the server's, and keeps the user's sessions.
         let first = try await service.login(username: "ann", password: "pw-ann", address: nil)

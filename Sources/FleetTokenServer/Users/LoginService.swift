@@ -68,16 +68,17 @@ public final class LoginService: Sendable {
         self.storedCost = NIOLockedValueBox((hasher.cost, nil))
     }
 
-    /// The bcrypt cost an unknown user's password is checked at: the most common cost of the stored hashes (the
-    /// higher on a tie; the hasher's own with no users), read again every ``storedCostRefreshInterval``. Every
-    /// password login asks, known user or not, so the occasional read does not tell them apart either.
+    /// The bcrypt cost an unknown user's password is checked at: the highest cost of the stored hashes (the
+    /// hasher's own with no users), read again every ``storedCostRefreshInterval``; a wrong password for a user whose
+    /// hash has a lower cost is padded to the same work (``PasswordHasher``). Every password login asks, known user or
+    /// not, so the occasional read does not tell them apart either.
     public func unknownUserCost(at now: Date) async throws -> UInt8 {
         let known = storedCost.withLockedValue { $0 }
         if let readAt = known.readAt, readAt <= now, now.timeIntervalSince(readAt) < Self.storedCostRefreshInterval {
             return known.cost
         }
         let costs = try await users.passwordHashCosts()
-        let cost = costs.max { ($0.value, $0.key) < ($1.value, $1.key) }?.key ?? hasher.cost
+        let cost = costs.keys.max() ?? hasher.cost
         try await hasher.prepareDummy(cost: cost)
         storedCost.withLockedValue { $0 = (cost, now) }
         return cost

@@ -5,18 +5,30 @@ import NIOPosix
 /// bcrypt hashing and checking of app-user passwords, on NIO's thread pool (never on the event loops or Swift's
 /// cooperative pool, which a 250 ms hash would stall).
 ///
-/// Checking a password for an unknown user costs the same as for a known one: it is checked against a dummy hash
-/// of the cost the stored hashes have (``LoginService`` tells which), so response times do not tell which usernames
-/// exist.
+/// A wrong password costs the same work whoever the username names, so response times do not tell which usernames
+/// exist: an unknown user's password is checked against a dummy hash of the highest cost the stored hashes have
+/// (``LoginService`` tells which), and a user whose hash has a lower cost (stored before the cost was raised, and not
+/// re-hashed yet because the user has not logged in since) is checked again against dummy hashes of its cost until
+/// the work is the same: 2^(d−c) checks at cost c do the work of one at cost d.
 public struct PasswordHasher: Sendable {
     /// The bcrypt cost of new hashes (work factor 2^cost).
     public let cost: UInt8
     /// The dummy hash of each cost used so far.
     private let dummyHashes: NIOLockedValueBox<[UInt8: String]>
+    /// The work of every check so far, in units of one bcrypt round (a check at cost c is 2^c): what an observer of
+    /// response times measures, for tests.
+    private let work = NIOLockedValueBox<UInt64>(0)
 
     public init(cost: UInt8 = 12) {
         self.cost = cost
         self.dummyHashes = NIOLockedValueBox([cost: Self.dummyHash(cost: cost)])
+    }
+
+    /// The work of every check so far (a check at cost c counts 2^c).
+    package var workDone: UInt64 { work.withLockedValue { $0 } }
+
+    private func count(checks: Int, cost: UInt8) {
+        work.withLockedValue { $0 += UInt64(checks) << UInt64(cost) }
     }
 
     private static func dummyHash(cost: UInt8) -> String { Bcrypt.hash("fleetauth-dummy-password", cost: cost) }
@@ -53,18 +65,31 @@ public struct PasswordHasher: Sendable {
     }
 
     /// Whether `password` matches `hash`; with no hash (an unknown user), false after the same work: a check
-    /// against a dummy hash of `dummyCost` (by default ``cost``).
+    /// against a dummy hash of `dummyCost` (by default ``cost``). A wrong password for a hash of a lower cost than
+    /// `dummyCost` is checked against dummy hashes of that cost until the work equals one check at `dummyCost`.
     public func verify(_ password: String, against hash: String?, dummyCost: UInt8? = nil) async throws -> Bool {
         // A password no user can have (a control character: bcrypt would stop reading at a NUL) is checked against
         // a dummy hash of the stored hash's cost, so it costs what any other wrong password costs, and never matches.
         let refused = AppUser.hasControlCharacters(password)
+        let target = dummyCost ?? cost
+        let hashCost = hash.flatMap(Self.cost(of:))
         let checked: String
         if let hash, !refused {
             checked = hash
         } else {
-            checked = try await dummyHash(cost: hash.flatMap(Self.cost(of:)) ?? dummyCost ?? cost)
+            checked = try await dummyHash(cost: hashCost ?? target)
         }
         let matches = try await NIOThreadPool.singleton.runIfActive { Bcrypt.verify(password, hash: checked) }
-        return hash != nil && !refused && matches
+        count(checks: 1, cost: Self.cost(of: checked) ?? target)
+        let accepted = hash != nil && !refused && matches
+        if !accepted, let hashCost, hashCost < target {
+            let padding = try await dummyHash(cost: hashCost)
+            let extra = (1 << Int(min(target - hashCost, 8))) - 1
+            try await NIOThreadPool.singleton.runIfActive {
+                for _ in 0..<extra { _ = Bcrypt.verify(password, hash: padding) }
+            }
+            count(checks: extra, cost: hashCost)
+        }
+        return accepted
     }
 }
