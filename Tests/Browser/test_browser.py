@@ -9,6 +9,7 @@ Screenshots go to $FLEETAUTH_SCREENSHOTS (default: Tests/Browser/screenshots), w
 """
 import json
 import os
+import sys
 import re
 import socket
 import subprocess
@@ -23,6 +24,8 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from waiting import wait_until  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("FLEETAUTH_BIN", os.path.join(ROOT, ".build", "debug", "fleetauth"))
 SHOTS = os.environ.get("FLEETAUTH_SCREENSHOTS", os.path.join(os.path.dirname(os.path.abspath(__file__)), "screenshots"))
@@ -60,15 +63,11 @@ class Stack:
             [BIN, "serve", "--data", os.path.join(directory, "data"), "--token-server-port", str(ports[0]),
              "--emulator-port", str(ports[1]), "--emulator-grpc-port", str(ports[2]), "--token-lifetime", "60"],
             stdout=open(self.log, "w"), stderr=subprocess.STDOUT)
-        deadline = time.time() + 90
-        while time.time() < deadline:
+        def ready():
             text = open(self.log).read()
-            if "Press Ctrl-C" in text:
-                break
             assert self.process.poll() is None, text
-            time.sleep(0.2)
-        else:
-            raise AssertionError(open(self.log).read())
+            return text if "Press Ctrl-C" in text else None
+        text = wait_until(ready, "fleetauth serve printing that both servers are up")
         self.token_server = re.search(r"Token server:\s+(\S+)", text).group(1)
         self.emulator = re.search(r"Fleet Engine emulator:\s+(\S+)", text).group(1)
         self.console_url = re.search(r"Fleet console \(operators\):\s+(\S+)", text).group(1)

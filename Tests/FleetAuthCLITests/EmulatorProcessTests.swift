@@ -211,9 +211,8 @@ struct GracefulShutdownTests {
                 }
             }
             group.addTask {
-                let deadline = ContinuousClock.now + .seconds(60)
-                while answered.value < 40, ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(20))
+                try await Waiting.until("40 writes answered before SIGTERM", every: .milliseconds(20)) {
+                    answered.value >= 40
                 }
                 kill(first.process.processIdentifier, SIGTERM)
                 return []

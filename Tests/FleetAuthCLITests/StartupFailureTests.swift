@@ -327,9 +327,9 @@ struct AuditRetentionCLITests {
         // Pruning starts with the server; give it a moment to commit.
         let store = try SQLiteTokenServerStore(path: data + "/" + TokenServer.databaseFileName)
         var remaining = try await store.recentEntries(limit: 10)
-        for _ in 0..<100 where remaining.count != 2 {
-            try await Task.sleep(for: .milliseconds(50))
+        try await Waiting.until("the pruning at start committed", every: .milliseconds(50)) {
             remaining = try await store.recentEntries(limit: 10)
+            return remaining.count == 2
         }
         #expect(
             remaining.map(\.issuedAt.epochSeconds)

@@ -1,4 +1,5 @@
 import FleetAuthServerSupport
+import FleetAuthServerTesting
 import NIOConcurrencyHelpers
 import Testing
 
@@ -32,14 +33,9 @@ struct GroupCommitTests {
         }
     }
 
-    /// Waits for `condition`, failing the test rather than hanging if it does not come within 30 s.
+    /// Waits for `condition` (see ``Waiting``: the limit only stops a hang).
     static func until(_ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !condition() {
-            try #require(ContinuousClock.now < deadline, "the condition did not come")
-            // A short sleep, not a yield: a spinning task would take one of the pool's threads from other tests.
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        try await Waiting.until("the awaited state of the batches", every: .milliseconds(1)) { condition() }
     }
 
     @Test("up to the allowed number of commits run at once; the requests arriving meanwhile share the next batch")

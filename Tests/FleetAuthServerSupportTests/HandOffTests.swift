@@ -1,5 +1,6 @@
 import Dispatch
 import FleetAuthServerSupport
+import FleetAuthServerTesting
 import Foundation
 import Testing
 
@@ -22,7 +23,7 @@ struct HandOffTests {
     {
         try await awaitHandOff { deliver in
             DispatchQueue.global().async { deliver(result()) }
-            if before { usleep(5_000) }
+            if before { Waiting.holdThread(.milliseconds(5)) }
         }
     }
 

@@ -10,6 +10,7 @@ writes, REST answers equal to `json_format` of the gRPC answers, and our .proto 
 import inspect
 import json
 import os
+import sys
 import re
 import subprocess
 import tempfile
@@ -26,6 +27,8 @@ from google.maps.fleetengine_v1.services.trip_service.transports import TripServ
 from google.maps.fleetengine_v1.services.vehicle_service.transports import VehicleServiceGrpcTransport
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from waiting import wait_until  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("FLEETAUTH_BIN", os.path.join(ROOT, ".build", "debug", "fleetauth"))
 PROVIDER = "providers/demo-project"
@@ -44,21 +47,21 @@ class Emulator:
         self.process = subprocess.Popen(
             [BIN, "emulator", "--in-memory", "--port", "0", "--grpc-port", "0"],
             cwd=directory, stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 60
-        text = ""
-        while time.time() < deadline:
+        def listening():
             with open(self.log.name) as f:
                 text = f.read()
             rest = re.search(r"listening on http://127\.0\.0\.1:(\d+)", text)
             grpc_port = re.search(r"gRPC listening on 127\.0\.0\.1:(\d+)", text)
-            if rest and grpc_port:
-                self.rest = f"http://127.0.0.1:{rest.group(1)}"
-                self.grpc_target = f"127.0.0.1:{grpc_port.group(1)}"
-                break
-            time.sleep(0.1)
-        else:
+            if self.process.poll() is not None:
+                raise AssertionError(f"the emulator stopped:\n{text}")
+            return (rest, grpc_port) if rest and grpc_port else None
+        try:
+            rest, grpc_port = wait_until(listening, "the emulator printing its REST and gRPC ports")
+        except AssertionError:
             self.stop()
-            raise AssertionError(f"the emulator did not start:\n{text}")
+            raise
+        self.rest = f"http://127.0.0.1:{rest.group(1)}"
+        self.grpc_target = f"127.0.0.1:{grpc_port.group(1)}"
         self.channel = grpc.insecure_channel(self.grpc_target)
         # Google's clients, unchanged: only their transport points at the emulator.
         self.vehicles = fe.VehicleServiceClient(transport=VehicleServiceGrpcTransport(channel=self.channel))

@@ -25,6 +25,8 @@ import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from waiting import wait_until  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("FLEETAUTH_BIN", os.path.join(ROOT, ".build", "debug", "fleetauth"))
 PROVIDER_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "provider")
@@ -45,18 +47,15 @@ def new_key(path):
 
 
 def wait_for(url, process, log_path, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
+    def answers():
         if process.poll() is not None:
-            break
+            with open(log_path) as f:
+                raise AssertionError(f"the process serving {url} stopped:\n{f.read()}")
         try:
-            if requests.get(url, timeout=2).status_code == 200:
-                return
+            return requests.get(url, timeout=10).status_code == 200
         except requests.RequestException:
-            pass
-        time.sleep(0.2)
-    with open(log_path) as f:
-        raise AssertionError(f"{url} did not answer:\n{f.read()}")
+            return False
+    wait_until(answers, f"{url} answering 200")
 
 
 class Provider:
@@ -145,17 +144,11 @@ class TokenServer:
              "--oidc-issuer", provider.issuer, "--oidc-audience", "fleet-app",
              "--oidc-issuer", provider.issuer, "--oidc-audience", "hmac-app"],
             stdout=open(self.log, "w"), stderr=subprocess.STDOUT)
-        deadline = time.time() + 60
-        while time.time() < deadline:
+        def listening():
             text = open(self.log).read()
-            found = re.search(r"listening on (http://127\.0\.0\.1:\d+)", text)
-            if found:
-                self.base = found.group(1)
-                break
             assert self.process.poll() is None, text
-            time.sleep(0.1)
-        else:
-            raise AssertionError(open(self.log).read())
+            return re.search(r"listening on (http://127\.0\.0\.1:\d+)", text)
+        self.base = wait_until(listening, "the token server printing its port").group(1)
 
     def login(self, body):
         return requests.post(self.base + "/v1/sessions", json=body, timeout=30)

@@ -9,6 +9,7 @@ import datetime
 import http.client
 import ipaddress
 import os
+import sys
 import re
 import shutil
 import signal
@@ -26,6 +27,8 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from cryptography.x509.oid import NameOID
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from waiting import wait_until  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("FLEETAUTH_BIN", os.path.join(ROOT, ".build", "debug", "fleetauth"))
 
@@ -66,19 +69,23 @@ class Server:
     def __init__(self, directory, arguments, markers):
         self.log = open(os.path.join(directory, "server.log"), "w+")
         self.process = subprocess.Popen([BIN, *arguments], cwd=directory, stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.time() + 60
-        while time.time() < deadline:
+        def listening():
             with open(self.log.name) as f:
                 text = f.read()
             found = [re.search(marker, text) for marker in markers]
-            if all(found):
-                self.ports = [int(match.group(1)) for match in found]
-                return
-            if self.process.poll() is not None:
-                break
-            time.sleep(0.1)
-        self.stop()
-        raise AssertionError(f"the server did not start:\n{text}")
+            if self.process.poll() is not None and not all(found):
+                raise AssertionError(f"the server stopped:\n{text}")
+            return found if all(found) else None
+        try:
+            found = wait_until(listening, f"{arguments[0]} printing {markers}")
+        except AssertionError:
+            self.stop()
+            raise
+        self.ports = [int(match.group(1)) for match in found]
+
+    def logged(self, text):
+        with open(self.log.name) as f:
+            return text in f.read()
 
     def stop(self):
         if self.process.poll() is None:
@@ -205,10 +212,8 @@ def test_certificate_swapped_on_sighup_keeps_open_connections(pki):
         shutil.copy(second[1], os.path.join(directory, "server.pem"))
         shutil.copy(second[2], os.path.join(directory, "server.key"))
         server.process.send_signal(signal.SIGHUP)
-        deadline = time.time() + 20
-        while peer_certificate(rest, ca_path, ["http/1.1"])[0] != second[0]:
-            assert time.time() < deadline, "the new certificate was not picked up"
-            time.sleep(0.1)
+        wait_until(lambda: peer_certificate(rest, ca_path, ["http/1.1"])[0] == second[0],
+                   "the new certificate served after SIGHUP")
         assert peer_certificate(grpc_port, ca_path, ["h2"])[0] == second[0]
 
         # The connections opened before the swap go on, with the certificate they started with.
@@ -221,13 +226,11 @@ def test_certificate_swapped_on_sighup_keeps_open_connections(pki):
         # Without a signal: files that change are read again within seconds. A half-written pair (a key that is not
         # the certificate's) is refused and the certificate in use kept.
         shutil.copy(first[2], os.path.join(directory, "server.key"))
-        time.sleep(3)
+        wait_until(lambda: server.logged("TLS certificate not reloaded"), "the half-written pair refused (logged)")
         assert peer_certificate(rest, ca_path, ["http/1.1"])[0] == second[0]
         shutil.copy(first[1], os.path.join(directory, "server.pem"))
-        deadline = time.time() + 20
-        while peer_certificate(rest, ca_path, ["http/1.1"])[0] != first[0]:
-            assert time.time() < deadline, "the changed files were not picked up"
-            time.sleep(0.2)
+        wait_until(lambda: peer_certificate(rest, ca_path, ["http/1.1"])[0] == first[0],
+                   "the changed files served without a signal")
         assert server.process.poll() is None
     finally:
         server.stop()

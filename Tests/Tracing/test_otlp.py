@@ -7,6 +7,7 @@ app's span, the steps (verify, mint and sign, audit write) children of those. Th
 import http.server
 import json
 import os
+import sys
 import re
 import subprocess
 import tempfile
@@ -19,6 +20,8 @@ import pytest
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from waiting import wait_until  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN = os.environ.get("FLEETAUTH_BIN", os.path.join(ROOT, ".build", "debug", "fleetauth"))
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -63,16 +66,20 @@ def start(arguments, directory, markers, environment, name):
     errors = open(os.path.join(directory, f"{name}.err"), "w+")
     process = subprocess.Popen([BIN, *arguments], cwd=directory, stdout=log, stderr=errors,
                                env={**os.environ, **environment})
-    deadline = time.time() + 60
-    while time.time() < deadline:
+    def listening():
         text = open(log.name).read()
         found = [re.search(marker, text) for marker in markers]
         if all(found):
-            return process, [m.group(1) for m in found], text, errors.name
-        assert process.poll() is None, text + open(errors.name).read()
-        time.sleep(0.1)
-    process.terminate()
-    raise AssertionError(open(log.name).read())
+            return text, found
+        if process.poll() is not None:
+            raise AssertionError(text + open(errors.name).read())
+        return None
+    try:
+        text, found = wait_until(listening, f"{name} printing {markers}")
+    except AssertionError:
+        process.terminate()
+        raise
+    return process, [m.group(1) for m in found], text, errors.name
 
 
 def test_one_call_is_one_trace():
@@ -117,14 +124,12 @@ def test_one_call_is_one_trace():
             health = health_pb2_grpc.HealthStub(channel)
             health.Check(health_pb2.HealthCheckRequest(), metadata=[("traceparent", TRACEPARENT)], timeout=10)
 
-            deadline = time.time() + 30
-            while time.time() < deadline:
+            def exported():
                 with receiver.lock:
                     names = {(service, span.name) for service, span in receiver.spans}
-                if {("fleetauth-token-server", "mint and sign"), ("fleetauth-emulator", "verify token"),
-                        ("fleetauth-emulator", "grpc.health.v1.Health/Check")} <= names:
-                    break
-                time.sleep(0.2)
+                return {("fleetauth-token-server", "mint and sign"), ("fleetauth-emulator", "verify token"),
+                        ("fleetauth-emulator", "grpc.health.v1.Health/Check")} <= names
+            wait_until(exported, "the servers exporting the minting, verification and health-check spans")
             with receiver.lock:
                 spans = list(receiver.spans)
         finally:
