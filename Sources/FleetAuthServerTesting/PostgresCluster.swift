@@ -78,8 +78,35 @@ public final class PostgresCluster: Sendable {
         try run("\(bin)/pg_ctl", ["-D", "\(directory)/data", "-m", mode, "-w", "stop"], asPostgres: asPostgres)
     }
 
+    /// Freezes the server and every backend (SIGSTOP): connections stay open, and nothing sent on them is answered —
+    /// a database that hangs, rather than one that refuses. ``thaw()`` lets it go on.
+    public func freeze() throws { try signalServer(SIGSTOP) }
+
+    /// Lets a frozen server go on (SIGCONT).
+    public func thaw() throws { try signalServer(SIGCONT) }
+
+    /// Sends `signal` to the postmaster and every process it started.
+    private func signalServer(_ signal: Int32) throws {
+        guard let text = try? String(contentsOfFile: "\(directory)/data/postmaster.pid", encoding: .utf8),
+            let line = text.split(separator: "\n").first, let postmaster = pid_t(line)
+        else { throw PostgresClusterError("the server is not running (no postmaster.pid)") }
+        var pids = [postmaster]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After "pid (name)": the state, then the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, pid_t(fields[1]) == postmaster { pids.append(pid) }
+        }
+        // The postmaster first when freezing, last when thawing, so it starts no backend meanwhile.
+        for pid in signal == SIGCONT ? pids.reversed() : pids { kill(pid, signal) }
+    }
+
     /// Stops the server (if running) and removes its directory.
     public func remove() {
+        try? thaw()
         try? stop(mode: "immediate")
         try? FileManager.default.removeItem(atPath: directory)
     }

@@ -18,14 +18,25 @@ import UnixSignals
 /// Runs a server's services until SIGTERM or SIGINT: then every listener stops accepting and in-flight requests
 /// get `grace` to finish before they are cancelled. A service that fails ends the others gracefully; a listener
 /// that cannot be bound is reported in one line (`Error: Cannot listen on …`) with exit status 1.
+///
+/// Shutdown always ends: if services are still running `grace` plus ``ShutdownWatchdog/cancellationAllowance``
+/// after the signal (a request waiting on a database that never answers ignores its cancellation), the process
+/// prints one line naming them and exits with status 1 — never the crash swift-service-lifecycle ends such a group
+/// with when its own cancellation limit passes.
 func runServices(_ services: [any Service], grace: Duration = .seconds(10), logger: Logger) async throws {
+    let watchdog = ShutdownWatchdog(limit: grace + ShutdownWatchdog.cancellationAllowance)
     var configuration = ServiceGroupConfiguration(
-        services: services.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) },
+        services: services.map {
+            .init(service: watchdog.tracking($0), failureTerminationBehavior: .gracefullyShutdownGroup)
+        },
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger
     )
     configuration.maximumGracefulShutdownDuration = grace
-    configuration.maximumCancellationDuration = .seconds(5)
+    // No limit of the library's: its limit ends the process with a fatal error. The watchdog bounds it instead.
+    configuration.maximumCancellationDuration = nil
+    watchdog.arm(on: [SIGTERM, SIGINT])
+    defer { watchdog.disarm() }
     do {
         try await ServiceGroup(configuration: configuration).run()
     } catch let error as ListenerError {

@@ -100,10 +100,13 @@ package final class ListenerStartup: Sendable {
     }
 }
 
-private struct GuardedListener: Service {
+private struct GuardedListener: Service, CustomStringConvertible {
     let base: any Service
     let listener: Listener
     let startup: ListenerStartup
+
+    /// The listener's name, for a shutdown that does not finish.
+    var description: String { listener.name }
 
     func run() async throws {
         do {

@@ -1,0 +1,91 @@
+import FleetAuthCore
+import FleetAuthJWT
+import FleetAuthServerTesting
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+
+    /// Shutdown ends whatever a request is doing: never the crash swift-service-lifecycle ends a group with when its
+    /// cancellation takes too long.
+    @Suite("fleetauth: shutdown always ends", .temporaryResources, .serialized)
+    struct ShutdownTests {
+        @Test(
+            "SIGTERM while a request waits on a database that does not answer: exit 0, or 1 with one line naming what did not stop",
+            .enabled(if: PostgresCluster.binDirectory != nil)
+        )
+        func stuckRequest() async throws {
+            try await PostgresCluster.run { cluster in
+                let directory = try CLI.temporaryDirectory()
+                let url = "\(cluster.url)?sslmode=disable"
+                let server = try await CLI.detached {
+                    try ListeningProcess(
+                        ["emulator", "--port", "0", "--grpc-port", "0", "--database", url, "--shutdown-grace", "1"],
+                        directory: directory,
+                        environment: [:],
+                        marker: "Fleet Engine emulator listening on http://127.0.0.1:"
+                    )
+                }
+                let key = try ServiceAccountKey(
+                    contentsOf: directory + "/fleet-engine-data/keys/service-super-user.json"
+                )
+                let token = try FleetEngineTokenMinter(signer: LocalKeySigner(key: key)).mintSynchronously(.server).jwt
+                // The database stops answering; a write is sent (on a raw socket, so the test knows it was written).
+                try await PostgresCluster.blocking { try cluster.freeze() }
+                let body = #"{"vehicleState":"OFFLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4}"#
+                let request =
+                    "POST /v1/providers/demo-project/vehicles?vehicleId=stuck HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Bearer \(token)\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+                let socket = try Self.connect(port: server.port)
+                defer { close(socket) }
+                try Self.write(request, to: socket)
+
+                kill(server.process.processIdentifier, SIGTERM)
+                let stderr = try await CLI.detached {
+                    server.process.waitUntilExit()
+                    return String(decoding: server.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                }
+                try await PostgresCluster.blocking { try cluster.thaw() }
+                #expect(server.process.terminationReason == .exit, "ended by a signal: \(stderr)")
+                let status = server.process.terminationStatus
+                #expect(status == 0 || status == 1, "\(status): \(stderr)")
+                if status == 1 {
+                    let lines = stderr.split(separator: "\n").filter { $0.hasPrefix("Error:") }
+                    #expect(lines.count == 1 && lines[0].contains("did not stop"), "\(stderr)")
+                }
+                #expect(!stderr.contains("Fatal error"), "\(stderr)")
+            }
+        }
+
+        static func connect(port: Int) throws -> Int32 {
+            #if canImport(Glibc)
+                let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            #else
+                let fd = socket(AF_INET, SOCK_STREAM, 0)
+            #endif
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            guard fd >= 0, connected else { throw CLIError("cannot connect to 127.0.0.1:\(port)") }
+            return fd
+        }
+
+        static func write(_ text: String, to socket: Int32) throws {
+            let bytes = Array(text.utf8)
+            var sent = 0
+            while sent < bytes.count {
+                let written = bytes[sent...].withUnsafeBytes { Glibc.write(socket, $0.baseAddress, $0.count) }
+                guard written > 0 else { throw CLIError("cannot write the request") }
+                sent += written
+            }
+        }
+    }
+#endif
