@@ -5,6 +5,7 @@ import FleetAuthJWT
 import FleetAuthServerSupport
 import FleetAuthServerTesting
 import FleetEngineEmulator
+import FleetTokenServer
 import Foundation
 import Hummingbird
 import Logging
@@ -175,11 +176,14 @@ extension BenchCommand {
                 var iterator = ports.stream.makeAsyncIterator()
                 guard let port = await iterator.next() else { throw BenchmarkFailure("the emulator did not start") }
                 // As the token server signs: each answer's signature checked against the published keys.
-                let signer = IAMCredentialsSigner(
-                    serviceAccountEmail: key.clientEmail,
-                    accessTokens: AccessTokenSource(credentials: .metadataServer(host: "127.0.0.1:\(port)")),
-                    configuration: .init(baseURL: "http://127.0.0.1:\(port)", publicKeysURL: "http://127.0.0.1:\(port)")
-                )
+                let signer = KeylessSigner.iam(
+                    IAMCredentialsSigner(
+                        serviceAccountEmail: key.clientEmail,
+                        accessTokens: AccessTokenSource(credentials: .metadataServer(host: "127.0.0.1:\(port)")),
+                        configuration: .init(baseURL: "http://127.0.0.1:\(port)")
+                    ),
+                    googleKeysURL: "http://127.0.0.1:\(port)"
+                ).signer
                 let minter = try FleetEngineTokenMinter(signer: signer)
                 _ = try await minter.mint(type)
                 var best: (rate: Double, p50: Double, p99: Double) = (0, 0, 0)

@@ -19,10 +19,6 @@ import NIOHTTP1
 /// - 429, 5xx, no answer within ``Configuration/attemptTimeout``: retried after a jittered backoff, at most
 ///   ``Configuration/maximumAttempts`` tries in all, then `unavailable`.
 /// - an answer without `signedJwt`, or whose `keyId` is not the token's `kid`: `invalid_response`.
-/// - with ``Configuration/publicKeysURL`` set (the token server always sets it): an answer whose signature does not
-///   verify against the account's published keys (`{publicKeysURL}/service_accounts/v1/metadata/jwk/{email}`,
-///   cached, refetched on an unknown `kid` at most every 10 s): `invalid_response`, so a token signed by another
-///   key, or carrying garbage as its signature, never reaches an app.
 ///
 /// ``FleetEngineTokenMinter`` then checks that the token carries exactly the claims it sent.
 public struct IAMCredentialsSigner: TokenSigner {
@@ -42,27 +38,20 @@ public struct IAMCredentialsSigner: TokenSigner {
         /// | 2 | 0.5–1 × `initialBackoff` |
         /// | 3 | 1–2 × `initialBackoff` |
         public var initialBackoff: Duration
-        /// Where Google publishes service accounts' public keys (`https://www.googleapis.com`), to verify each
-        /// signed token against before it is returned; nil checks no signature.
-        public var publicKeysURL: String?
 
         /// Google's endpoint.
         public static let googleBaseURL = "https://iamcredentials.googleapis.com"
-        /// Where Google publishes service accounts' public keys.
-        public static let googlePublicKeysURL = "https://www.googleapis.com"
 
         public init(
             baseURL: String = Configuration.googleBaseURL,
             attemptTimeout: Duration = .seconds(4),
             maximumAttempts: Int = 3,
-            initialBackoff: Duration = .milliseconds(200),
-            publicKeysURL: String? = nil
+            initialBackoff: Duration = .milliseconds(200)
         ) {
             self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
             self.attemptTimeout = attemptTimeout
             self.maximumAttempts = min(max(maximumAttempts, 1), 10)
             self.initialBackoff = initialBackoff
-            self.publicKeysURL = publicKeysURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
         }
     }
 
@@ -71,8 +60,6 @@ public struct IAMCredentialsSigner: TokenSigner {
     /// The caller's access tokens.
     public let accessTokens: AccessTokenSource
     private let http: GoogleHTTP
-    private let client: HTTPClient
-    private let publishedKeys: PublishedKeys?
 
     /// A signer for `serviceAccountEmail`, authenticated by `accessTokens`, over `client`'s pooled connections.
     public init(
@@ -84,30 +71,7 @@ public struct IAMCredentialsSigner: TokenSigner {
         self.serviceAccountEmail = serviceAccountEmail
         self.accessTokens = accessTokens
         self.configuration = configuration
-        self.client = client
-        let http = GoogleHTTP(client: client)
-        self.http = http
-        self.publishedKeys = configuration.publicKeysURL.map { base in
-            let email =
-                serviceAccountEmail.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? serviceAccountEmail
-            return PublishedKeys(
-                url: "\(base)/service_accounts/v1/metadata/jwk/\(email)",
-                http: http,
-                timeout: configuration.attemptTimeout
-            )
-        }
-    }
-
-    /// This signer, verifying every signed token against the keys Google publishes under `publicKeysURL`.
-    public func verifyingSignatures(publicKeysURL: String) -> Self {
-        var configuration = self.configuration
-        configuration.publicKeysURL = publicKeysURL.hasSuffix("/") ? String(publicKeysURL.dropLast()) : publicKeysURL
-        return Self(
-            serviceAccountEmail: serviceAccountEmail,
-            accessTokens: accessTokens,
-            configuration: configuration,
-            client: client
-        )
+        self.http = GoogleHTTP(client: client)
     }
 
     /// The `signJwt` URL for the account.
@@ -138,9 +102,7 @@ public struct IAMCredentialsSigner: TokenSigner {
                 )
                 switch answer.status {
                 case 200:
-                    let jwt = try Self.signedJwt(answer, what: what)
-                    try await verifySignature(jwt, what: what)
-                    return jwt
+                    return try Self.signedJwt(answer, what: what)
                 case 401 where !refreshedAfter401:
                     await accessTokens.refused(token)
                     refreshedAfter401 = true
@@ -178,32 +140,6 @@ public struct IAMCredentialsSigner: TokenSigner {
             let scale = Double(1 << (attempt - 1)) * Double.random(in: 0.5...1)
             try await Task.sleep(for: configuration.initialBackoff * scale)
             attempt += 1
-        }
-    }
-
-    /// Checks the token's RS256 signature against the account's published key of its `kid`.
-    private func verifySignature(_ jwt: String, what: String) async throws(SigningError) {
-        guard let publishedKeys else { return }
-        let jws: CompactJWS
-        do {
-            jws = try CompactJWS(jwt)
-        } catch {
-            throw .invalidResponse("\(what) answered something that is not a compact JWS.")
-        }
-        guard let kid = jws.keyID else {
-            throw .invalidResponse(
-                "\(what) answered a token without a kid; it cannot be checked against the account's keys."
-            )
-        }
-        guard let key = try await publishedKeys.key(kid) else {
-            throw .invalidResponse(
-                "\(what) answered a token signed with key \(kid.prefix(64)), which \(publishedKeys.url) does not publish."
-            )
-        }
-        guard jws.withSigningInput({ key.isValidRS256Signature(jws.signature, for: $0) }) else {
-            throw .invalidResponse(
-                "\(what) answered a token whose signature does not verify against the account's published key \(kid.prefix(64))."
-            )
         }
     }
 

@@ -49,7 +49,7 @@ public final class PostgresCluster: Sendable {
                 "fleetauth-pg-\(UUID().uuidString.prefix(8))"
             ).path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        port = try Self.freePort()
+        port = try LoopbackPort.free()
         url = PostgresURL(host: "127.0.0.1", port: port, username: "postgres", database: "postgres", tls: .disable)
         if asPostgres { try run("/bin/chown", ["postgres", directory], asPostgres: false) }
         try run(
@@ -176,27 +176,6 @@ public final class PostgresCluster: Sendable {
                 "\((executable as NSString).lastPathComponent) \(arguments.last ?? "") failed: \(text.suffix(300)) \(log.suffix(300))"
             )
         }
-    }
-
-    private static func freePort() throws -> Int {
-        #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw PostgresClusterError("cannot open a socket to find a free port") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw PostgresClusterError("cannot bind a loopback socket to find a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 

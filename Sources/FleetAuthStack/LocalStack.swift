@@ -9,12 +9,6 @@ public import Logging
 import ServiceLifecycle
 public import UnixSignals
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The whole server side on loopback: the token server, and a Fleet Engine emulator that trusts the token server's
 /// keys by their JWK set URL (so key rotations reach it without a restart) and lets the token server's pages call it
 /// from the browser (CORS). Used by `fleetauth demo`,
@@ -135,7 +129,8 @@ public struct LocalStack {
                         accessTokens: accessTokens,
                         configuration: .init(baseURL: base)
                     ),
-                    googleKeysURL: base
+                    googleKeysURL: base,
+                    clock: clock
                 )
             }
         }
@@ -351,30 +346,4 @@ public struct LocalStack {
 public struct LocalStackError: Error, CustomStringConvertible {
     public let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// A free loopback TCP port, found by binding port 0 and closing the socket (for a server that must know its port
-/// before it starts).
-enum LoopbackPort {
-    static func free() throws -> Int {
-        #if canImport(Glibc)
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-            let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw LocalStackError("Cannot open a socket to find a free port.") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw LocalStackError("Cannot bind a loopback socket to find a free port.") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }

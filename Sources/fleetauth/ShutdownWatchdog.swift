@@ -12,7 +12,9 @@ import ServiceLifecycle
 
 /// Bounds a server's shutdown: from the first SIGTERM or SIGINT, the services have `limit` to stop; past it, the
 /// process prints one line naming the services still running and exits with status 1. It runs on a dispatch queue of
-/// its own, so a stuck task or a busy cooperative pool cannot delay it.
+/// its own, so a stuck task or a busy cooperative pool cannot delay it. It counts real time on purpose, the one
+/// place the CLI does: it bounds how long the process takes to exit after a signal, which no injected clock stands
+/// for, and the servers' clocks are among what it watches.
 final class ShutdownWatchdog: Sendable {
     /// How long cancelled services get to stop after the grace period, before the watchdog ends the process.
     static let cancellationAllowance: Duration = .seconds(5)

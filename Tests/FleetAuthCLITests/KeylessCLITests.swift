@@ -26,9 +26,9 @@ final class ListeningProcess: @unchecked Sendable {
         port = try Self.port(of: process, output: output, marker: marker)
     }
 
-    /// Reads `output` until a line carries `marker` followed by a port number (120 s at most: a first start provisions
-    /// eleven RSA keys, which a debug build under the whole suite's load has been seen to take over 30 s); the process
-    /// is ended and an error thrown when it never does.
+    /// Reads `output` until a line carries `marker` followed by a port number, whenever it comes; the process is ended
+    /// and an error thrown when its output ends first (or, as a guard against a hang only, after
+    /// ``Waiting/hangLimit``).
     static func port(of process: Process, output: Pipe, marker: String) throws -> Int {
         try ports(of: process, output: output, markers: [marker])[0]
     }
@@ -36,14 +36,14 @@ final class ListeningProcess: @unchecked Sendable {
     /// Reads `output` until a line carries each of `markers` followed by a port number; their ports, in order.
     static func ports(of process: Process, output: Pipe, markers: [String]) throws -> [Int] {
         var text = ""
-        let deadline = Date().addingTimeInterval(120)
+        let deadline = ContinuousClock.now + Waiting.hangLimit
         func found(_ marker: String) -> Int? {
             guard let range = text.range(of: marker),
                 let end = text[range.upperBound...].firstIndex(where: { !$0.isNumber })
             else { return nil }
             return Int(text[range.upperBound..<end])
         }
-        while Date() < deadline {
+        while ContinuousClock.now < deadline {
             let chunk = output.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)

@@ -35,6 +35,18 @@ struct LocalIAMTests {
         func accessToken() async throws -> String {
             try await AccessTokenSource(credentials: .metadataServer(host: host), timeout: .seconds(30)).token()
         }
+
+        /// `POST …/serviceAccounts/{email}:{method}` with `body`, authorized by a fresh access token: the status and
+        /// the body.
+        func sign(_ method: String, as email: String, _ body: String) async throws -> (HTTPResponse.Status, String) {
+            let auth: HTTPFields = [.authorization: "Bearer \(try await accessToken())"]
+            return try await client.execute(
+                uri: "/v1/projects/-/serviceAccounts/\(email):\(method)",
+                method: .post,
+                headers: auth,
+                body: ByteBuffer(string: body)
+            ) { ($0.status, String(buffer: $0.body)) }
+        }
     }
 
     static let driver = try! ServiceAccountKey.generate(projectID: "demo-project", name: "iam-driver")
@@ -138,27 +150,20 @@ struct LocalIAMTests {
     @Test("signJwt and signBlob as a held account the runtime identity is not granted: 403 with IAM's error body")
     func notGranted() async throws {
         try await withEmulator { emulator in
-            let auth: HTTPFields = [.authorization: "Bearer \(try await emulator.accessToken())"]
             let email = emulator.roleAccount.clientEmail
             let now = Int64(Date().timeIntervalSince1970)
             for (method, payload) in [
                 ("signJwt", #"{"payload":"{\"iss\":\"x\",\"exp\":\#(now + 600)}"}"#),
                 ("signBlob", #"{"payload":"\#(Data("bytes".utf8).base64EncodedString())"}"#),
             ] {
-                try await emulator.client.execute(
-                    uri: "/v1/projects/-/serviceAccounts/\(email):\(method)",
-                    method: .post,
-                    headers: auth,
-                    body: ByteBuffer(string: payload)
-                ) { response in
-                    #expect(response.status == .forbidden, "\(method)")
-                    let body = try StrictJSONParser().parseObject(Array(buffer: response.body))
-                    let error = try #require(body["error"]?.objectValue)
-                    #expect(error["status"] == "PERMISSION_DENIED")
-                    #expect(error["code"] == .integer(403))
-                    #expect(error["message"]?.stringValue?.contains("iam.serviceAccounts.\(method)") == true)
-                    #expect(body["signedJwt"] == nil && body["signedBlob"] == nil)
-                }
+                let (status, text) = try await emulator.sign(method, as: email, payload)
+                #expect(status == .forbidden, "\(method)")
+                let body = try StrictJSONParser().parseObject(Array(text.utf8))
+                let error = try #require(body["error"]?.objectValue)
+                #expect(error["status"] == "PERMISSION_DENIED")
+                #expect(error["code"] == .integer(403))
+                #expect(error["message"]?.stringValue?.contains("iam.serviceAccounts.\(method)") == true)
+                #expect(body["signedJwt"] == nil && body["signedBlob"] == nil)
             }
             // Through FleetAuth's own IAM signer: a permission error, no token.
             let refused = await #expect(throws: SigningError.self) {
@@ -171,23 +176,15 @@ struct LocalIAMTests {
     @Test("a payload over the bound is refused by both sign methods")
     func payloadBound() async throws {
         try await withEmulator { emulator in
-            let auth: HTTPFields = [.authorization: "Bearer \(try await emulator.accessToken())"]
-            let email = emulator.driver.clientEmail
             let filler = String(repeating: "a", count: LocalIAM.maximumPayloadSize)
             let claims = #"{\"pad\":\"\#(filler)\"}"#
             let blob = Data(repeating: 7, count: LocalIAM.maximumPayloadSize + 1).base64EncodedString()
             for (method, payload) in [
                 ("signJwt", #"{"payload":"\#(claims)"}"#), ("signBlob", #"{"payload":"\#(blob)"}"#),
             ] {
-                try await emulator.client.execute(
-                    uri: "/v1/projects/-/serviceAccounts/\(email):\(method)",
-                    method: .post,
-                    headers: auth,
-                    body: ByteBuffer(string: payload)
-                ) { response in
-                    #expect(response.status == .badRequest, "\(method)")
-                    #expect(String(buffer: response.body).contains("INVALID_ARGUMENT"))
-                }
+                let (status, text) = try await emulator.sign(method, as: emulator.driver.clientEmail, payload)
+                #expect(status == .badRequest, "\(method)")
+                #expect(text.contains("INVALID_ARGUMENT"))
             }
         }
     }

@@ -108,26 +108,40 @@ struct KeylessSigningTests {
         }
     }
 
-    @Test("IAM's 403 answers 503 with Google's error body, and the log names the permission and the role")
-    func forbidden() async throws {
+    /// Scripts `fault` for the next `signJwt`: dana's driver token is then 503 with Google's error body and no token,
+    /// the log line is handed to `check`, and nothing is audited; the next request, signed as usual, is 200 and
+    /// audited.
+    func expectRefusedOnce(
+        _ fault: FakeGoogleAuth.SignFault,
+        sourceLocation: SourceLocation = #_sourceLocation,
+        check: @escaping @Sendable (_ logLine: String) -> Void
+    ) async throws {
         let fixture = try Fixture()
         defer { fixture.remove() }
         try await withGoogle { fake, signer in
             let server = try await fixture.server([.driver: signer])
-            fake.scriptSignFaults([.status(403)])
             try await Application(router: server.router).test(.router) { client in
                 let session = try await client.login("dana")
+                // A fault that is not transient is not retried: one answer is enough.
+                fake.scriptSignFaults([fault])
                 let (status, body, _) = try await client.json(.get, "/token/driver/v1", bearer: session)
-                #expect(status == .serviceUnavailable)
-                #expect(body["error"]?.objectValue?["status"] == "UNAVAILABLE")
-                #expect(body["jwt"] == nil)
-                let line = try #require(fixture.log.lines.first { $0.contains("cannot sign a token") })
-                #expect(line.contains("iam.serviceAccounts.signJwt"))
-                #expect(line.contains("roles/iam.serviceAccountTokenCreator"))
+                #expect(status == .serviceUnavailable, sourceLocation: sourceLocation)
+                #expect(body["error"]?.objectValue?["status"] == "UNAVAILABLE", sourceLocation: sourceLocation)
+                #expect(body["jwt"] == nil && body["token"] == nil, sourceLocation: sourceLocation)
+                check(try #require(fixture.log.lines.first { $0.contains("cannot sign a token") }))
+                #expect(try await fixture.store.recentEntries(limit: 10).isEmpty, sourceLocation: sourceLocation)
                 // Signing works again: so do tokens.
                 #expect(try await client.json(.get, "/token/driver/v1", bearer: session).0 == .ok)
             }
-            #expect(try await fixture.store.recentEntries(limit: 10).count == 1)
+            #expect(try await fixture.store.recentEntries(limit: 10).count == 1, sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("IAM's 403 answers 503 with Google's error body, and the log names the permission and the role")
+    func forbidden() async throws {
+        try await expectRefusedOnce(.status(403)) { line in
+            #expect(line.contains("iam.serviceAccounts.signJwt"))
+            #expect(line.contains("roles/iam.serviceAccountTokenCreator"))
         }
     }
 
@@ -152,25 +166,7 @@ struct KeylessSigningTests {
         arguments: [FakeGoogleAuth.SignFault.signedByAnotherKey, .garbageSignature]
     )
     func unverifiedSignature(fault: FakeGoogleAuth.SignFault) async throws {
-        let fixture = try Fixture()
-        defer { fixture.remove() }
-        try await withGoogle { fake, signer in
-            let server = try await fixture.server([.driver: signer])
-            try await Application(router: server.router).test(.router) { client in
-                let session = try await client.login("dana")
-                // A bad answer is not retried: it is not a transient failure.
-                fake.scriptSignFaults([fault])
-                let (status, body, _) = try await client.json(.get, "/token/driver/v1", bearer: session)
-                #expect(status == .serviceUnavailable)
-                #expect(body["jwt"] == nil && body["token"] == nil)
-                let line = try #require(fixture.log.lines.first { $0.contains("cannot sign a token") })
-                #expect(line.contains("signature does not verify"), "\(line)")
-                #expect(try await fixture.store.recentEntries(limit: 10).isEmpty)
-                // IAM's own signature again: the token is handed out and audited.
-                #expect(try await client.json(.get, "/token/driver/v1", bearer: session).0 == .ok)
-            }
-            #expect(try await fixture.store.recentEntries(limit: 10).count == 1)
-        }
+        try await expectRefusedOnce(fault) { line in #expect(line.contains("signature does not verify"), "\(line)") }
     }
 
     @Test("an IAM error that quotes the caller's access token: the log and /readyz show no token")

@@ -74,9 +74,8 @@ class Emulator:
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
         text = ""
         self.port = self.iam_port = None
-        # A guard against a hang only: the wait ends at the lines, whenever they come.
-        deadline = time.time() + 300
-        while time.time() < deadline and (self.port is None or self.iam_port is None):
+        # Read until both lines come (whenever they do), or the process ends.
+        while self.port is None or self.iam_port is None:
             line = self.process.stdout.readline()
             if not line:
                 break

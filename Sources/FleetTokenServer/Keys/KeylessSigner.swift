@@ -1,5 +1,7 @@
+public import FleetAuthCore
 public import FleetAuthIAM
 public import FleetAuthJWT
+import Foundation
 
 /// A token family's signer whose private key the token server never holds: Google's IAM (`signJwt`) or a key in a
 /// PKCS#11 token (an HSM, Cloud KMS). Such a family has no private key in the data directory or the database.
@@ -33,11 +35,18 @@ public struct KeylessSigner: Sendable {
 
     /// Signs through IAM; the public keys are Google's, under `googleKeysURL`, and every token IAM answers is
     /// checked against them before it goes to an app (one signed by another key, or with a garbage signature, is
-    /// refused).
-    public static func iam(_ signer: IAMCredentialsSigner, googleKeysURL: String = googleKeysURL) -> Self {
+    /// refused: ``VerifiedSigner``), the keys refetched for an unknown `kid` at most every 10 s on `clock`.
+    public static func iam(
+        _ signer: IAMCredentialsSigner,
+        googleKeysURL: String = googleKeysURL,
+        clock: any WallClock = .system
+    ) -> Self {
         let base = googleKeysURL.hasSuffix("/") ? String(googleKeysURL.dropLast()) : googleKeysURL
+        let email =
+            signer.serviceAccountEmail.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed)
+            ?? signer.serviceAccountEmail
         return Self(
-            signer: signer.verifyingSignatures(publicKeysURL: base),
+            signer: VerifiedSigner(signer, keysURL: "\(base)/service_accounts/v1/metadata/jwk/\(email)", clock: clock),
             kind: "iam",
             keyID: nil,
             publication: .google(keysURL: base)
