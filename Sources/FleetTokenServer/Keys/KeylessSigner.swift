@@ -35,7 +35,7 @@ public struct KeylessSigner: Sendable {
 
     /// Signs through IAM; the public keys are Google's, under `googleKeysURL`, and every token IAM answers is
     /// checked against them before it goes to an app (one signed by another key, or with a garbage signature, is
-    /// refused: ``VerifiedSigner``), the keys refetched for an unknown `kid` at most every 10 s on `clock`.
+    /// refused: `VerifiedSigner`), the keys refetched for an unknown `kid` at most every 10 s on `clock`.
     public static func iam(
         _ signer: IAMCredentialsSigner,
         googleKeysURL: String = googleKeysURL,
