@@ -69,7 +69,10 @@ public struct EmulatorServer {
     /// The local stand-in for Google's IAM and metadata server, when asked for: served only by
     /// ``iamApplication(host:port:logger:onServerRunning:)``, never on the API's port.
     public let iam: LocalIAM?
+    /// Reports the server not ready once it begins shutting down (see ``services(host:port:grpcPort:iamPort:drainPeriod:logger:onServerRunning:onGRPCServerRunning:)``).
+    package let drain = ShutdownDrain()
     private let keyRefresher: KeyRefresher?
+    private let clock: any WallClock
 
     /// Loads the trusted keys (fetching JWK sets served by URL) and builds the router.
     ///
@@ -136,6 +139,7 @@ public struct EmulatorServer {
         self.authenticator = authenticator
         self.metrics = metrics
         self.service = service
+        self.clock = clock
         self.deliveries = deliveries
         self.keyRefresher = refresher
         self.iam = iam
@@ -147,7 +151,8 @@ public struct EmulatorServer {
             metrics: metrics,
             maximumBodySize: configuration.limits.maximumBodySize,
             allowedOrigins: configuration.allowedOrigins,
-            readinessTimeout: configuration.readinessTimeout
+            readinessTimeout: configuration.readinessTimeout,
+            drain: drain
         )
     }
 
@@ -271,15 +276,18 @@ public struct EmulatorServer {
             readiness: FleetEngineEmulator.readiness(
                 authenticator: authenticator,
                 store: store,
-                timeout: configuration.readinessTimeout
+                timeout: configuration.readinessTimeout,
+                drain: drain
             ),
             certificate: certificate,
             onServerRunning: onServerRunning
         )
     }
 
-    /// Everything to run, in the order a `ServiceGroup` needs it: the store (closed last), the REST server, and the
-    /// gRPC server when `grpcPort` is given (and the platform has gRPC: macOS 15, iOS 18 or Linux).
+    /// Everything to run, in the order a `ServiceGroup` needs it: the store (closed last), the REST server, the
+    /// gRPC server when `grpcPort` is given (and the platform has gRPC: macOS 15, iOS 18 or Linux), and the shutdown
+    /// drain (stopped first: for `drainPeriod` after a graceful shutdown begins, `/readyz` answers 503 and gRPC health
+    /// NOT_SERVING while every request is still answered; then the listeners close).
     ///
     /// - Parameters:
     ///   - host: the address both listen on.
@@ -287,6 +295,7 @@ public struct EmulatorServer {
     ///   - grpcPort: the gRPC port (0 picks a free one), or nil for REST alone.
     ///   - iamPort: the loopback port of the IAM and metadata server stand-ins (0 picks a free one), or nil for
     ///     none; needs ``iam``.
+    ///   - drainPeriod: how long the server reports not ready, still answering, before its listeners close.
     ///   - logger: Hummingbird's logger (silent by default).
     ///   - onServerRunning: called once the REST server listens, with its port.
     ///   - onGRPCServerRunning: called once the gRPC server listens, with its port.
@@ -295,6 +304,7 @@ public struct EmulatorServer {
         port: Int = 8787,
         grpcPort: Int? = nil,
         iamPort: Int? = nil,
+        drainPeriod: Duration = .zero,
         logger: Logger = .silent(label: "fleetauth.emulator"),
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in },
         onGRPCServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
@@ -337,6 +347,7 @@ public struct EmulatorServer {
                 )
             )
         }
+        services.append(drain.service(period: drainPeriod, clock: clock))
         return services
     }
 }

@@ -69,16 +69,20 @@ public enum FleetEngineEmulator {
     static func readiness(
         authenticator: TokenAuthenticator,
         store: any FleetStore,
-        timeout: Duration = Readiness.defaultTimeout
+        timeout: Duration = Readiness.defaultTimeout,
+        drain: ShutdownDrain? = nil
     ) -> Readiness {
         Readiness(
             [
-                .probing("store") { _ = try await store.vehicle(provider: "readiness-probe", id: "readiness-probe") },
+                .probing("store") {
+                    if let problem = storageProblem(of: store) { throw StoreError.unavailable(problem) }
+                    _ = try await store.vehicle(provider: "readiness-probe", id: "readiness-probe")
+                },
                 .init("trusted-keys") {
                     let missing = authenticator.accountsWithoutKeys
                     return missing.isEmpty ? nil : "no keys loaded for " + missing.joined(separator: ", ")
                 },
-            ],
+            ] + (drain.map { [$0.component] } ?? []),
             timeout: timeout
         )
     }
@@ -92,12 +96,14 @@ public enum FleetEngineEmulator {
         metrics: EmulatorMetrics,
         maximumBodySize: Int,
         allowedOrigins: [String] = [],
-        readinessTimeout: Duration = Readiness.defaultTimeout
+        readinessTimeout: Duration = Readiness.defaultTimeout,
+        drain: ShutdownDrain? = nil
     ) -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         ServerTracing.addRequestSpans(to: router)
         if !allowedOrigins.isEmpty { router.add(middleware: CORSMiddleware(origins: allowedOrigins)) }
-        readiness(authenticator: authenticator, store: service.store, timeout: readinessTimeout).register(on: router)
+        readiness(authenticator: authenticator, store: service.store, timeout: readinessTimeout, drain: drain)
+            .register(on: router)
         router.add(middleware: MetricsMiddleware(metrics: metrics))
         router.get("openapi.yaml") { _, _ in
             Response(

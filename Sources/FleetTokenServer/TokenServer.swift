@@ -131,6 +131,8 @@ public struct TokenServer {
     public let metrics: TokenServerMetrics
     /// The API.
     public let router: Router<TokenServerRequestContext>
+    /// Reports the server not ready once it begins shutting down (see ``services(host:port:drainPeriod:logger:onServerRunning:)``).
+    package let drain = ShutdownDrain()
     private let clock: any WallClock
 
     /// Opens the keyring (creating missing keys under `dataDirectory/keys`) and builds the router.
@@ -257,7 +259,11 @@ public struct TokenServer {
         let keyring = self.keyring
         let federation = login.federation
         var components: [Readiness.Component] = [
-            .probing("store") { _ = try await store.signingKeys() },
+            drain.component,
+            .probing("store") {
+                if let problem = storageProblem(of: store) { throw StoreError.unavailable(problem) }
+                _ = try await store.signingKeys()
+            },
             .init("signing") {
                 let problems = await keyring.signingProblems()
                 return problems.isEmpty ? nil : problems.map { "\($0): \($1)" }.joined(separator: "; ")
@@ -335,11 +341,13 @@ public struct TokenServer {
         }
     }
 
-    /// Everything to run, in the order a `ServiceGroup` needs it: the store (closed last), the HTTP server, and
-    /// the key pruner.
+    /// Everything to run, in the order a `ServiceGroup` needs it: the store (closed last), the HTTP server, the
+    /// key pruner, and the shutdown drain (stopped first: for `drainPeriod` after a graceful shutdown begins,
+    /// `/readyz` answers 503 while every request is still answered; then the listener closes).
     public func services(
         host: String = "127.0.0.1",
         port: Int = 8788,
+        drainPeriod: Duration = .zero,
         logger: Logger = .silent(label: "fleetauth.token-server"),
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> [any Service] {
@@ -356,6 +364,7 @@ public struct TokenServer {
             ),
             keyring.pruner(interval: configuration.keyPruneInterval, logger: logger),
             retentionPruner(logger: logger),
+            drain.service(period: drainPeriod, clock: clock),
         ]
     }
 }

@@ -15,9 +15,12 @@ package final class SQLiteDatabase: Service, Sendable {
     package let batches: SQLiteGroupCommit
     /// Key lookups that share a reader's turn under load.
     package let lookups: SQLiteGroupRead
+    /// Whether writes succeed (a full disk makes them fail until there is room): what `/readyz` says of the store.
+    package let health: SQLiteWriteHealth
 
-    /// Opens (creating if needed) the database file at `path` and migrates it.
-    package init(path: String, migrator: DatabaseMigrator) throws(StoreError) {
+    /// Opens (creating if needed) the database file at `path` and migrates it; `label` names it in the log.
+    package init(path: String, migrator: DatabaseMigrator, label: String = "the database") throws(StoreError) {
+        health = SQLiteWriteHealth(label: label)
         var configuration = Self.configuration
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
@@ -32,7 +35,8 @@ package final class SQLiteDatabase: Service, Sendable {
     }
 
     /// A private in-memory database, migrated.
-    package init(inMemoryWith migrator: DatabaseMigrator) throws(StoreError) {
+    package init(inMemoryWith migrator: DatabaseMigrator, label: String = "the database") throws(StoreError) {
+        health = SQLiteWriteHealth(label: label)
         do {
             writer = try DatabaseQueue(configuration: Self.configuration)
             batches = SQLiteGroupCommit(writer)
@@ -50,9 +54,28 @@ package final class SQLiteDatabase: Service, Sendable {
     }
 
     /// Runs `updates` in a transaction, shared with the writes queued beside it (``SQLiteGroupCommit``); returns
-    /// once that transaction committed. An error thrown by `updates` undoes its own writes and no others.
+    /// once that transaction committed. An error thrown by `updates` undoes its own writes and no others; a full
+    /// disk is ``StoreError/unavailable(_:)`` in words (see ``SQLiteWriteHealth``).
     package func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await batches.write(updates)
+        do {
+            let value = try await batches.write(updates)
+            health.succeeded()
+            return value
+        } catch {
+            throw health.failed(error)
+        }
+    }
+
+    /// Runs `updates` in a transaction of its own (for writes that are rare, or must not share one), with
+    /// ``write(_:)``'s answer to a full disk.
+    package func writeAlone<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            let value = try await writer.write(updates)
+            health.succeeded()
+            return value
+        } catch {
+            throw health.failed(error)
+        }
     }
 
     /// Runs `value`, a short read (a lookup by key), sharing a reader's turn with the reads queued beside it

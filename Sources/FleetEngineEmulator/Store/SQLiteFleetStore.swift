@@ -20,12 +20,12 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
 
     /// Opens (creating if needed) the database at `path`.
     public init(path: String) throws(StoreError) {
-        database = try SQLiteDatabase(path: path, migrator: Self.migrator)
+        database = try SQLiteDatabase(path: path, migrator: Self.migrator, label: "the emulator's database")
     }
 
     /// A private in-memory database.
     public init(inMemory: Void = ()) throws(StoreError) {
-        database = try SQLiteDatabase(inMemoryWith: Self.migrator)
+        database = try SQLiteDatabase(inMemoryWith: Self.migrator, label: "the emulator's database")
     }
 
     /// Inserts a vehicle row with its indexed values, location and attributes.

@@ -33,7 +33,7 @@ extension SQLiteTokenServerStore {
         guard StoredText.isStorable(user.username), Self.storable(identity) else {
             throw StoreError.corrupted("A username or identity cannot contain NUL.")
         }
-        try await database.writer.write { db in
+        try await database.writeAlone { db in
             try Self.insert(user, passwordHash: passwordHash, createdAt: createdAt, db)
             try Self.insert(identity, username: user.username, db)
         }
@@ -43,7 +43,7 @@ extension SQLiteTokenServerStore {
         guard StoredText.isStorable(username), Self.storable(identity) else {
             throw StoreError.notFound("User \(username) not found.")
         }
-        try await database.writer.write { db in
+        try await database.writeAlone { db in
             guard
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ?"),

@@ -7,7 +7,7 @@ import GRDB
 
 extension SQLiteTokenServerStore {
     public func pruneAudit(issuedBefore cutoff: Date, limit: Int) async throws -> Int {
-        try await database.writer.write { db in
+        try await database.writeAlone { db in
             try db.cachedStatement(
                 sql: """
                     DELETE FROM audit WHERE id IN (
@@ -19,7 +19,7 @@ extension SQLiteTokenServerStore {
     }
 
     public func pruneExpired(at now: Date, limit: Int) async throws -> Int {
-        try await database.writer.write { db in
+        try await database.writeAlone { db in
             try db.cachedStatement(
                 sql: """
                     DELETE FROM sessions WHERE token_hash IN (

@@ -20,12 +20,12 @@ public final class SQLiteTokenServerStore: TokenServerStorage, SQLiteStore {
 
     /// Opens (creating if needed) the database at `path`.
     public init(path: String) throws(StoreError) {
-        database = try SQLiteDatabase(path: path, migrator: Self.migrator)
+        database = try SQLiteDatabase(path: path, migrator: Self.migrator, label: "the token server's database")
     }
 
     /// A private in-memory database.
     public init(inMemory: Void = ()) throws(StoreError) {
-        database = try SQLiteDatabase(inMemoryWith: Self.migrator)
+        database = try SQLiteDatabase(inMemoryWith: Self.migrator, label: "the token server's database")
     }
 
     static var migrator: DatabaseMigrator {
@@ -94,7 +94,9 @@ public final class SQLiteTokenServerStore: TokenServerStorage, SQLiteStore {
 extension SQLiteTokenServerStore {
     public func addUser(_ user: AppUser, passwordHash: String, createdAt: Date) async throws {
         guard StoredText.isStorable(user.username) else { throw StoreError.corrupted("A username cannot contain NUL.") }
-        try await writer.write { db in try Self.insert(user, passwordHash: passwordHash, createdAt: createdAt, db) }
+        try await database.writeAlone { db in
+            try Self.insert(user, passwordHash: passwordHash, createdAt: createdAt, db)
+        }
     }
 
     /// Inserts a user; `already_exists` if the name is taken.
@@ -112,7 +114,7 @@ extension SQLiteTokenServerStore {
 
     public func setPasswordHash(_ hash: String, for username: String) async throws {
         guard StoredText.isStorable(username) else { throw StoreError.notFound("User \(username) not found.") }
-        try await writer.write { db in
+        try await database.writeAlone { db in
             try db.cachedStatement(sql: "UPDATE users SET password_hash = ? WHERE username = ?").execute(arguments: [
                 hash, username,
             ])
@@ -123,7 +125,7 @@ extension SQLiteTokenServerStore {
 
     public func removeUser(_ username: String) async throws {
         guard StoredText.isStorable(username) else { throw StoreError.notFound("User \(username) not found.") }
-        try await writer.write { db in
+        try await database.writeAlone { db in
             try db.cachedStatement(sql: "DELETE FROM users WHERE username = ?").execute(arguments: [username])
             guard db.changesCount == 1 else { throw StoreError.notFound("User \(username) not found.") }
         }
@@ -133,7 +135,7 @@ extension SQLiteTokenServerStore {
         -> Bool
     {
         guard StoredText.isStorable(username) else { return false }
-        return try await writer.write { db in
+        return try await database.writeAlone { db in
             try db.cachedStatement(sql: "UPDATE users SET password_hash = ? WHERE username = ? AND password_hash = ?")
                 .execute(arguments: [hash, username, current])
             return db.changesCount == 1
@@ -191,7 +193,7 @@ extension SQLiteTokenServerStore {
         guard StoredText.isStorable(username), StoredText.isStorable(grant.id) else {
             throw StoreError.notFound("User \(username) not found.")
         }
-        try await writer.write { db in
+        try await database.writeAlone { db in
             guard
                 try Bool.fetchOne(
                     db.cachedStatement(sql: "SELECT 1 FROM users WHERE username = ?"),
@@ -207,7 +209,7 @@ extension SQLiteTokenServerStore {
         guard StoredText.isStorable(username), StoredText.isStorable(grant.id) else {
             throw StoreError.notFound("User \(username) holds no grant for \(grant.kind) \(grant.id).")
         }
-        try await writer.write { db in
+        try await database.writeAlone { db in
             try db.cachedStatement(sql: "DELETE FROM grants WHERE username = ? AND kind = ? AND resource_id = ?")
                 .execute(arguments: [username, grant.kind.rawValue, grant.id])
             guard db.changesCount == 1 else {
@@ -221,7 +223,7 @@ extension SQLiteTokenServerStore {
 
 extension SQLiteTokenServerStore {
     public func addSession(_ session: SessionRecord) async throws {
-        try await writer.write { db in
+        try await database.writeAlone { db in
             try db.cachedStatement(sql: "DELETE FROM sessions WHERE expires_at <= ?").execute(arguments: [
                 session.createdAt.epochSeconds
             ])
@@ -262,7 +264,7 @@ extension SQLiteTokenServerStore {
 
     public func removeSession(tokenHash: String) async throws {
         guard StoredText.isStorable(tokenHash) else { return }
-        try await writer.write { db in
+        try await database.writeAlone { db in
             try db.cachedStatement(sql: "DELETE FROM sessions WHERE token_hash = ?").execute(arguments: [tokenHash])
         }
     }
@@ -312,7 +314,7 @@ extension SQLiteTokenServerStore {
     }
 
     public func addSigningKey(_ record: SigningKeyRecord) async throws {
-        try await writer.write { db in
+        try await database.writeAlone { db in
             try db.cachedStatement(
                 sql: "UPDATE signing_keys SET retired_at = ? WHERE family = ? AND retired_at IS NULL"
             ).execute(arguments: [record.createdAt.epochSeconds, record.family.rawValue])
@@ -321,7 +323,7 @@ extension SQLiteTokenServerStore {
     }
 
     public func addFirstSigningKey(_ record: SigningKeyRecord) async throws -> Bool {
-        try await writer.write { db in
+        try await database.writeAlone { db in
             let existing = try Bool.fetchOne(
                 db.cachedStatement(sql: "SELECT 1 FROM signing_keys WHERE family = ?"),
                 arguments: [record.family.rawValue]
@@ -333,7 +335,7 @@ extension SQLiteTokenServerStore {
     }
 
     public func removeSigningKeys(retiredAtOrBefore cutoff: Date) async throws -> [SigningKeyRecord] {
-        try await writer.write { db in
+        try await database.writeAlone { db in
             let removed = try Self.keyRecords(db, "WHERE retired_at <= ?", [cutoff.epochSeconds])
             try db.cachedStatement(sql: "DELETE FROM signing_keys WHERE retired_at <= ?").execute(arguments: [
                 cutoff.epochSeconds
@@ -378,7 +380,7 @@ extension SQLiteTokenServerStore {
         _ update: @escaping @Sendable ([String: ThrottleEntry]) -> [String: ThrottleEntry]
     ) async throws {
         let keys = keys.filter(StoredText.isStorable)
-        try await writer.write { db in
+        try await database.writeAlone { db in
             try db.cachedStatement(sql: "DELETE FROM login_failures WHERE forget_after_ms <= ?").execute(arguments: [
                 now.epochMilliseconds
             ])
@@ -399,7 +401,7 @@ extension SQLiteTokenServerStore {
     }
 
     public func removeThrottleEntries(keys: [String]) async throws {
-        try await writer.write { db in
+        try await database.writeAlone { db in
             let statement = try db.cachedStatement(sql: "DELETE FROM login_failures WHERE key = ?")
             for key in keys where StoredText.isStorable(key) { try statement.execute(arguments: [key]) }
         }
@@ -410,7 +412,7 @@ extension SQLiteTokenServerStore {
 
 extension SQLiteTokenServerStore {
     public func append(contentsOf entries: [AuditEntry]) async throws {
-        try await writer.write { db in
+        try await database.writeAlone { db in
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO audit (issued_at, username, token_type, scope, kid, expires_at)

@@ -1,0 +1,68 @@
+import GRDB
+package import Logging
+import NIOConcurrencyHelpers
+
+/// Whether a SQLite database can be written: a full disk (or one that fails writes) is not a bug of the request
+/// that met it, but a state of the server. Each write reports its outcome here; the state is what `/readyz` says of
+/// the store, and a change of state is logged once (not once per request):
+///
+/// - a write that fails because the disk is full or fails to write makes the store *failing*, and the write's caller
+///   gets ``StoreError/unavailable(_:)`` (503 `UNAVAILABLE` with Google's error body) naming the cause;
+/// - the next write that succeeds makes it *ok* again.
+///
+/// SQLite keeps the database whole through such failures (the transaction is rolled back), so nothing acknowledged
+/// is lost, and writes resume by themselves once there is room.
+package final class SQLiteWriteHealth: Sendable {
+    private let state = NIOLockedValueBox<String?>(nil)
+    private let label: String
+    /// nil: a logger made when a line is logged, so it uses the logging system the server bootstrapped.
+    private let log = NIOLockedValueBox<Logger?>(nil)
+
+    /// `label` names the database in the log (`the emulator's database`).
+    package init(label: String) {
+        self.label = label
+    }
+
+    /// Logs the changes of state to `logger` rather than to `fleetauth.store`.
+    package func logging(to logger: Logger) {
+        log.withLockedValue { $0 = logger }
+    }
+
+    /// What keeps the database from being written, or nil when writes succeed.
+    package var problem: String? { state.withLockedValue { $0 } }
+
+    /// A write succeeded.
+    package func succeeded() {
+        let recovered = state.withLockedValue { problem in
+            defer { problem = nil }
+            return problem != nil
+        }
+        if recovered { logger.notice("\(label) can be written again", metadata: .fleetauth(["store": "ok"])) }
+    }
+
+    /// A write failed with `error`: returns the error its caller gets (a storage failure becomes
+    /// ``StoreError/unavailable(_:)`` in words; any other error is returned as it is).
+    package func failed(_ error: any Error) -> any Error {
+        guard let cause = Self.storageFailure(error) else { return error }
+        let problem = "\(label) cannot be written: \(cause)"
+        let changed = state.withLockedValue { current in
+            defer { current = problem }
+            return current != problem
+        }
+        if changed { logger.error("\(problem)", metadata: .fleetauth(["store": "failing"])) }
+        return StoreError.unavailable(problem + ". Nothing was changed; try again once there is room.")
+    }
+
+    /// The cause in words when `error` is a failure of the disk rather than of the write: nil otherwise.
+    package static func storageFailure(_ error: any Error) -> String? {
+        guard let error = error as? DatabaseError else { return nil }
+        switch error.resultCode {
+        case .SQLITE_FULL: return "the disk holding it is full"
+        case .SQLITE_IOERR: return "the disk failed a write (I/O error)"
+        case .SQLITE_READONLY: return "its file cannot be written (read-only)"
+        default: return nil
+        }
+    }
+
+    private var logger: Logger { log.withLockedValue { $0 } ?? Logger(label: "fleetauth.store") }
+}
