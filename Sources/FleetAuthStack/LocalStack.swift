@@ -318,7 +318,8 @@ public struct LocalStack {
     }
 
     /// A server's group: a service that fails ends the others gracefully, and a graceful shutdown that takes over
-    /// 10 s is cancelled.
+    /// 10 s is cancelled. No cancellation limit: the library's ends the process with a fatal error, so whoever runs
+    /// the stack bounds it instead (`fleetauth serve` exits with one line past 15 s).
     private static func groupConfiguration(_ services: [any Service], signals: [UnixSignal], logger: Logger)
         -> ServiceGroupConfiguration
     {
@@ -328,6 +329,7 @@ public struct LocalStack {
             logger: logger
         )
         configuration.maximumGracefulShutdownDuration = .seconds(10)
+        configuration.maximumCancellationDuration = nil
         return configuration
     }
 

@@ -87,8 +87,7 @@ struct EmulatorCommand: AsyncParsableCommand {
     var iamRuntimeAccount: String?
     @OptionGroup var tls: TLSOptions
     @OptionGroup var logging: LoggingOptions
-    @Option(help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT before they are cancelled.")
-    var shutdownGrace: Double = 10
+    @OptionGroup var shutdown: ShutdownOptions
     @Option(
         help: """
             Seconds each /readyz check (store, trusted keys) may take before it counts as failing; the gRPC health \
@@ -98,9 +97,6 @@ struct EmulatorCommand: AsyncParsableCommand {
     var readinessTimeout: Double = 0.8
 
     func validate() throws {
-        if !(shutdownGrace >= 0 && shutdownGrace.isFinite) {
-            throw ValidationError("--shutdown-grace must be 0 or more seconds.")
-        }
         if idleTimeout <= 0 { throw ValidationError("--idle-timeout must be positive.") }
         if !(readinessTimeout > 0 && readinessTimeout.isFinite) {
             throw ValidationError("--readiness-timeout must be more than 0 seconds.")
@@ -280,9 +276,11 @@ struct EmulatorCommand: AsyncParsableCommand {
             )
         }
         if let certificate { services.append(certificate.watcher(logger: logger)) }
+        // Last, so it is the first to stop: the server reports not ready, still answering, before any port closes.
+        services.append(server.drain.service(period: shutdown.drain))
         try await runServices(
             (exporter.map { [$0] } ?? []) + services,
-            grace: .milliseconds(Int64(shutdownGrace * 1000)),
+            shutdown: shutdown,
             logger: logger
         )
     }

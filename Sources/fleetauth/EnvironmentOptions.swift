@@ -19,8 +19,9 @@ enum EnvironmentOptions {
             ("port", .value), ("grpc-port", .value), ("metrics-port", .value), ("metrics-host", .value),
             ("project", .value), ("idle-timeout", .value), ("grpc-max-connection-age", .value),
             ("grpc-keepalive", .value), ("grpc-max-concurrent-streams", .value), ("allow-origin", .repeated),
-            ("log-format", .value), ("shutdown-grace", .value), ("tls-certificate", .value), ("tls-key", .value),
-            ("readiness-timeout", .value), ("iam-port", .value), ("iam-host", .value), ("iam-sign-as", .repeated),
+            ("log-format", .value), ("shutdown-grace", .value), ("drain-period", .value), ("tls-certificate", .value),
+            ("tls-key", .value), ("readiness-timeout", .value), ("iam-port", .value), ("iam-host", .value),
+            ("iam-sign-as", .repeated),
             ("iam-runtime-account", .value),
         ],
         "token-server": [
@@ -32,7 +33,8 @@ enum EnvironmentOptions {
             ("bcrypt-cost", .value), ("token-lifetime", .value), ("mint-rate", .value), ("mint-burst", .value),
             ("public-url", .value), ("oidc-issuer", .repeated), ("oidc-audience", .repeated),
             ("oidc-auto-create", .value), ("emulator-url", .value), ("allow-origin", .repeated),
-            ("tile-url", .value), ("log-format", .value), ("shutdown-grace", .value), ("audit-retention", .value),
+            ("tile-url", .value), ("log-format", .value), ("shutdown-grace", .value), ("drain-period", .value),
+            ("audit-retention", .value),
             ("tls-certificate", .value), ("tls-key", .value),
         ],
         "serve": [

@@ -15,15 +15,44 @@ import UnixSignals
     import Darwin
 #endif
 
-/// Runs a server's services until SIGTERM or SIGINT: then every listener stops accepting and in-flight requests
-/// get `grace` to finish before they are cancelled. A service that fails ends the others gracefully; a listener
-/// that cannot be bound is reported in one line (`Error: Cannot listen on …`) with exit status 1.
+/// How a server stops: `--drain-period`, then `--shutdown-grace`.
+struct ShutdownOptions: ParsableArguments {
+    @Option(
+        help: """
+            Seconds the server keeps answering after SIGTERM or SIGINT while /readyz says 503 and gRPC health \
+            NOT_SERVING, so a load balancer stops sending it requests before its ports close. Behind one whose probe \
+            runs every N seconds, give more than N.
+            """
+    )
+    var drainPeriod: Double = 1
+    @Option(help: "Seconds in-flight requests then get to finish, once the ports close, before they are cancelled.")
+    var shutdownGrace: Double = 10
+
+    func validate() throws {
+        if !(drainPeriod >= 0 && drainPeriod.isFinite) {
+            throw ValidationError("--drain-period must be 0 or more seconds.")
+        }
+        if !(shutdownGrace >= 0 && shutdownGrace.isFinite) {
+            throw ValidationError("--shutdown-grace must be 0 or more seconds.")
+        }
+    }
+
+    var drain: Duration { .milliseconds(Int64(drainPeriod * 1000)) }
+    var grace: Duration { .milliseconds(Int64(shutdownGrace * 1000)) }
+}
+
+/// Runs a server's services until SIGTERM or SIGINT. The group stops them in reverse order, each once the one
+/// after it has returned: the last service, the server's ``ShutdownDrain``, keeps the server answering but not ready
+/// for the drain period; then every listener stops accepting and in-flight requests get the grace to finish before
+/// they are cancelled. A service that fails ends the others gracefully; a listener that cannot be bound is reported
+/// in one line (`Error: Cannot listen on …`) with exit status 1.
 ///
-/// Shutdown always ends: if services are still running `grace` plus ``ShutdownWatchdog/cancellationAllowance``
-/// after the signal (a request waiting on a database that never answers ignores its cancellation), the process
-/// prints one line naming them and exits with status 1 — never the crash swift-service-lifecycle ends such a group
-/// with when its own cancellation limit passes.
-func runServices(_ services: [any Service], grace: Duration = .seconds(10), logger: Logger) async throws {
+/// Shutdown always ends: if services are still running the drain period, the grace and
+/// ``ShutdownWatchdog/cancellationAllowance`` after the signal (a request waiting on a database that never answers
+/// ignores its cancellation), the process prints one line naming them and exits with status 1 — never the crash
+/// swift-service-lifecycle ends such a group with when its own cancellation limit passes.
+func runServices(_ services: [any Service], shutdown: ShutdownOptions, logger: Logger) async throws {
+    let grace = shutdown.drain + shutdown.grace
     let watchdog = ShutdownWatchdog(limit: grace + ShutdownWatchdog.cancellationAllowance)
     var configuration = ServiceGroupConfiguration(
         services: services.map {

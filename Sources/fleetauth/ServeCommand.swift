@@ -6,6 +6,12 @@ import FleetTokenServer
 import Foundation
 import Logging
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
@@ -122,6 +128,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let password = try await stack.tokenServer.createOperatorIfNoUsers() {
             say("Created operator account \"operator\" with password \(password) (shown once).")
         }
+        // The stack's groups give a graceful shutdown 10 s; past 15 s after the signal the process exits with one line.
+        let watchdog = ShutdownWatchdog(limit: .seconds(10) + ShutdownWatchdog.cancellationAllowance)
+        watchdog.arm(on: [SIGTERM, SIGINT])
+        defer { watchdog.disarm() }
         try await stack.serve(
             host: host,
             emulatorPort: emulatorPort,

@@ -178,8 +178,7 @@ struct TokenServerCommand: AsyncParsableCommand {
     var tileURL: String?
     @OptionGroup var tls: TLSOptions
     @OptionGroup var logging: LoggingOptions
-    @Option(help: "Seconds in-flight requests get to finish after SIGTERM or SIGINT before they are cancelled.")
-    var shutdownGrace: Double = 10
+    @OptionGroup var shutdown: ShutdownOptions
     @Option(
         help: """
             Seconds each /readyz check (store, signing, OpenID keys) may take before it counts as failing; under the \
@@ -189,7 +188,8 @@ struct TokenServerCommand: AsyncParsableCommand {
     var readinessTimeout: Double = 0.8
     @Option(
         help: """
-            How long audit entries are kept: 90d, 12h, 30m or 2s. Older ones are deleted at start and every minute,             with expired sessions and forgotten login failures.
+            How long audit entries are kept: 90d, 12h, 30m or 2s. Older ones are deleted at start and every minute, \
+            with expired sessions and forgotten login failures.
             """
     )
     var auditRetention: RetentionDuration = RetentionDuration(seconds: 30 * 86_400)
@@ -210,9 +210,6 @@ struct TokenServerCommand: AsyncParsableCommand {
         }
         if oidcAutoCreate != nil, oidcIssuer.isEmpty {
             throw ValidationError("--oidc-auto-create needs an --oidc-issuer.")
-        }
-        if !(shutdownGrace >= 0 && shutdownGrace.isFinite) {
-            throw ValidationError("--shutdown-grace must be 0 or more seconds.")
         }
         if !(readinessTimeout > 0 && readinessTimeout.isFinite) {
             throw ValidationError("--readiness-timeout must be more than 0 seconds.")
@@ -337,9 +334,11 @@ struct TokenServerCommand: AsyncParsableCommand {
             server.retentionPruner(logger: logger),
         ]
         if let certificate { services.append(certificate.watcher(logger: logger)) }
+        // Last, so it is the first to stop: the server reports not ready, still answering, before its port closes.
+        services.append(server.drain.service(period: shutdown.drain))
         try await runServices(
             (exporter.map { [$0] } ?? []) + services,
-            grace: .milliseconds(Int64(shutdownGrace * 1000)),
+            shutdown: shutdown,
             logger: logger
         )
     }

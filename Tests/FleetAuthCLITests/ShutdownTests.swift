@@ -59,6 +59,88 @@ import Testing
             }
         }
 
+        @Test("SIGTERM: for the drain period /readyz answers 503 naming the shutdown, and requests are still answered")
+        func drainPeriod() async throws {
+            let directory = try CLI.temporaryDirectory()
+            // A drain far longer than the test: the test ends the process itself once it has seen the drain.
+            let server = try await CLI.detached {
+                try ListeningProcess(
+                    ["emulator", "--in-memory", "--port", "0", "--grpc-port", "0", "--drain-period", "600"],
+                    directory: directory,
+                    environment: [:],
+                    marker: "Fleet Engine emulator listening on http://127.0.0.1:"
+                )
+            }
+            defer {
+                kill(server.process.processIdentifier, SIGKILL)
+                server.process.waitUntilExit()
+            }
+            let key = try ServiceAccountKey(contentsOf: directory + "/fleet-engine-data/keys/service-super-user.json")
+            let token = try FleetEngineTokenMinter(signer: LocalKeySigner(key: key)).mintSynchronously(.server).jwt
+            // A keep-alive connection opened before the signal, as a load balancer's pool holds them.
+            let kept = try Self.connect(port: server.port)
+            defer { close(kept) }
+            let before = try await CLI.detached { try Self.exchange(Self.get("/readyz"), on: kept) }
+            #expect(before.hasPrefix("HTTP/1.1 200"), "\(before)")
+
+            kill(server.process.processIdentifier, SIGTERM)
+            var readyz = ""
+            try await Waiting.until("/readyz answering 503 after SIGTERM") {
+                readyz = try await CLI.detached {
+                    let socket = try Self.connect(port: server.port)
+                    defer { close(socket) }
+                    return try Self.exchange(Self.get("/readyz"), on: socket)
+                }
+                return readyz.hasPrefix("HTTP/1.1 503")
+            }
+            #expect(readyz.contains(#""shutdown":{"#) && readyz.contains("shutting down"), "\(readyz)")
+            // Still answering: a write on the connection opened before the signal, and a read on a new one.
+            let body =
+                #"{"vehicleState":"OFFLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4,"vehicleType":{"category":"AUTO"}}"#
+            let create =
+                "POST /v1/providers/demo-project/vehicles?vehicleId=draining HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Authorization: Bearer \(token)\r\nContent-Type: application/json\r\n"
+                + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)"
+            let created = try await CLI.detached { try Self.exchange(create, on: kept) }
+            #expect(created.hasPrefix("HTTP/1.1 200"), "\(created)")
+            let read = try await CLI.detached {
+                let socket = try Self.connect(port: server.port)
+                defer { close(socket) }
+                return try Self.exchange(
+                    Self.get("/v1/providers/demo-project/vehicles/draining", token: token),
+                    on: socket
+                )
+            }
+            #expect(read.hasPrefix("HTTP/1.1 200") && read.contains("OFFLINE"), "\(read)")
+            #expect(server.process.isRunning)
+        }
+
+        static func get(_ path: String, token: String? = nil) -> String {
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + (token.map { "Authorization: Bearer \($0)\r\n" } ?? "")
+                + "\r\n"
+        }
+
+        /// Writes `request` and reads one whole answer (its head and `Content-Length` bytes of body).
+        static func exchange(_ request: String, on socket: Int32) throws -> String {
+            try write(request, to: socket)
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let text = String(decoding: received, as: UTF8.self)
+                if let end = text.range(of: "\r\n\r\n") {
+                    let length =
+                        text[..<end.lowerBound].lowercased().split(separator: "\r\n")
+                        .first { $0.hasPrefix("content-length:") }
+                        .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }
+                        ?? 0
+                    if text[end.upperBound...].utf8.count >= length { return text }
+                }
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(socket, $0.baseAddress, $0.count) }
+                guard count > 0 else { throw CLIError("the connection ended before a whole answer: \(text)") }
+                received += buffer[..<count]
+            }
+        }
+
         static func connect(port: Int) throws -> Int32 {
             #if canImport(Glibc)
                 let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -75,6 +157,9 @@ import Testing
                 }
             }
             guard fd >= 0, connected else { throw CLIError("cannot connect to 127.0.0.1:\(port)") }
+            // A read that gets nothing for the hang limit fails rather than blocks the test forever.
+            var limit = timeval(tv_sec: Int(Waiting.hangLimit.components.seconds), tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
             return fd
         }
 
