@@ -18,10 +18,15 @@ let swiftSettings: [SwiftSetting] = [
     ),
 ]
 
-/// The OTLP trace exporter (swift-otel) is left out of a build made with `FLEETAUTH_WITHOUT_OTEL=1`: CI's
-/// ThreadSanitizer build, where Swift 6.3 rejects swift-otel 1.6.0's source (a `sending` diagnostic it raises only
-/// with `-sanitize=thread`). Such a `fleetauth` refuses `OTEL_EXPORTER_OTLP_ENDPOINT` with a clear error.
-let withOTel = ProcessInfo.processInfo.environment["FLEETAUTH_WITHOUT_OTEL"] == nil
+/// `FLEETAUTH_THREAD_SANITIZER=1` declares only what CI's ThreadSanitizer step runs: the libraries, and the test
+/// targets of the client SDK, the live stack and the server support (the batches' hand-off). The `fleetauth`
+/// command, the benchmarks and the other test targets are left out, so that build compiles only what its tests need.
+let forThreadSanitizer = ProcessInfo.processInfo.environment["FLEETAUTH_THREAD_SANITIZER"] != nil
+
+/// The OTLP trace exporter (swift-otel) is left out of a build made with `FLEETAUTH_WITHOUT_OTEL=1` (and of the
+/// ThreadSanitizer build above, where Swift 6.3 rejects swift-otel 1.6.0's source: a `sending` diagnostic it raises
+/// only with `-sanitize=thread`). Such a `fleetauth` refuses `OTEL_EXPORTER_OTLP_ENDPOINT` with a clear error.
+let withOTel = ProcessInfo.processInfo.environment["FLEETAUTH_WITHOUT_OTEL"] == nil && !forThreadSanitizer
 
 let package = Package(
     name: "FleetAuth",
@@ -373,6 +378,13 @@ let package = Package(
         ),
     ]
 )
+
+if forThreadSanitizer {
+    let sanitized: Set<String> = ["FleetAuthClientTests", "FleetAuthStackTests", "FleetAuthServerSupportTests"]
+    let leftOut: Set<String> = ["fleetauth", "FleetAuthBenchmarks"]
+    package.targets.removeAll { leftOut.contains($0.name) || ($0.type == .test && !sanitized.contains($0.name)) }
+    package.products.removeAll { leftOut.contains($0.name) }
+}
 
 // MARK: - Fuzzing
 
