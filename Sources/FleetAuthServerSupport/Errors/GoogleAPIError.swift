@@ -126,14 +126,15 @@ extension GoogleAPIError: HTTPResponseError {
 }
 
 extension GoogleAPIError {
-    /// The status a store's error is answered with, and its message.
+    /// The status a store's error is answered with, and its message (with `Retry-After: 1` for `unavailable`).
     public init(_ error: StoreError) {
         self =
             switch error.code {
             case .notFound: .notFound(error.message)
             case .alreadyExists: .alreadyExists(error.message)
             case .conflict: .failedPrecondition(error.message)
-            case .unavailable: .unavailable(error.message)
+            // The database is down or did not answer: a client may try again in a second (`Retry-After: 1`).
+            case .unavailable: Self(.unavailable, error.message, retryAfter: 1)
             default: .internal(error.message)
             }
     }

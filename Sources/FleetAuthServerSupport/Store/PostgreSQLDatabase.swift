@@ -286,18 +286,46 @@ package final class PostgreSQLDatabase: Service, Sendable {
         return isConnectTimeout(underlying)
     }
 
-    /// What went wrong, in one line: the server's message and SQL state, or the connection's problem. Never the
-    /// password (postgres-nio's messages do not carry it).
+    /// What went wrong, in one line and in FleetAuth's words: the server's message and SQL state, or what happened to
+    /// the connection. Never the password, and never a library's placeholder text ("PSQLError – Generic
+    /// description…", which PostgresNIO prints for its errors to keep their details out of logs).
     package static func reason(_ error: any Error) -> String {
         if let error = error as? PostgresTransactionError {
             return reason(error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error)
         }
-        guard let error = error as? PSQLError else { return "\(error)" }
-        if let info = error.serverInfo, let message = info[.message] {
-            return "\(message) (SQLSTATE \(info[.sqlState] ?? "?"))"
+        if isConnectTimeout(error) { return "the database did not accept a connection in time" }
+        if let error = error as? PSQLError {
+            if let info = error.serverInfo, let message = info[.message] {
+                return "\(message) (SQLSTATE \(info[.sqlState] ?? "?"))"
+            }
+            let underlying = error.underlying.map { ": " + reason($0) } ?? ""
+            switch error.code {
+            case .connectionError: return "cannot connect to the database" + underlying
+            case .serverClosedConnection: return "the database closed the connection" + underlying
+            case .clientClosedConnection: return "the connection to the database was closed" + underlying
+            case .uncleanShutdown: return "the connection to the database ended uncleanly" + underlying
+            case .poolClosed: return "the connection pool is closed (the server is shutting down)"
+            case .queryCancelled: return "the statement was cancelled"
+            case .sslUnsupported: return "the database does not offer TLS, which the URL requires"
+            case .authMechanismRequiresPassword: return "the database asks for a password, and the URL has none"
+            case .unsupportedAuthMechanism: return "the database asks for an authentication method FleetAuth lacks"
+            default: return "a PostgreSQL client error (\(error.code))" + underlying
+            }
         }
-        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
-        return "\(error.code)"
+        if let error = error as? IOError {
+            switch error.errnoCode {
+            case ECONNREFUSED: return "connection refused (is PostgreSQL running there?)"
+            case ECONNRESET: return "the connection was reset"
+            case ETIMEDOUT: return "the connection timed out"
+            default: return "a network error (\(String(cString: strerror(error.errnoCode))))"
+            }
+        }
+        let text = "\(error)"
+        // NIO's connection error lists every address tried; the refusal is what matters.
+        if text.contains("Connection refused") { return "connection refused (is PostgreSQL running there?)" }
+        // Another library's error that hides its details behind a placeholder: say only what kind it is.
+        if text.contains("Generic description") { return "a PostgreSQL client error (\(type(of: error)))" }
+        return text
     }
 
     /// Waits for graceful shutdown, then closes the pool.
