@@ -131,8 +131,8 @@ extension BenchCommand {
                     do {
                         url = try PostgresURL(database)
                         say("Storing \(vehicles) vehicles in PostgreSQL at \(url)…")
-                        // The pool `fleetauth emulator` uses.
-                        let store = try await PostgresFleetStore.connect(url, in: pools)
+                        // The pool `fleetauth emulator` uses, bounded as its calls are.
+                        let store = try await PostgresFleetStore.connect(url, limits: .requests, in: pools)
                         try await Self.clear(store)
                         for index in 0..<vehicles {
                             try await store.insertVehicle(

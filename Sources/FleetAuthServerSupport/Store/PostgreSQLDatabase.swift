@@ -22,6 +22,8 @@ package final class PostgreSQLDatabase: Service, Sendable {
     private let stop: Stop
     /// The logger queries run with (postgres-nio's, silent by default).
     package let logger: Logger
+    /// Bounds every call: no request waits without end for a database that does not answer or cannot be reached.
+    package let deadline: DatabaseDeadline
 
     /// How the pool is stopped: by the end of its scope (and ``close()`` asks for it early), or, for a database
     /// opened without a scope, by cancelling the task that runs it.
@@ -30,12 +32,20 @@ package final class PostgreSQLDatabase: Service, Sendable {
         case unscoped(Task<Void, Never>)
     }
 
-    init(url: PostgresURL, client: PostgresClient, reserved: PostgresReservedConnections, stop: Stop, logger: Logger) {
+    init(
+        url: PostgresURL,
+        client: PostgresClient,
+        reserved: PostgresReservedConnections,
+        stop: Stop,
+        logger: Logger,
+        deadline: DatabaseDeadline = DatabaseDeadline(nil)
+    ) {
         self.url = url
         self.client = client
         self.reserved = reserved
         self.stop = stop
         self.logger = logger
+        self.deadline = deadline
     }
 
     /// Runs `body` with the database at `url`, checked and migrated; its pool closes when `body` returns.
@@ -46,6 +56,7 @@ package final class PostgreSQLDatabase: Service, Sendable {
     ///   - maximumConnections: how many connections it opens at most, reserved ones included.
     ///   - reservedConnections: how many of them are kept out of the pool for ``execute(_:reserved:)``.
     ///   - settings: run-time parameters of every connection (`synchronous_commit`: `off`).
+    ///   - limits: how long a call may wait (``DatabaseDeadline``); nil (the default) for no limit.
     ///   - logger: where postgres-nio logs in the background (silent by default).
     package static func withDatabase<Result>(
         _ url: PostgresURL,
@@ -53,6 +64,7 @@ package final class PostgreSQLDatabase: Service, Sendable {
         maximumConnections: Int = 20,
         reservedConnections: Int = 0,
         settings: [String: String] = [:],
+        limits: DatabaseDeadline.Limits? = nil,
         logger: Logger = .silent(label: "fleetauth.postgres"),
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgreSQLDatabase) async throws -> Result
@@ -64,6 +76,7 @@ package final class PostgreSQLDatabase: Service, Sendable {
                 maximumConnections: maximumConnections,
                 reservedConnections: reservedConnections,
                 settings: settings,
+                limits: limits,
                 logger: logger
             )
             return try await body(database)
@@ -79,6 +92,7 @@ package final class PostgreSQLDatabase: Service, Sendable {
         maximumConnections: Int = 20,
         reservedConnections: Int = 0,
         settings: [String: String] = [:],
+        limits: DatabaseDeadline.Limits? = nil,
         logger: Logger = .silent(label: "fleetauth.postgres")
     ) async throws(StoreError) -> PostgreSQLDatabase {
         let client = PostgresClient(
@@ -96,7 +110,8 @@ package final class PostgreSQLDatabase: Service, Sendable {
             client: client,
             reserved: reserved(url, reservedConnections, settings: settings, logger: logger),
             stop: .unscoped(runner),
-            logger: logger
+            logger: logger,
+            deadline: DatabaseDeadline(limits)
         )
         try await database.prepare(migrations)
         return database
@@ -200,46 +215,65 @@ package final class PostgreSQLDatabase: Service, Sendable {
         }
     }
 
-    /// Runs `body` in one transaction; an error thrown by `body` rolls it back and is rethrown as it is.
+    /// Runs `body` in one transaction; an error thrown by `body` rolls it back and is rethrown as it is. Bounded by
+    /// ``deadline`` unless `bounded` is false (a migration, which may wait for another instance's).
     package func transaction<Result: Sendable>(
-        _ body: (PostgresConnection) async throws -> Result
+        bounded: Bool = true,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            let work: @Sendable () async throws -> Result = {
+                try await self.client.withTransaction(logger: self.logger) { connection in try await body(connection) }
+            }
+            let result = bounded ? try await deadline.run(work) : try await work()
+            deadline.note(reached: true)
+            return result
         } catch let error as PostgresTransactionError {
             // The body's own errors (a store's, a service's) pass through; the database's become `unavailable`.
-            if let closure = error.closureError, !(closure is PSQLError) { throw closure }
-            throw StoreError.unavailable("PostgreSQL at \(url.location): \(Self.reason(error)).")
+            if let closure = error.closureError, !(closure is PSQLError) {
+                deadline.note(reached: true)
+                throw closure
+            }
+            throw unavailable(error)
         } catch let error as StoreError {
+            deadline.note(reached: true)
             throw error
-        } catch let error as PSQLError {
-            throw StoreError.unavailable("PostgreSQL at \(url.location): \(Self.reason(error)).")
+        } catch {
+            throw unavailable(error)
         }
     }
 
-    /// Runs one statement outside a transaction and returns its rows.
+    /// Runs one statement outside a transaction and returns its rows. Bounded by ``deadline``.
     package func query(_ query: PostgresQuery) async throws(StoreError) -> [PostgresRow] {
         do {
-            var rows: [PostgresRow] = []
-            for try await row in try await client.query(query, logger: logger) { rows.append(row) }
+            let rows = try await deadline.run {
+                var rows: [PostgresRow] = []
+                for try await row in try await self.client.query(query, logger: self.logger) { rows.append(row) }
+                return rows
+            }
+            deadline.note(reached: true)
             return rows
         } catch {
-            throw .unavailable("PostgreSQL at \(url.location): \(Self.reason(error)).")
+            throw unavailable(error)
         }
     }
 
     /// Runs a prepared statement outside a transaction and returns its rows. Each connection prepares it once and
     /// then only binds and executes it: no parsing or planning per call, for the hot paths. `reserved`: on one of
     /// the connections kept out of the pool when one is free (``PostgresReservedConnections``), else the pool's.
-    package func execute<Statement: PostgresPreparedStatement>(_ statement: Statement, reserved: Bool = false)
-        async throws(StoreError) -> [Statement.Row]
-    {
+    /// Bounded by ``deadline``.
+    package func execute<Statement: PostgresPreparedStatement & Sendable>(
+        _ statement: Statement,
+        reserved: Bool = false
+    ) async throws(StoreError) -> [Statement.Row] where Statement.Row: Sendable {
         do {
-            return try await rows(statement, reserved: reserved)
+            let rows = try await deadline.run { try await self.rows(statement, reserved: reserved) }
+            deadline.note(reached: true)
+            return rows
         } catch let error as StoreError {
             throw error
         } catch {
-            throw .unavailable("PostgreSQL at \(url.location): \(Self.reason(error)).")
+            throw unavailable(error)
         }
     }
 
@@ -247,17 +281,54 @@ package final class PostgreSQLDatabase: Service, Sendable {
     /// deadlock or a serialization failure (SQLSTATE 40P01, 40001): it was rolled back whole, so the caller may
     /// safely try again another way. Any other error is thrown as ``execute(_:reserved:)`` throws it — a lost
     /// connection, for one, leaves unknown whether the statement committed.
-    package func executeUnlessAborted<Statement: PostgresPreparedStatement>(
+    package func executeUnlessAborted<Statement: PostgresPreparedStatement & Sendable>(
         _ statement: Statement,
         reserved: Bool = false
-    ) async throws(StoreError) -> [Statement.Row]? {
+    ) async throws(StoreError) -> [Statement.Row]? where Statement.Row: Sendable {
         do {
-            return try await rows(statement, reserved: reserved)
+            let rows = try await deadline.run { try await self.rows(statement, reserved: reserved) }
+            deadline.note(reached: true)
+            return rows
         } catch let error as PSQLError where ["40P01", "40001"].contains(error.serverInfo?[.sqlState]) {
+            deadline.note(reached: true)
             return nil
         } catch {
-            throw .unavailable("PostgreSQL at \(url.location): \(Self.reason(error)).")
+            throw unavailable(error)
         }
+    }
+
+    /// The `unavailable` error for a failed call, in FleetAuth's words; notes whether the database was reached.
+    private func unavailable(_ error: any Error) -> StoreError {
+        if let expiry = error as? DatabaseDeadline.Expiry {
+            switch expiry {
+            case .noAnswer(let limit):
+                deadline.note(reached: false)
+                return .unavailable("PostgreSQL at \(url.location) did not answer within \(limit).")
+            case .unreachable(let limit):
+                return .unavailable(
+                    "PostgreSQL at \(url.location) cannot be reached (no connection within \(limit)); try again shortly."
+                )
+            }
+        }
+        deadline.note(reached: !Self.isConnectionFailure(error))
+        return .unavailable("PostgreSQL at \(url.location): \(Self.reason(error)).")
+    }
+
+    /// Whether `error` says the database could not be reached or dropped the connection (rather than refusing a
+    /// statement).
+    static func isConnectionFailure(_ error: any Error) -> Bool {
+        if let error = error as? PostgresTransactionError {
+            return isConnectionFailure(
+                error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
+            )
+        }
+        guard let error = error as? PSQLError else { return !(error is StoreError) }
+        if let state = error.serverInfo?[.sqlState] {
+            // Admin shutdown, crash shutdown, cannot connect now (starting or stopping).
+            return ["57P01", "57P02", "57P03"].contains(state)
+        }
+        return [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed]
+            .contains(error.code)
     }
 
     private func rows<Statement: PostgresPreparedStatement>(_ statement: Statement, reserved: Bool) async throws
@@ -393,6 +464,7 @@ package struct PostgresPools: Sendable {
         maximumConnections: Int = 20,
         reservedConnections: Int = 0,
         settings: [String: String] = [:],
+        limits: DatabaseDeadline.Limits? = nil,
         logger: Logger = .silent(label: "fleetauth.postgres")
     ) async throws(StoreError) -> PostgreSQLDatabase {
         let client = PostgresClient(
@@ -414,7 +486,8 @@ package struct PostgresPools: Sendable {
             client: client,
             reserved: reserved,
             stop: .scoped(stop),
-            logger: logger
+            logger: logger,
+            deadline: DatabaseDeadline(limits)
         )
         try await database.prepare(migrations)
         return database

@@ -40,7 +40,7 @@ package struct PostgresMigrations: Sendable {
         let scope = self.scope
         let steps = self.steps
         do {
-            try await database.transaction { connection in
+            try await database.transaction(bounded: false) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: database.logger)
                 try await connection.query(
                     """

@@ -27,7 +27,7 @@ extension PostgresFleetStore: DeliveryStore {
         let body = try Self.encode(vehicle)
         let row = DeliveryVehicleRow(vehicle)
         try await database.transaction { connection in
-            let logger = database.logger
+            let logger = self.database.logger
             var inserted = false
             for try await _ in try await connection.query(
                 """
@@ -66,7 +66,7 @@ extension PostgresFleetStore: DeliveryStore {
             throws -> DeliveryVehicleChange
     ) async throws -> FleetEngineDelivery.DeliveryVehicle {
         try await database.transaction { connection in
-            let logger = database.logger
+            let logger = self.database.logger
             var body: ByteBuffer?
             for try await row in try await connection.query(
                 """
@@ -247,7 +247,7 @@ extension PostgresFleetStore: DeliveryStore {
 
     public func deleteDeliveryVehicle(provider: String, id: String) async throws {
         try await database.transaction { connection in
-            let logger = database.logger
+            let logger = self.database.logger
             var exists = false
             for try await _ in try await connection.query(
                 "SELECT 1 FROM emulator_delivery_vehicles WHERE provider = \(provider) AND id = \(id) FOR UPDATE",
@@ -325,7 +325,7 @@ extension PostgresFleetStore: DeliveryStore {
         let longitudes = rows.map { $0.longitude ?? .nan }
         // One transaction: a taken ID (checked first, then by the insert itself) makes it insert nothing.
         try await database.transaction { connection in
-            let logger = database.logger
+            let logger = self.database.logger
             var taken: String?
             for try await id in try await connection.query(
                 """
@@ -380,7 +380,7 @@ extension PostgresFleetStore: DeliveryStore {
         _ transform: @escaping @Sendable (FleetEngineDelivery.Task) throws -> FleetEngineDelivery.Task
     ) async throws -> FleetEngineDelivery.Task {
         try await database.transaction { connection in
-            let logger = database.logger
+            let logger = self.database.logger
             var body: ByteBuffer?
             for try await row in try await connection.query(
                 "SELECT body FROM emulator_tasks WHERE provider = \(provider) AND id = \(id) FOR UPDATE",
@@ -397,7 +397,7 @@ extension PostgresFleetStore: DeliveryStore {
 
     public func deleteTask(provider: String, id: String) async throws {
         try await database.transaction { connection in
-            let logger = database.logger
+            let logger = self.database.logger
             var found: (vehicleID: String?, open: Bool)?
             for try await (vehicleID, open) in try await connection.query(
                 "SELECT vehicle_id, open FROM emulator_tasks WHERE provider = \(provider) AND id = \(id) FOR UPDATE",

@@ -36,7 +36,7 @@ extension PostgresFleetStore {
     public func insertTrip(_ trip: StoredTrip, provider: String) async throws {
         let body = try Self.encode(trip.trip)
         try await database.transaction { connection in
-            let logger = database.logger
+            let logger = self.database.logger
             if let vehicleID = trip.vehicleID,
                 try await !Self.lockVehicle(connection, logger: logger, provider: provider, id: vehicleID)
             {
@@ -66,7 +66,7 @@ extension PostgresFleetStore {
         _ transform: @escaping @Sendable (StoredTrip) throws -> StoredTrip
     ) async throws -> StoredTrip {
         try await database.transaction { connection in
-            let logger = database.logger
+            let logger = self.database.logger
             var current: StoredTrip?
             for try await (tripID, updatedAt, body) in try await connection.query(
                 """

@@ -155,7 +155,7 @@ extension PostgresFleetStore {
                         unsafeSQL: "DELETE FROM \(table) WHERE provider = $1",
                         binds: Self.bindings([.text(provider)])
                     ),
-                    logger: database.logger
+                    logger: self.database.logger
                 )
             }
         }

@@ -33,7 +33,8 @@ public final class PostgresFleetStore: FleetStore {
             migrations: migrations,
             maximumConnections: maximumConnections,
             reservedConnections: reservedConnections(maximumConnections),
-            settings: settings
+            settings: settings,
+            limits: .requests
         ) { database in
             try await body(PostgresFleetStore(database: database))
         }
@@ -51,15 +52,20 @@ public final class PostgresFleetStore: FleetStore {
                 migrations: migrations,
                 maximumConnections: maximumConnections,
                 reservedConnections: reservedConnections(maximumConnections),
-                settings: settings
+                settings: settings,
+                limits: .requests
             )
         )
     }
 
-    /// Connects and migrates, with the pool running in `pools`' scope.
+    /// Connects and migrates, with the pool running in `pools`' scope. Its calls are bounded by a
+    /// ``DatabaseDeadline`` only when `limits` says so: tests leave them out, since their statements may rightly
+    /// queue long on a loaded machine; a server's store, opened by `withConnected` or
+    /// `connect(_:maximumConnections:)`, has ``DatabaseDeadline/Limits/requests``, and so has the benchmark's.
     package static func connect(
         _ url: PostgresURL,
         maximumConnections: Int = 20,
+        limits: DatabaseDeadline.Limits? = nil,
         in pools: PostgresPools
     ) async throws(StoreError) -> PostgresFleetStore {
         PostgresFleetStore(
@@ -68,7 +74,8 @@ public final class PostgresFleetStore: FleetStore {
                 migrations: migrations,
                 maximumConnections: maximumConnections,
                 reservedConnections: reservedConnections(maximumConnections),
-                settings: settings
+                settings: settings,
+                limits: limits
             )
         )
     }
@@ -337,7 +344,7 @@ public final class PostgresFleetStore: FleetStore {
         _ transform: @escaping @Sendable (FleetEngineV1.Vehicle, [StoredTrip]) throws -> FleetEngineV1.Vehicle
     ) async throws -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip]) {
         try await database.transaction { connection in
-            let logger = database.logger
+            let logger = self.database.logger
             // The vehicle, locked, and its active trips in one round trip (each costs more than the SQL itself).
             var current: ByteBuffer?
             var trips: [StoredTrip] = []
@@ -392,7 +399,7 @@ public final class PostgresFleetStore: FleetStore {
     public func deleteVehicle(provider: String, id: String) async throws {
         forget(VehicleKey(provider: provider, id: id))
         try await database.transaction { connection in
-            let logger = database.logger
+            let logger = self.database.logger
             var exists = false
             for try await _ in try await connection.query(
                 "SELECT 1 FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id) FOR UPDATE",

@@ -36,12 +36,12 @@ extension PostgresTokenServerStore {
                 VALUES (\(user.username), \(user.role.rawValue), \(passwordHash), \(createdAt.epochSeconds))
                 ON CONFLICT DO NOTHING RETURNING 1
                 """,
-                logger: database.logger
+                logger: self.database.logger
             ) {
                 added = true
             }
             guard added else { throw StoreError.alreadyExists("User \(user.username) already exists.") }
-            try await Self.insert(identity, username: user.username, connection, database)
+            try await Self.insert(identity, username: user.username, connection, self.database)
         }
     }
 
@@ -53,12 +53,12 @@ extension PostgresTokenServerStore {
             var found = false
             for try await _ in try await connection.query(
                 "SELECT 1 FROM token_users WHERE username = \(username) FOR SHARE",
-                logger: database.logger
+                logger: self.database.logger
             ) {
                 found = true
             }
             guard found else { throw StoreError.notFound("User \(username) not found.") }
-            try await Self.insert(identity, username: username, connection, database)
+            try await Self.insert(identity, username: username, connection, self.database)
         }
     }
 

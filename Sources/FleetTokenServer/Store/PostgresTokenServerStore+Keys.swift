@@ -64,30 +64,36 @@ extension PostgresTokenServerStore {
 
     public func addSigningKey(_ record: SigningKeyRecord) async throws {
         try await database.transaction { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.signingKeysLock))", logger: database.logger)
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(\(Self.signingKeysLock))",
+                logger: self.database.logger
+            )
             try await connection.query(
                 """
                 UPDATE token_signing_keys SET retired_at = \(record.createdAt.epochSeconds)
                 WHERE family = \(record.family.rawValue) AND retired_at IS NULL
                 """,
-                logger: database.logger
+                logger: self.database.logger
             )
-            try await Self.insert(record, connection, database)
+            try await Self.insert(record, connection, self.database)
         }
     }
 
     public func addFirstSigningKey(_ record: SigningKeyRecord) async throws -> Bool {
         try await database.transaction { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.signingKeysLock))", logger: database.logger)
+            try await connection.query(
+                "SELECT pg_advisory_xact_lock(\(Self.signingKeysLock))",
+                logger: self.database.logger
+            )
             var exists = false
             for try await _ in try await connection.query(
                 "SELECT 1 FROM token_signing_keys WHERE family = \(record.family.rawValue) LIMIT 1",
-                logger: database.logger
+                logger: self.database.logger
             ) {
                 exists = true
             }
             guard !exists else { return false }
-            try await Self.insert(record, connection, database)
+            try await Self.insert(record, connection, self.database)
             return true
         }
     }

@@ -12,7 +12,7 @@ extension PostgresTokenServerStore {
             var locked = false
             for try await row in try await connection.query(
                 "SELECT pg_try_advisory_xact_lock(\(Self.pruningLock))",
-                logger: database.logger
+                logger: self.database.logger
             ) {
                 locked = try row.decode(Bool.self)
             }
@@ -27,7 +27,7 @@ extension PostgresTokenServerStore {
                     RETURNING 1)
                 SELECT count(*) FROM gone
                 """,
-                logger: database.logger
+                logger: self.database.logger
             ) {
                 removed = Int(try row.decode(Int64.self))
             }

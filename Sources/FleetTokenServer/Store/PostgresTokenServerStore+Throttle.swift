@@ -45,7 +45,7 @@ extension PostgresTokenServerStore {
         let keys = keys.filter(Self.storable)
         guard !keys.isEmpty else { return }
         try await database.transaction { connection in
-            let logger = database.logger
+            let logger = self.database.logger
             // Each key's lock, taken in one order by every instance, so two updates of a key run one after the other.
             try await connection.query(
                 """

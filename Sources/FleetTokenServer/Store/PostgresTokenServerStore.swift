@@ -27,7 +27,8 @@ public final class PostgresTokenServerStore: TokenServerStorage {
         try await PostgreSQLDatabase.withDatabase(
             url,
             migrations: migrations,
-            maximumConnections: maximumConnections
+            maximumConnections: maximumConnections,
+            limits: .requests
         ) { database in
             try await body(PostgresTokenServerStore(database: database))
         }
@@ -43,12 +44,15 @@ public final class PostgresTokenServerStore: TokenServerStorage {
             database: try await PostgreSQLDatabase.connect(
                 url,
                 migrations: migrations,
-                maximumConnections: maximumConnections
+                maximumConnections: maximumConnections,
+                limits: .requests
             )
         )
     }
 
-    /// Connects and migrates, with the pool running in `pools`' scope.
+    /// Connects and migrates, with the pool running in `pools`' scope. Its calls are not bounded by a
+    /// ``DatabaseDeadline`` (tests and benchmarks, whose statements may rightly queue long on a loaded machine);
+    /// a server's store, opened by `withConnected` or `connect(_:maximumConnections:)`, is.
     package static func connect(
         _ url: PostgresURL,
         maximumConnections: Int = 20,
