@@ -3,6 +3,7 @@
 // file. Everything else in FleetAuthServerSupport is `package` plumbing, invisible outside this package.
 
 @_exported public import protocol FleetAuthServerSupport.ClosableStore
+@_exported public import struct FleetAuthServerSupport.DatabaseTimeouts
 @_exported public import struct FleetAuthServerSupport.GoogleAPIError
 @_exported public import struct FleetAuthServerSupport.PostgresURL
 @_exported public import struct FleetAuthServerSupport.ServerLimits

@@ -1,5 +1,40 @@
+import ArgumentParser
 import FleetAuthServerSupport
 import Foundation
+
+/// How long a server waits for PostgreSQL before answering 503 (`--database-timeout`, `--database-down-timeout`).
+struct DatabaseTimeoutOptions: ParsableArguments {
+    @Option(
+        help: """
+            With --database: seconds a request may wait for PostgreSQL (a connection and its statement) before it is \
+            answered 503 UNAVAILABLE with Retry-After.
+            """
+    )
+    var databaseTimeout: Double = 10
+    @Option(
+        help: """
+            With --database: seconds a request waits for a connection once PostgreSQL is known to be unreachable, \
+            before its 503; the first request that reaches it again restores --database-timeout.
+            """
+    )
+    var databaseDownTimeout: Double = 1
+
+    func validate() throws {
+        for (name, value) in [
+            ("--database-timeout", databaseTimeout), ("--database-down-timeout", databaseDownTimeout),
+        ]
+        where !(value > 0 && value.isFinite) {
+            throw ValidationError("\(name) must be more than 0 seconds.")
+        }
+    }
+
+    var timeouts: DatabaseTimeouts {
+        DatabaseTimeouts(
+            statementLimit: .milliseconds(Int64(databaseTimeout * 1000)),
+            unreachableLimit: .milliseconds(Int64(databaseDownTimeout * 1000))
+        )
+    }
+}
 
 /// `--database` and `DATABASE_URL`: where a server keeps its state when not in SQLite.
 enum DatabaseOption {

@@ -88,6 +88,7 @@ struct EmulatorCommand: AsyncParsableCommand {
     @OptionGroup var tls: TLSOptions
     @OptionGroup var logging: LoggingOptions
     @OptionGroup var shutdown: ShutdownOptions
+    @OptionGroup var databaseTimeouts: DatabaseTimeoutOptions
     @Option(
         help: """
             Seconds each /readyz check (store, trusted keys) may take before it counts as failing; the gRPC health \
@@ -165,7 +166,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         }
         if let url = postgres {
             try await reportingRefusals {
-                try await PostgresFleetStore.withConnected(url) { store in
+                try await PostgresFleetStore.withConnected(url, timeouts: databaseTimeouts.timeouts) { store in
                     say("Vehicles and trips in PostgreSQL at \(url)")
                     try await serve(trust: trust, store: store, certificate: certificate, exporter: exporter)
                 }

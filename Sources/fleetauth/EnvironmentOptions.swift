@@ -20,7 +20,8 @@ enum EnvironmentOptions {
             ("project", .value), ("idle-timeout", .value), ("grpc-max-connection-age", .value),
             ("grpc-keepalive", .value), ("grpc-max-concurrent-streams", .value), ("allow-origin", .repeated),
             ("log-format", .value), ("shutdown-grace", .value), ("drain-period", .value), ("tls-certificate", .value),
-            ("tls-key", .value), ("readiness-timeout", .value), ("iam-port", .value), ("iam-host", .value),
+            ("tls-key", .value), ("readiness-timeout", .value), ("database-timeout", .value),
+            ("database-down-timeout", .value), ("iam-port", .value), ("iam-host", .value),
             ("iam-sign-as", .repeated),
             ("iam-runtime-account", .value),
         ],
@@ -34,7 +35,7 @@ enum EnvironmentOptions {
             ("public-url", .value), ("oidc-issuer", .repeated), ("oidc-audience", .repeated),
             ("oidc-auto-create", .value), ("emulator-url", .value), ("allow-origin", .repeated),
             ("tile-url", .value), ("log-format", .value), ("shutdown-grace", .value), ("drain-period", .value),
-            ("audit-retention", .value),
+            ("audit-retention", .value), ("database-timeout", .value), ("database-down-timeout", .value),
             ("tls-certificate", .value), ("tls-key", .value),
         ],
         "serve": [

@@ -52,9 +52,10 @@ struct TokenServerDataOptions: ParsableArguments {
 
     /// Runs `body` with the store: PostgreSQL (migrated; its pool closes when `body` returns) or the data
     /// directory's SQLite file. `forServer`: the file is created if missing and PostgreSQL needs a key-encryption
-    /// key; otherwise a missing file is an error naming the command to run first.
+    /// key; otherwise a missing file is an error naming the command to run first. `timeouts` bound PostgreSQL's calls.
     func withStore<T>(
         forServer: Bool,
+        timeouts: DatabaseTimeouts = .requests,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (any TokenServerStorage) async throws -> T
     ) async throws -> T {
@@ -67,7 +68,9 @@ struct TokenServerDataOptions: ParsableArguments {
                 )
             }
             return try await reportingRefusals {
-                try await PostgresTokenServerStore.withConnected(url) { store in try await body(store) }
+                try await PostgresTokenServerStore.withConnected(url, timeouts: timeouts) { store in
+                    try await body(store)
+                }
             }
         }
         if !forServer, !FileManager.default.fileExists(atPath: databasePath) {
@@ -179,6 +182,7 @@ struct TokenServerCommand: AsyncParsableCommand {
     @OptionGroup var tls: TLSOptions
     @OptionGroup var logging: LoggingOptions
     @OptionGroup var shutdown: ShutdownOptions
+    @OptionGroup var databaseTimeouts: DatabaseTimeoutOptions
     @Option(
         help: """
             Seconds each /readyz check (store, signing, OpenID keys) may take before it counts as failing; under the \
@@ -237,7 +241,7 @@ struct TokenServerCommand: AsyncParsableCommand {
         if let url = try storage.postgresURL() {
             say("Users, sessions, audit and signing keys in PostgreSQL at \(url)")
         }
-        try await storage.withStore(forServer: true) { store in
+        try await storage.withStore(forServer: true, timeouts: databaseTimeouts.timeouts) { store in
             try await serve(
                 store: store,
                 keylessSigners: keylessSigners,

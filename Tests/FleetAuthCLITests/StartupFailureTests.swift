@@ -223,6 +223,17 @@ struct EnvironmentConfigurationTests {
         let invalid = try await CLI.run(["emulator"], in: directory, environment: ["FLEETAUTH_IDLE_TIMEOUT": "-1"])
         #expect(invalid.status != 0)
         #expect(invalid.stderr.contains("--idle-timeout must be positive."), "\(invalid.stderr)")
+        // The shutdown and database timeouts, from options and from variables, for both servers.
+        for (command, arguments, environment, message) in [
+            ("emulator", ["--drain-period=-1"], [:], "--drain-period must be 0 or more seconds."),
+            ("token-server", [], ["FLEETAUTH_DRAIN_PERIOD": "nan"], "--drain-period must be 0 or more seconds."),
+            ("emulator", [], ["FLEETAUTH_DATABASE_TIMEOUT": "0"], "--database-timeout must be more than 0 seconds."),
+            ("token-server", ["--database-down-timeout=-2"], [:], "--database-down-timeout must be more than 0"),
+        ] {
+            let refused = try await CLI.run([command] + arguments, in: directory, environment: environment)
+            #expect(refused.status != 0, "\(command) \(arguments) \(environment)")
+            #expect(refused.stderr.contains(message), "\(refused.stderr)")
+        }
         withExtendedLifetime((first, second)) {}
     }
 

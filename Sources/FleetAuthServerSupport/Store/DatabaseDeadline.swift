@@ -8,11 +8,11 @@ import NIOPosix
 ///
 /// | database | a call waits at most | then |
 /// |---|---|---|
-/// | answering | ``statementLimit`` (default 10 s) | `unavailable`: "did not answer within …" |
-/// | known to be unreachable (its last call failed to reach it) | ``unreachableLimit`` (default 1 s) | `unavailable`: "cannot be reached" |
+/// | answering | ``DatabaseTimeouts/statementLimit`` (default 10 s) | `unavailable`: "did not answer within …" |
+/// | known to be unreachable (its last call failed to reach it) | ``DatabaseTimeouts/unreachableLimit`` (default 1 s) | `unavailable`: "cannot be reached" |
 ///
 /// A call that succeeds marks the database reachable again, so the first request after an outage waits no longer
-/// than the database takes. The servers' stores use ``Limits/requests``; administration and migrations (a `CREATE
+/// than the database takes. The servers' stores use ``DatabaseTimeouts/requests``; administration and migrations (a `CREATE
 /// DATABASE` queued behind others, a migration waiting for another instance's lock) are not bounded. A call given up
 /// on is cancelled; the caller's error says which case it was, and the server answers 503 with `Retry-After`.
 ///
@@ -20,20 +20,7 @@ import NIOPosix
 /// `fleetauth bench emulator --database` against the unbounded calls.
 package final class DatabaseDeadline: Sendable {
     /// The configured limits.
-    package struct Limits: Sendable, Hashable {
-        /// How long a call may take while the database answers.
-        package var statementLimit: Duration
-        /// How long a call may wait while the database is known to be unreachable.
-        package var unreachableLimit: Duration
-
-        package init(statementLimit: Duration = .seconds(10), unreachableLimit: Duration = .seconds(1)) {
-            self.statementLimit = statementLimit
-            self.unreachableLimit = unreachableLimit
-        }
-
-        /// The limits of a server's store: its requests never wait without end.
-        package static let requests = Limits()
-    }
+    package typealias Limits = DatabaseTimeouts
 
     /// The limits; nil for none (administration, tests, migrations: work that may rightly take long).
     package let limits: Limits?
@@ -99,4 +86,22 @@ package final class DatabaseDeadline: Sendable {
         }
         return try outcome.get()
     }
+}
+
+/// How long a server's call to PostgreSQL may wait before it fails with 503 `UNAVAILABLE` (and `Retry-After: 1`):
+/// no request waits without end on a database that does not answer, and none piles up behind one that is down.
+public struct DatabaseTimeouts: Sendable, Hashable {
+    /// How long a call may take while the database answers (a statement, and the wait for a connection).
+    public var statementLimit: Duration
+    /// How long a call may wait for a connection once the database is known to be unreachable (its last call
+    /// could not reach it); the first call that reaches it again restores ``statementLimit``.
+    public var unreachableLimit: Duration
+
+    public init(statementLimit: Duration = .seconds(10), unreachableLimit: Duration = .seconds(1)) {
+        self.statementLimit = statementLimit
+        self.unreachableLimit = unreachableLimit
+    }
+
+    /// The servers' default: 10 s, and 1 s while the database is unreachable.
+    public static let requests = DatabaseTimeouts()
 }

@@ -21,10 +21,11 @@ public final class PostgresFleetStore: FleetStore {
     /// returns. Run a server's service group inside `body`: the store is one of its services.
     ///
     /// `maximumConnections` counts every connection the store opens: a quarter of them, four at most, are kept out
-    /// of the pool for the batched writes of concurrent location updates.
+    /// of the pool for the batched writes of concurrent location updates. `timeouts` bound every call.
     public static func withConnected<Result>(
         _ url: PostgresURL,
         maximumConnections: Int = 20,
+        timeouts: DatabaseTimeouts = .requests,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresFleetStore) async throws -> Result
     ) async throws -> Result {
@@ -34,7 +35,7 @@ public final class PostgresFleetStore: FleetStore {
             maximumConnections: maximumConnections,
             reservedConnections: reservedConnections(maximumConnections),
             settings: settings,
-            limits: .requests
+            limits: timeouts
         ) { database in
             try await body(PostgresFleetStore(database: database))
         }

@@ -17,10 +17,12 @@ public final class PostgresTokenServerStore: TokenServerStorage {
     package let database: PostgreSQLDatabase
 
     /// Runs `body` with the store at `url`, connected and migrated; its connection pool closes when `body`
-    /// returns. Run a server's service group inside `body`: the store is one of its services.
+    /// returns. Run a server's service group inside `body`: the store is one of its services. `timeouts` bound
+    /// every call.
     public static func withConnected<Result>(
         _ url: PostgresURL,
         maximumConnections: Int = 20,
+        timeouts: DatabaseTimeouts = .requests,
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresTokenServerStore) async throws -> Result
     ) async throws -> Result {
@@ -28,7 +30,7 @@ public final class PostgresTokenServerStore: TokenServerStorage {
             url,
             migrations: migrations,
             maximumConnections: maximumConnections,
-            limits: .requests
+            limits: timeouts
         ) { database in
             try await body(PostgresTokenServerStore(database: database))
         }
