@@ -114,27 +114,22 @@ struct LimitsTests {
     @Test("D4: a client that never finishes its request is disconnected after the idle timeout; others are served")
     func slowClient() async throws {
         var limits = ServerLimits()
-        // Long enough that the one client served in between is answered on a loaded machine (the whole suite runs at
-        // once on two cores), short enough that the 50 silent ones are closed well before the readers' 30-second
-        // receive timeout (the whole suite, generating RSA keys on both cores, has kept this server from answering
-        // for over 10 seconds).
+        // The server closes a connection idle for 5 s; each reader gives up only after 60 s, a guard against a hang
+        // twelve times the expected wait: a connection the server closed reads end-of-file, one it left open reads a
+        // timeout, whatever the machine's speed.
         limits.idleTimeout = .seconds(5)
         try await Self.withLiveEmulator(limits: limits) { port, _ in
-            let (served, ends, waited) = try await onThread {
-                let slow = try (0..<50).map { _ in try RawConnection(port: port, receiveTimeout: 30) }
+            let (served, ends) = try await onThread {
+                let slow = try (0..<50).map { _ in try RawConnection(port: port, receiveTimeout: 60) }
                 for connection in slow {
                     connection.send(Array("GET \(Self.vehicle) HTTP/1.1\r\nHost: x\r\nX-Slow: ".utf8))
                 }
                 // Other clients are served while the slow ones hang.
-                let served = try RawConnection.get(port: port, path: Self.vehicle, receiveTimeout: 30)
-                let started = ContinuousClock.now
-                // A closed connection reads end-of-file well before the 30-second receive timeout.
-                let ends = slow.map { $0.readUntilClosed() }
-                return (served, ends, ContinuousClock.now - started)
+                let served = try RawConnection.get(port: port, path: Self.vehicle, receiveTimeout: 60)
+                return (served, slow.map { $0.readUntilClosed() })
             }
             #expect(served == 401)
             #expect(ends.allSatisfy { $0 == .closed }, "\(ends)")
-            #expect(waited < .seconds(25))
         }
     }
 }

@@ -2,6 +2,7 @@ import FleetAuthCore
 import FleetAuthJWT
 import FleetAuthServerSupport
 import FleetAuthServerTesting
+import FleetAuthTesting
 import FleetEngineEmulator
 import Foundation
 import Hummingbird
@@ -55,32 +56,50 @@ struct ReadinessTests {
         }
     }
 
+    /// A report, once the probe has given it.
+    actor Answer {
+        var report: Readiness.Report?
+        func set(_ report: Readiness.Report) { self.report = report }
+    }
+
     @Test(
         "a component that throws is failing with its error; one that hangs is failing after the timeout, not a hung probe"
     )
     func components() async throws {
         struct Broken: Error, CustomStringConvertible { var description: String { "database is locked" } }
-        let readiness = Readiness(
+        // The timeout counts on a clock only the test moves: the quick checks answer while it stands still, and the
+        // hanging one is given up on when the test moves it past the timeout, however slow the machine.
+        let clock = ManualClock()
+        let quick = await Readiness(
+            [.probing("works") {}, .probing("throws") { throw Broken() }],
+            timeout: .seconds(5),
+            clock: clock
+        ).report()
+        #expect(!quick.isReady)
+        #expect(quick.components.map(\.name) == ["works", "throws"])
+        #expect(quick.components.map(\.problem) == [nil, "database is locked"])
+
+        let hanging = Readiness(
             [
-                .probing("works") {},
-                .probing("throws") { throw Broken() },
                 .init("hangs") {
                     await Waiting.forever()
                     return nil
-                },
+                }
             ],
-            // Long enough that the two quick checks answer in time on a loaded test machine.
-            timeout: .seconds(5)
+            timeout: .seconds(5),
+            clock: clock
         )
-        let started = ContinuousClock.now
-        let report = await readiness.report()
-        // The hanging check sleeps an hour: answering within minutes shows the deadline was honoured. A tighter bound
-        // would measure the machine instead — the deadline's timer runs on the cooperative pool, which other tests'
-        // synchronous work can hold for seconds on two cores.
-        #expect(ContinuousClock.now - started < .seconds(300))
-        #expect(!report.isReady)
-        #expect(report.components.map(\.name) == ["works", "throws", "hangs"])
-        #expect(report.components.map(\.problem) == [nil, "database is locked", "no answer within 5.0 seconds"])
+        // Moves the clock on until the probe answers: it does once its timer, whenever it started, has passed.
+        let answer = Answer()
+        let probe = Task { await answer.set(await hanging.report()) }
+        try await Waiting.until("the probe answering once its timeout passed") {
+            clock.advance(by: .seconds(5))
+            return await answer.report != nil
+        }
+        await probe.value
+        let result = try #require(await answer.report)
+        #expect(!result.isReady)
+        #expect(result.components.map(\.problem) == ["no answer within 5.0 seconds"])
     }
 
     @Test(

@@ -59,22 +59,30 @@ package struct Readiness: Sendable {
     package var components: [Component]
     /// How long one component may take to answer before it counts as failing.
     package var timeout: Duration
+    /// The clock ``timeout`` is counted on.
+    package var clock: any WallClock
 
     /// The default ``timeout``: under the 1 s after which orchestrators' probes give up by default (Kubernetes
     /// `timeoutSeconds: 1`, Cloud Run's startup and liveness probes), so they see the 503 and its reason.
     package static let defaultTimeout: Duration = .milliseconds(800)
 
-    package init(_ components: [Component], timeout: Duration = Readiness.defaultTimeout) {
+    package init(
+        _ components: [Component],
+        timeout: Duration = Readiness.defaultTimeout,
+        clock: any WallClock = .system
+    ) {
         self.components = components
         self.timeout = timeout
+        self.clock = clock
     }
 
     /// Checks every component at once.
     package func report() async -> Report {
         let timeout = self.timeout
+        let clock = self.clock
         let problems = await withTaskGroup(of: (Int, String?).self) { group in
             for (index, component) in components.enumerated() {
-                group.addTask { (index, await Self.check(component, within: timeout)) }
+                group.addTask { (index, await Self.check(component, within: timeout, on: clock)) }
             }
             var problems = [String?](repeating: nil, count: components.count)
             for await (index, problem) in group { problems[index] = problem }
@@ -85,7 +93,9 @@ package struct Readiness: Sendable {
 
     /// The component's problem, or a timeout's: a check that hangs (a database that does not answer) is left
     /// running on its own, never awaited by the probe.
-    private static func check(_ component: Component, within timeout: Duration) async -> String? {
+    private static func check(_ component: Component, within timeout: Duration, on clock: any WallClock) async
+        -> String?
+    {
         let answered = NIOLockedValueBox(false)
         return await awaitHandOff { (deliver: @escaping @Sendable (Result<String?, Never>) -> Void) in
             let finish: @Sendable (String?) -> Void = { problem in
@@ -96,7 +106,7 @@ package struct Readiness: Sendable {
                 if first { deliver(.success(problem)) }
             }
             let timer = Task {
-                try await Task.sleep(for: timeout)
+                try await clock.sleep(for: timeout)
                 finish("no answer within \(timeout)")
             }
             Task {
