@@ -59,8 +59,16 @@ struct PostgresErrorWordsTests {
     )
     func stopped() async throws {
         try await PostgresCluster.run { cluster in
-            try await PostgreSQLDatabase.withDatabase(cluster.url, migrations: nil, maximumConnections: 2) { database in
-                _ = try await database.query("SELECT 1")
+            // Bounded as a server's calls are (shorter): without a bound the pool keeps each call waiting for a
+            // connection until its circuit breaker opens, a minute later.
+            let limits = DatabaseDeadline.Limits(statementLimit: .seconds(2), unreachableLimit: .milliseconds(200))
+            try await PostgreSQLDatabase.withDatabase(
+                cluster.url,
+                migrations: nil,
+                maximumConnections: 2,
+                limits: limits
+            ) { database in
+                try await Waiting.until("a first query answering") { (try? await database.query("SELECT 1")) != nil }
                 try await PostgresCluster.blocking { try cluster.stop(mode: "fast") }
                 for _ in 0..<3 {
                     let error = await #expect(throws: StoreError.self) { _ = try await database.query("SELECT 1") }
