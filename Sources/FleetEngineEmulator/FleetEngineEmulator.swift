@@ -75,7 +75,7 @@ public enum FleetEngineEmulator {
         Readiness(
             [
                 .probing("store") {
-                    if let problem = storageProblem(of: store) { throw StoreError.unavailable(problem) }
+                    if let problem = await storageProblem(of: store) { throw StoreError.unavailable(problem) }
                     _ = try await store.vehicle(provider: "readiness-probe", id: "readiness-probe")
                 },
                 .init("trusted-keys") {

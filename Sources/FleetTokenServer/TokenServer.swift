@@ -261,7 +261,7 @@ public struct TokenServer {
         var components: [Readiness.Component] = [
             drain.component,
             .probing("store") {
-                if let problem = storageProblem(of: store) { throw StoreError.unavailable(problem) }
+                if let problem = await storageProblem(of: store) { throw StoreError.unavailable(problem) }
                 _ = try await store.signingKeys()
             },
             .init("signing") {

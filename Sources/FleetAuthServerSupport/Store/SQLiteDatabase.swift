@@ -85,6 +85,23 @@ package final class SQLiteDatabase: Service, Sendable {
         try await lookups.read(value)
     }
 
+    /// Why the database cannot be written now, or nil. While writes fail (``SQLiteWriteHealth``) it tries one itself,
+    /// so a server that a load balancer stopped sending writes to (its `/readyz` failing) still finds out when
+    /// there is room again: 64 KiB in a table of its own, committed and then dropped.
+    package func storageProblem() async -> String? {
+        guard health.problem != nil else { return nil }
+        do {
+            try await writeAlone { db in
+                try db.execute(sql: "CREATE TABLE IF NOT EXISTS fleetauth_space_probe (data BLOB NOT NULL)")
+                try db.execute(sql: "INSERT INTO fleetauth_space_probe (data) VALUES (zeroblob(65536))")
+            }
+            try await writer.write { db in try db.execute(sql: "DROP TABLE IF EXISTS fleetauth_space_probe") }
+        } catch {
+            // Still failing: the health says why.
+        }
+        return health.problem
+    }
+
     /// Waits for graceful shutdown, then closes the database.
     package func run() async throws {
         try? await gracefulShutdown()

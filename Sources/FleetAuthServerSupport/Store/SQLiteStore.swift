@@ -7,16 +7,16 @@ public protocol ClosableStore: Sendable {
     func close() async
 }
 
-/// A store that knows, without asking its database, that it cannot do its job (``SQLiteWriteHealth``: the disk is
+/// A store that knows that it cannot do its job although it answers reads (``SQLiteWriteHealth``: the disk is
 /// full): what a server's `/readyz` reports of its store before probing it.
 package protocol StorageHealthReporting {
     /// Why writes fail now, or nil.
-    var storageProblem: String? { get }
+    func storageProblem() async -> String?
 }
 
 /// The problem `store` reports (``StorageHealthReporting``), or nil.
-package func storageProblem(of store: Any) -> String? {
-    (store as? any StorageHealthReporting)?.storageProblem
+package func storageProblem(of store: Any) async -> String? {
+    await (store as? any StorageHealthReporting)?.storageProblem()
 }
 
 /// A store kept in one ``SQLiteDatabase``, whose lifecycle is the database's.
@@ -27,7 +27,7 @@ package protocol SQLiteStore: Service, ClosableStore, StorageHealthReporting {
 
 extension SQLiteStore {
     /// Why writes fail now (a full disk), or nil.
-    package var storageProblem: String? { database.health.problem }
+    package func storageProblem() async -> String? { await database.storageProblem() }
 
     /// Keeps the database open until graceful shutdown, then closes it.
     package func run() async throws { try await database.run() }
