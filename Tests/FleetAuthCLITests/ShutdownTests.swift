@@ -115,6 +115,46 @@ import Testing
             #expect(server.process.isRunning)
         }
 
+        @Test("SIGTERM: the token server drains too: /readyz 503 naming the shutdown, an open connection still served")
+        func tokenServerDrain() async throws {
+            let directory = try CLI.temporaryDirectory()
+            let server = try await CLI.detached {
+                try ListeningProcess(
+                    ["token-server", "--data", directory + "/data", "--port", "0", "--drain-period", "600"],
+                    directory: directory,
+                    environment: [:],
+                    marker: "Token server listening on http://127.0.0.1:"
+                )
+            }
+            defer {
+                kill(server.process.processIdentifier, SIGKILL)
+                server.process.waitUntilExit()
+            }
+            let kept = try Self.connect(port: server.port)
+            defer { close(kept) }
+            let before = try await CLI.detached { try Self.exchange(Self.get("/readyz"), on: kept) }
+            #expect(before.hasPrefix("HTTP/1.1 200"), "\(before)")
+
+            kill(server.process.processIdentifier, SIGTERM)
+            var readyz = ""
+            try await Waiting.until("/readyz answering 503 after SIGTERM") {
+                readyz = try await CLI.detached { try Self.exchange(Self.get("/readyz"), on: kept) }
+                return readyz.hasPrefix("HTTP/1.1 503")
+            }
+            #expect(readyz.contains(#""shutdown":{"#) && readyz.contains("shutting down"), "\(readyz)")
+            // A login attempt is answered (refused: no such user), on the connection opened before the signal.
+            let body = #"{"username":"nobody","password":"wrong"}"#
+            let login = try await CLI.detached {
+                try Self.exchange(
+                    "POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                        + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)",
+                    on: kept
+                )
+            }
+            #expect(login.hasPrefix("HTTP/1.1 401"), "\(login)")
+            #expect(server.process.isRunning)
+        }
+
         static func get(_ path: String, token: String? = nil) -> String {
             "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\n" + (token.map { "Authorization: Bearer \($0)\r\n" } ?? "")
                 + "\r\n"
