@@ -56,7 +56,11 @@ struct PostgresReservedConnectionsTests {
                 #expect(!pooled.isEmpty && pooled.isDisjoint(with: reserved), "\(pooled) \(reserved)")
                 #expect(try await PostgresPoolsTests.connections(to: url.database, admin: admin) >= 2)
             }
-            #expect(try await PostgresPoolsTests.connections(to: url.database, admin: admin) == 0)
+            try await PostgresPoolsTests.expectNoConnections(
+                to: url.database,
+                admin: admin,
+                "the scope closed the pool and its reserved connections"
+            )
         }
     }
 
@@ -147,7 +151,11 @@ struct PostgresReservedConnectionsTests {
             }
             #expect(d != nil && d != c, "a connection the server closed while idle is replaced before use")
             await kept.close()
-            #expect(try await PostgresPoolsTests.connections(to: url.database, admin: admin) == 0)
+            try await PostgresPoolsTests.expectNoConnections(
+                to: url.database,
+                admin: admin,
+                "the reserved connections were closed"
+            )
         }
     }
 }
