@@ -46,8 +46,8 @@ package final class DatabaseDeadline: Sendable {
         case unreachable(limit: Duration)
     }
 
-    /// Runs `work` and returns its result, or throws ``Expiry`` when the limit passes first (`work` then goes on
-    /// in the background, its result dropped).
+    /// Runs `work` and returns its result, or throws ``Expiry`` when the limit passes first (`work` is then
+    /// cancelled; should it still complete, the database counts as reached).
     package func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
         guard let limits else { return try await work() }
         let down = isUnreachable

@@ -314,23 +314,6 @@ package final class PostgreSQLDatabase: Service, Sendable {
         return .unavailable("PostgreSQL at \(url.location): \(Self.reason(error)).")
     }
 
-    /// Whether `error` says the database could not be reached or dropped the connection (rather than refusing a
-    /// statement).
-    static func isConnectionFailure(_ error: any Error) -> Bool {
-        if let error = error as? PostgresTransactionError {
-            return isConnectionFailure(
-                error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error
-            )
-        }
-        guard let error = error as? PSQLError else { return !(error is StoreError) }
-        if let state = error.serverInfo?[.sqlState] {
-            // Admin shutdown, crash shutdown, cannot connect now (starting or stopping).
-            return ["57P01", "57P02", "57P03"].contains(state)
-        }
-        return [.connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed]
-            .contains(error.code)
-    }
-
     private func rows<Statement: PostgresPreparedStatement>(_ statement: Statement, reserved: Bool) async throws
         -> [Statement.Row]
     {
@@ -348,55 +331,6 @@ package final class PostgreSQLDatabase: Service, Sendable {
         var rows: [Rows.Element] = []
         for try await row in sequence { rows.append(row) }
         return rows
-    }
-
-    /// Whether `error` is a TCP connection that timed out, under PostgresNIO's wrapper.
-    static func isConnectTimeout(_ error: any Error) -> Bool {
-        if case ChannelError.connectTimeout = error { return true }
-        guard let error = error as? PSQLError, let underlying = error.underlying else { return false }
-        return isConnectTimeout(underlying)
-    }
-
-    /// What went wrong, in one line and in FleetAuth's words: the server's message and SQL state, or what happened to
-    /// the connection. Never the password, and never a library's placeholder text ("PSQLError – Generic
-    /// description…", which PostgresNIO prints for its errors to keep their details out of logs).
-    package static func reason(_ error: any Error) -> String {
-        if let error = error as? PostgresTransactionError {
-            return reason(error.closureError ?? error.beginError ?? error.commitError ?? error.rollbackError ?? error)
-        }
-        if isConnectTimeout(error) { return "the database did not accept a connection in time" }
-        if let error = error as? PSQLError {
-            if let info = error.serverInfo, let message = info[.message] {
-                return "\(message) (SQLSTATE \(info[.sqlState] ?? "?"))"
-            }
-            let underlying = error.underlying.map { ": " + reason($0) } ?? ""
-            switch error.code {
-            case .connectionError: return "cannot connect to the database" + underlying
-            case .serverClosedConnection: return "the database closed the connection" + underlying
-            case .clientClosedConnection: return "the connection to the database was closed" + underlying
-            case .uncleanShutdown: return "the connection to the database ended uncleanly" + underlying
-            case .poolClosed: return "the connection pool is closed (the server is shutting down)"
-            case .queryCancelled: return "the statement was cancelled"
-            case .sslUnsupported: return "the database does not offer TLS, which the URL requires"
-            case .authMechanismRequiresPassword: return "the database asks for a password, and the URL has none"
-            case .unsupportedAuthMechanism: return "the database asks for an authentication method FleetAuth lacks"
-            default: return "a PostgreSQL client error (\(error.code))" + underlying
-            }
-        }
-        if let error = error as? IOError {
-            switch error.errnoCode {
-            case ECONNREFUSED: return "connection refused (is PostgreSQL running there?)"
-            case ECONNRESET: return "the connection was reset"
-            case ETIMEDOUT: return "the connection timed out"
-            default: return "a network error (\(String(cString: strerror(error.errnoCode))))"
-            }
-        }
-        let text = "\(error)"
-        // NIO's connection error lists every address tried; the refusal is what matters.
-        if text.contains("Connection refused") { return "connection refused (is PostgreSQL running there?)" }
-        // Another library's error that hides its details behind a placeholder: say only what kind it is.
-        if text.contains("Generic description") { return "a PostgreSQL client error (\(type(of: error)))" }
-        return text
     }
 
     /// Waits for graceful shutdown, then closes the pool.
