@@ -84,7 +84,9 @@ struct FullDiskTests {
             // Room again: /readyz finds out by itself (a balancer may have stopped sending writes), one line says so,
             // and writes succeed.
             try await Self.capPages(store, extra: 100_000)
-            #expect(try await ReadinessTests.get(client, "/readyz").0 == .ok)
+            try await Waiting.until("/readyz answering 200 once the database has room again") {
+                try await ReadinessTests.get(client, "/readyz").0 == .ok
+            }
             #expect(try await client.call(.post, "\(base)?vehicleId=after", token: F.server, body: body).0 == .ok)
             #expect(recorder.lines.filter { $0.contains("can be written again") }.count == 1, "\(recorder.lines)")
             // Nothing acknowledged was lost; nothing refused was kept.
