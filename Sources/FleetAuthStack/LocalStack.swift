@@ -1,6 +1,6 @@
 public import FleetAuthCore
 import FleetAuthIAM
-import FleetAuthJWT
+public import FleetAuthJWT
 import FleetAuthServerSupport
 public import FleetEngineEmulator
 public import FleetTokenServer
@@ -61,12 +61,14 @@ public struct LocalStack {
     ///   - auditLogger: where the token server logs every issued token (without the token).
     ///   - keylessIAMPort: keyless mode (see ``keylessIAMPort``): the IAM stand-ins' loopback port (0 picks a free
     ///     one now); nil for the token server's own keys.
+    ///   - keyGenerator: how missing keys (the token server's, or the IAM stand-ins' accounts') are made.
     public init(
         dataDirectory: String,
         tokenServer configuration: TokenServer.Configuration? = nil,
         clock: any WallClock = .system,
         auditLogger: Logger = .silent(label: "fleetauth.token-server.audit"),
-        keylessIAMPort: Int? = nil
+        keylessIAMPort: Int? = nil,
+        keyGenerator: KeyGenerator = .fresh
     ) async throws {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         try await self.init(
@@ -76,7 +78,8 @@ public struct LocalStack {
             fleetStore: try SQLiteFleetStore(path: dataDirectory + "/" + EmulatorServer.databaseFileName),
             clock: clock,
             auditLogger: auditLogger,
-            keylessIAMPort: keylessIAMPort
+            keylessIAMPort: keylessIAMPort,
+            keyGenerator: keyGenerator
         )
     }
 
@@ -89,7 +92,8 @@ public struct LocalStack {
         fleetStore: any FleetStore,
         clock: any WallClock = .system,
         auditLogger: Logger = .silent(label: "fleetauth.token-server.audit"),
-        keylessIAMPort: Int? = nil
+        keylessIAMPort: Int? = nil,
+        keyGenerator: KeyGenerator = .fresh
     ) async throws {
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         self.dataDirectory = dataDirectory
@@ -116,10 +120,7 @@ public struct LocalStack {
                 if FileManager.default.fileExists(atPath: path) {
                     key = try ServiceAccountKey(contentsOf: path)
                 } else {
-                    key = try await ServiceAccountKey.generateDetached(
-                        projectID: configuration.project,
-                        name: family.accountName
-                    )
+                    key = try await keyGenerator(projectID: configuration.project, name: family.accountName)
                     try key.write(to: path)
                 }
                 iamKeys[family] = key
@@ -141,6 +142,7 @@ public struct LocalStack {
             store: tokenServerStore,
             keylessSigners: signers,
             clock: clock,
+            keyGenerator: keyGenerator,
             auditLogger: auditLogger
         )
     }

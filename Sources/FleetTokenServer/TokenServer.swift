@@ -1,4 +1,5 @@
 public import FleetAuthCore
+public import FleetAuthJWT
 public import FleetAuthServerSupport
 import Foundation
 public import Hummingbird
@@ -141,6 +142,7 @@ public struct TokenServer {
     ///   - configuration: listening, keys, lifetimes and throttling.
     ///   - store: users, grants, sessions, key records and audit.
     ///   - clock: the clock for tokens, sessions, throttling, key retirement and OpenID key refetches.
+    ///   - keyGenerator: how a family's first key is made (by default a new RSA-2048 key).
     ///   - auditLogger: where every issued token is logged, without the token (silent by default; the audit table
     ///     records them either way).
     ///   - logger: where refused ID tokens (at `info`), unreachable OpenID Providers and signers that fail (at
@@ -151,6 +153,7 @@ public struct TokenServer {
         store: any TokenServerStorage,
         keylessSigners: [TokenFamily: KeylessSigner] = [:],
         clock: any WallClock = .system,
+        keyGenerator: KeyGenerator = .fresh,
         auditLogger: Logger = .silent(label: "fleetauth.token-server.audit"),
         logger: Logger = .silent(label: "fleetauth.token-server")
     ) async throws {
@@ -189,7 +192,8 @@ public struct TokenServer {
             keyEncryptionKey: configuration.keyEncryptionKey,
             keyless: keylessSigners,
             tokenLifetime: configuration.tokenLifetime,
-            clock: clock
+            clock: clock,
+            keyGenerator: keyGenerator
         )
         webApp = WebAppSettings(fleetEngineURL: configuration.fleetEngineURL, tileURL: configuration.tileURL)
         metrics = TokenServerMetrics()

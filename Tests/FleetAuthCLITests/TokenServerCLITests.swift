@@ -12,7 +12,8 @@ struct TokenServerCLITests {
         let directory = try CLI.temporaryDirectory()
         _ = try await TokenServer(
             configuration: .init(dataDirectory: directory, bcryptCost: 4),
-            store: try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName)
+            store: try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName),
+            keyGenerator: TestKeys.generator
         )
         return directory
     }

@@ -29,7 +29,8 @@ struct StackFixture {
             ? try await LocalStack(
                 dataDirectory: directory,
                 tokenServer: .init(dataDirectory: directory, bcryptCost: 4),
-                keylessIAMPort: 0
+                keylessIAMPort: 0,
+                keyGenerator: TestKeys.generator
             )
             : try await Self.open(directory)
         let users: [(String, AppUserRole, Grant?)] = [
@@ -50,7 +51,11 @@ struct StackFixture {
     }
 
     static func open(_ directory: String) async throws -> LocalStack {
-        try await LocalStack(dataDirectory: directory, tokenServer: .init(dataDirectory: directory, bcryptCost: 4))
+        try await LocalStack(
+            dataDirectory: directory,
+            tokenServer: .init(dataDirectory: directory, bcryptCost: 4),
+            keyGenerator: TestKeys.generator
+        )
     }
 
     /// The same data directory opened again, as a restarted process would (a stack runs once: its stores close

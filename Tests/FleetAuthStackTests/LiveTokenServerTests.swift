@@ -19,7 +19,8 @@ struct LiveTokenServerTests {
         let directory = try TestResources.required().temporaryDirectory("client")
         let server = try await TokenServer(
             configuration: .init(dataDirectory: directory, bcryptCost: 4),
-            store: try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName)
+            store: try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName),
+            keyGenerator: TestKeys.generator
         )
         try await server.users.addUser(AppUser(username: "dana", role: .driver), password: "a long enough password")
         try await server.users.grant(Grant(kind: .vehicle, id: "v1"), to: "dana")

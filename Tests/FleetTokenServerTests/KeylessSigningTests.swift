@@ -36,6 +36,7 @@ struct KeylessSigningTests {
                 store: store,
                 keylessSigners: keyless,
                 clock: clock,
+                keyGenerator: TestKeys.generator,
                 logger: .recording(to: log)
             )
             if try await server.users.users().isEmpty {

@@ -31,7 +31,8 @@ struct TwoTokenServers: @unchecked Sendable {
             try await TokenServer(
                 configuration: .init(dataDirectory: directory, keyEncryptionKey: keyEncryptionKey, bcryptCost: 4),
                 store: store,
-                clock: clock
+                clock: clock,
+                keyGenerator: TestKeys.generator
             )
         }
         // Both start at once: they must agree on one first key per family.

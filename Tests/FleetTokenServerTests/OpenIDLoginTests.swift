@@ -48,6 +48,7 @@ struct OpenIDFixture: @unchecked Sendable {
                 ),
                 store: store,
                 clock: clock,
+                keyGenerator: TestKeys.generator,
                 logger: .recording(to: log)
             )
             try await server.users.addUser(

@@ -50,6 +50,7 @@ struct TokenServerFixture: @unchecked Sendable {
             configuration: .init(dataDirectory: directory, bcryptCost: 4),
             store: store,
             clock: clock,
+            keyGenerator: TestKeys.generator,
             auditLogger: auditLogger
         )
     }

@@ -82,6 +82,7 @@ public final class Keyring: Sendable {
     ///     until its tokens expire).
     ///   - tokenLifetime: `exp − iat` of the tokens the keys sign, in seconds.
     ///   - clock: the clock for key creation, retirement and publication times.
+    ///   - keyGenerator: how a missing family's key is made (by default a new RSA-2048 key).
     ///   - reconcile: whether to make each family's signing key match `keyless` (a server starting); false for a
     ///     tool that only reads or rotates the keys (`fleetauth keys rotate`), which then leaves keyless families
     ///     as they are.
@@ -94,6 +95,7 @@ public final class Keyring: Sendable {
         keyless: [TokenFamily: KeylessSigner] = [:],
         tokenLifetime: Int64 = 3600,
         clock: any WallClock = .system,
+        keyGenerator: KeyGenerator = .fresh,
         reconcile: Bool = true
     ) async throws {
         self.store = store
@@ -132,7 +134,7 @@ public final class Keyring: Sendable {
                 if let given {
                     given
                 } else {
-                    try await ServiceAccountKey.generateDetached(projectID: project, name: family.accountName)
+                    try await keyGenerator(projectID: project, name: family.accountName)
                 }
             let material = try keep(key, family: family, file: keyFiles[family])
             let record = SigningKeyRecord(kid: key.privateKeyID, family: family, material: material, createdAt: now)
