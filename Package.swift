@@ -372,8 +372,8 @@ let package = Package(
         .testTarget(
             name: "FleetAuthCLITests",
             dependencies: [
-                "fleetauth", "FleetAuthCore", "FleetAuthJWT", "FleetTokenServer", "FleetAuthServerSupport",
-                "FleetAuthServerTesting",
+                "fleetauth", "FleetAuthCore", "FleetAuthJWT", "FleetTokenServer", "FleetEngineEmulator",
+                "FleetAuthServerSupport", "FleetAuthServerTesting",
             ],
             swiftSettings: swiftSettings
         ),

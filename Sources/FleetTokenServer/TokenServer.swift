@@ -162,6 +162,8 @@ public struct TokenServer {
         self.clock = clock
         try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
         let hasher = PasswordHasher(cost: configuration.bcryptCost)
+        // Ready before the first login: an unknown user's check costs from the first login on what a known one's does.
+        try await hasher.prepareDummy(cost: configuration.bcryptCost)
         let federation =
             configuration.openIDProviders.isEmpty
             ? nil

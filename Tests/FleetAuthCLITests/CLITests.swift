@@ -1,6 +1,7 @@
 import FleetAuthCore
 import FleetAuthJWT
 import FleetAuthServerTesting
+import FleetEngineEmulator
 import Foundation
 import Testing
 
@@ -83,6 +84,21 @@ struct CLI {
     static func temporaryDirectory() throws -> String {
         let path = try TestResources.required().temporaryDirectory("fleetauth-cli")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// A temporary directory whose `fleet-engine-data/keys` (the emulator's default data directory, relative to
+    /// the process's working directory) already holds a key per role in `demo-project`, from ``TestKeys``: an
+    /// emulator started there reuses them, as on a restart, instead of making eleven RSA keys. For tests whose
+    /// subject is not the first start's provisioning.
+    static func provisionedDirectory() async throws -> String {
+        let path = try temporaryDirectory()
+        let keys = path + "/fleet-engine-data/keys"
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        for role in FleetEngineRole.all {
+            let name = DefaultProvisioning.accountName(for: role)
+            try await TestKeys.key(projectID: "demo-project", name: name).write(to: "\(keys)/\(name).json")
+        }
         return path
     }
 }

@@ -141,7 +141,7 @@ struct EmulatorProcessTests {
         ]
     )
     func badDatabase(_ url: String, _ mentions: String) async throws {
-        let directory = try CLI.temporaryDirectory()
+        let directory = try await CLI.provisionedDirectory()
         let out = try await CLI.run(["emulator", "--database", url, "--port", "0", "--grpc-port", "0"], in: directory)
         #expect(out.status == 1)
         #expect(out.stderr.contains(mentions), "\(out.stderr)")
@@ -179,7 +179,7 @@ enum PostgresCLIServer {
 struct GracefulShutdownTests {
     @Test("SIGTERM while writes are in flight: exit 0, and every write answered 200 is there after a restart")
     func sigtermUnderLoad() async throws {
-        let directory = try CLI.temporaryDirectory()
+        let directory = try await CLI.provisionedDirectory()
         let first = try await CLI.detached { try EmulatorProcess(arguments: [], directory: directory) }
         let keys = directory + "/fleet-engine-data/keys"
         let server = try await FleetEngineTokenMinter(

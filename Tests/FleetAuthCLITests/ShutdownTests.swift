@@ -17,7 +17,7 @@ import Testing
         )
         func stuckRequest() async throws {
             try await PostgresCluster.run { cluster in
-                let directory = try CLI.temporaryDirectory()
+                let directory = try await CLI.provisionedDirectory()
                 let url = "\(cluster.url)?sslmode=disable"
                 let server = try await CLI.detached {
                     try ListeningProcess(
@@ -61,7 +61,7 @@ import Testing
 
         @Test("SIGTERM: for the drain period /readyz answers 503 naming the shutdown, and requests are still answered")
         func drainPeriod() async throws {
-            let directory = try CLI.temporaryDirectory()
+            let directory = try await CLI.provisionedDirectory()
             // A drain far longer than the test: the test ends the process itself once it has seen the drain.
             let server = try await CLI.detached {
                 try ListeningProcess(

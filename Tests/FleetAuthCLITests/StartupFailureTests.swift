@@ -155,7 +155,7 @@ struct StartupFailureTests {
 
     @Test("one line, exit status 1, nothing listening", arguments: cases)
     func fails(_ failure: Case) async throws {
-        let directory = try CLI.temporaryDirectory()
+        let directory = try await CLI.provisionedDirectory()
         _ = FileManager.default.createFile(atPath: directory + "/file", contents: Data("not a directory".utf8))
         let holder = try OccupiedPort()
         let busy = holder.port
@@ -198,7 +198,7 @@ struct EnvironmentConfigurationTests {
 
     @Test("a variable sets its option; the option on the command line wins")
     func variableAndOptionWins() async throws {
-        let directory = try CLI.temporaryDirectory()
+        let directory = try await CLI.provisionedDirectory()
         let first = try OccupiedPort(), second = try OccupiedPort()
         let fromEnvironment = try await CLI.run(
             ["emulator", "--port", "0"],
@@ -239,7 +239,7 @@ struct EnvironmentConfigurationTests {
 
     @Test("a non-loopback address without TLS is warned about once listening; loopback is quiet")
     func plaintextWarning() async throws {
-        let directory = try CLI.temporaryDirectory()
+        let directory = try await CLI.provisionedDirectory()
         for (host, warned) in [("0.0.0.0", true), ("127.0.0.1", false)] {
             let process = Process()
             process.executableURL = CLI.executable
@@ -265,7 +265,7 @@ struct EnvironmentConfigurationTests {
 
     @Test("--log-format json: every line of the process is one JSON object with Cloud Logging's fields")
     func jsonLines() async throws {
-        let directory = try CLI.temporaryDirectory()
+        let directory = try await CLI.provisionedDirectory()
         let busy = try OccupiedPort()
         // The announcements of a provisioning start, then a failure: all JSON.
         let output = try await CLI.run(

@@ -19,9 +19,12 @@ public struct PasswordHasher: Sendable {
     /// response times measures, for tests.
     private let work = NIOLockedValueBox<UInt64>(0)
 
+    /// A hasher for new hashes of `cost`. Its dummy hashes are made when first needed, on NIO's thread pool: a server
+    /// makes the one of its own cost as it starts (``prepareDummy(cost:)``), before its first login, and a command
+    /// that only adds users never makes one.
     public init(cost: UInt8 = 12) {
         self.cost = cost
-        self.dummyHashes = NIOLockedValueBox([cost: Self.dummyHash(cost: cost)])
+        self.dummyHashes = NIOLockedValueBox([:])
     }
 
     /// The work of every check so far (a check at cost c counts 2^c).
