@@ -1,5 +1,5 @@
 public import AsyncHTTPClient
-import FleetAuthCore
+public import FleetAuthCore
 public import FleetAuthJWT
 import Foundation
 import NIOHTTP1
@@ -60,18 +60,24 @@ public struct IAMCredentialsSigner: TokenSigner {
     /// The caller's access tokens.
     public let accessTokens: AccessTokenSource
     private let http: GoogleHTTP
+    private let clock: any WallClock
 
     /// A signer for `serviceAccountEmail`, authenticated by `accessTokens`, over `client`'s pooled connections.
+    ///
+    /// - Parameter clock: the clock each try's deadline and the backoffs between tries are measured on (the
+    ///   HTTP client's own deadline, on the system's clock, stays as a guard).
     public init(
         serviceAccountEmail: String,
         accessTokens: AccessTokenSource,
         configuration: Configuration = Configuration(),
-        client: HTTPClient = .shared
+        client: HTTPClient = .shared,
+        clock: any WallClock = .system
     ) {
         self.serviceAccountEmail = serviceAccountEmail
         self.accessTokens = accessTokens
         self.configuration = configuration
         self.http = GoogleHTTP(client: client)
+        self.clock = clock
     }
 
     /// The `signJwt` URL for the account.
@@ -92,14 +98,16 @@ public struct IAMCredentialsSigner: TokenSigner {
             let failure: SigningError
             do {
                 let token = try await accessTokens.token()
-                let answer = try await http.send(
-                    .POST,
-                    signJwtURL,
-                    headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
-                    body: bytes,
-                    timeout: configuration.attemptTimeout,
-                    what: what
-                )
+                let answer = try await withinAttemptTimeout(what: what) { [http, signJwtURL, configuration] in
+                    try await http.send(
+                        .POST,
+                        signJwtURL,
+                        headers: [("Authorization", "Bearer \(token)"), ("Content-Type", "application/json")],
+                        body: bytes,
+                        timeout: configuration.attemptTimeout,
+                        what: what
+                    )
+                }
                 switch answer.status {
                 case 200:
                     return try Self.signedJwt(answer, what: what)
@@ -138,8 +146,30 @@ public struct IAMCredentialsSigner: TokenSigner {
                 )
             }
             let scale = Double(1 << (attempt - 1)) * Double.random(in: 0.5...1)
-            try await Task.sleep(for: configuration.initialBackoff * scale)
+            try await clock.sleep(for: configuration.initialBackoff * scale)
             attempt += 1
+        }
+    }
+
+    /// `send`'s answer, or `unavailable` once ``Configuration/attemptTimeout`` has passed on the signer's clock;
+    /// the request is then cancelled.
+    private func withinAttemptTimeout(
+        what: String,
+        _ send: @escaping @Sendable () async throws -> GoogleHTTP.Answer
+    ) async throws -> GoogleHTTP.Answer {
+        let timeout = configuration.attemptTimeout
+        let clock = self.clock
+        return try await withThrowingTaskGroup(of: GoogleHTTP.Answer?.self) { group in
+            group.addTask { try await send() }
+            group.addTask {
+                try await clock.sleep(for: timeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let answer = first else {
+                throw SigningError.unavailable("\(what) did not answer within \(timeout).")
+            }
+            return answer
         }
     }
 

@@ -7,7 +7,7 @@ import NIOConcurrencyHelpers
 
 /// Google's OAuth token endpoint, metadata server and IAM Credentials API, as far as FleetAuth's keyless signing
 /// uses them, for tests that cannot reach Google: real HTTP (run ``router`` with Hummingbird on loopback), real RS256
-/// signatures, and faults a test scripts — a 403, a 429, a 503, an answer slower than the caller's deadline,
+/// signatures, and faults a test scripts — a 403, a 429, a 503, an answer held past the caller's deadline,
 /// malformed JSON, a token whose claims differ from those sent, a metadata server that is down.
 ///
 /// The working path is also served by the emulator (``LocalIAM`` in FleetEngineEmulator), which Google's own
@@ -17,8 +17,9 @@ public final class FakeGoogleAuth: Sendable {
     public enum SignFault: Sendable, Equatable {
         /// An HTTP status with Google's error body.
         case status(Int)
-        /// The right answer, after `delay`.
-        case slow(Duration)
+        /// The right answer, held until ``releaseHeld()``: later than any deadline of the caller's, however fast or
+        /// slow the machine (``heldRequests`` counts the calls held).
+        case held
         /// `200` with a body that is not JSON.
         case malformed
         /// `200` with a token whose `exp` is an hour later than sent.
@@ -48,6 +49,9 @@ public final class FakeGoogleAuth: Sendable {
         var connections: Set<Int> = []
         var lastAssertion: String?
         var tokenLifetime: Int64 = 3600
+        var held: [CheckedContinuation<Void, Never>] = []
+        var heldRequests = 0
+        var released = false
     }
 
     private let state = NIOLockedValueBox(State())
@@ -60,6 +64,20 @@ public final class FakeGoogleAuth: Sendable {
     public func scriptSignFaults(_ faults: [SignFault]) {
         state.withLockedValue { $0.signFaults = faults }
     }
+
+    /// Answers every call a ``SignFault/held`` fault holds, and from now on answers such calls at once. A test
+    /// calls it before it stops the fake's server, so that no held call keeps the server from shutting down.
+    public func releaseHeld() {
+        let held = state.withLockedValue { state in
+            state.released = true
+            defer { state.held = [] }
+            return state.held
+        }
+        for continuation in held { continuation.resume() }
+    }
+
+    /// `signJwt` calls a ``SignFault/held`` fault has held so far.
+    public var heldRequests: Int { state.withLockedValue { $0.heldRequests } }
 
     /// Whether the metadata server answers (false: 503).
     public var isMetadataAvailable: Bool {
@@ -142,8 +160,15 @@ public final class FakeGoogleAuth: Sendable {
             switch fault {
             case .status(let status):
                 return Self.googleError(status, status == 403 ? "PERMISSION_DENIED" : "UNAVAILABLE")
-            case .slow(let delay):
-                try await Task.sleep(for: delay)
+            case .held:
+                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                    let answerNow = self.state.withLockedValue { state in
+                        state.heldRequests += 1
+                        if !state.released { state.held.append(continuation) }
+                        return state.released
+                    }
+                    if answerNow { continuation.resume() }
+                }
             case .malformed:
                 return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: "{\"signedJwt\": ")))
             case .missingToken:
@@ -170,7 +195,7 @@ public final class FakeGoogleAuth: Sendable {
     }
 
     /// Another key, for tokens that carry the account's `kid` but not its signature.
-    private static let impostor = try! ServiceAccountKey.generate(projectID: "impostor", name: "impostor")
+    private static let impostor = try! TestKeys.keyNow(projectID: "impostor", name: "impostor")
 
     private func signed(_ payload: String, by signer: ServiceAccountKey? = nil, signature: [UInt8]? = nil) throws
         -> Response

@@ -23,6 +23,7 @@ struct IAMSignerTests {
         func signer(
             credentials: GoogleCredentials? = nil,
             clock: any WallClock = .system,
+            attemptClock: any WallClock = .system,
             attempts: Int = 3,
             timeout: Duration = .seconds(30)
         ) -> IAMCredentialsSigner {
@@ -38,17 +39,20 @@ struct IAMSignerTests {
                     attemptTimeout: timeout,
                     maximumAttempts: attempts,
                     initialBackoff: .milliseconds(1)
-                )
+                ),
+                clock: attemptClock
             )
         }
     }
 
     /// One key for the suite: RSA key generation is the costliest thing a test could do here.
-    static let key = try! ServiceAccountKey.generate(projectID: "demo-project", name: "fleet-signer")
+    static let key = try! TestKeys.keyNow(projectID: "demo-project", name: "fleet-signer")
 
     func withGoogle(_ body: @escaping @Sendable (Google) async throws -> Void) async throws {
         let fake = FakeGoogleAuth(key: Self.key)
         try await Application(router: fake.router).test(.live) { client in
+            // Calls the fake still holds are answered before its server stops, whatever the test did.
+            defer { fake.releaseHeld() }
             let port = try #require(client.port)
             try await body(Google(fake: fake, base: "http://127.0.0.1:\(port)", host: "127.0.0.1:\(port)"))
         }
@@ -183,17 +187,34 @@ struct IAMSignerTests {
     @Test("an answer slower than the try's deadline is abandoned and retried")
     func deadline() async throws {
         try await withGoogle { google in
-            // Three seconds per try: the fake's 8-second answers are abandoned, and the answer of a try that is not
-            // slowed arrives in time even when the whole suite loads both cores (300 ms did not, once in a full run).
-            google.fake.scriptSignFaults([.slow(.seconds(8))])
-            let token = try await Self.mint(google.signer(timeout: .seconds(3)))
-            #expect(token.keyID == google.fake.key.privateKeyID)
-            google.fake.scriptSignFaults([.slow(.seconds(8)), .slow(.seconds(8))])
-            let error = await Self.refusal {
-                _ = try await Self.mint(google.signer(attempts: 2, timeout: .seconds(3)))
+            // Each try's deadline (4 s) and the backoff are measured on the signer's clock, which the test moves once
+            // the fake holds a call: the held answer is late whatever the machine's speed, and the answer of a try
+            // that is not held is in time however long it takes.
+            let clock = ManualClock()
+            let signer = google.signer(attemptClock: clock, attempts: 2, timeout: .seconds(4))
+            // Moves the clock once the signer sleeps on it (one sleeper: a try's deadline, or the backoff after it)
+            // and `ready` holds: never while a later try's deadline could be passed by mistake.
+            func advance(by step: Duration, once what: String, _ ready: @escaping () -> Bool) async throws {
+                try await Waiting.until(what) { clock.sleeperCount == 1 && ready() }
+                clock.advance(by: step)
             }
+            google.fake.scriptSignFaults([.held])
+            let minted = Task { try await Self.mint(signer) }
+            try await advance(by: .seconds(4), once: "the fake holds the first try") { google.fake.heldRequests == 1 }
+            try await advance(by: .milliseconds(1), once: "the backoff after the first try") { true }
+            let token = try await minted.value
+            #expect(token.keyID == google.fake.key.privateKeyID)
+            #expect(google.fake.signRequests == 2)
+
+            google.fake.scriptSignFaults([.held, .held])
+            let refused = Task { await Self.refusal { _ = try await Self.mint(signer) } }
+            try await advance(by: .seconds(4), once: "the fake holds the first try") { google.fake.heldRequests == 2 }
+            try await advance(by: .milliseconds(1), once: "the backoff after the first try") { true }
+            try await advance(by: .seconds(4), once: "the fake holds the second try") { google.fake.heldRequests == 3 }
+            let error = await refused.value
             #expect(error?.code == .unavailable)
-            #expect(error?.message.contains("did not answer") == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains("did not answer within 4.0 seconds") == true, "\(error?.message ?? "")")
+            #expect(google.fake.signRequests == 4)
         }
     }
 
@@ -242,9 +263,11 @@ struct IAMSignerTests {
 
     @Test("a metadata server nobody listens on is unavailable, quickly")
     func nobodyListening() async throws {
+        // The HTTP client keeps trying a refused connection until the request's deadline: a short one ends the
+        // wait, and the verdict is the same whichever ends it first.
         let signer = IAMCredentialsSigner(
             serviceAccountEmail: "sa@demo-project.iam.gserviceaccount.com",
-            accessTokens: AccessTokenSource(credentials: .metadataServer(host: "127.0.0.1:1")),
+            accessTokens: AccessTokenSource(credentials: .metadataServer(host: "127.0.0.1:1"), timeout: .seconds(1)),
             configuration: .init(baseURL: "http://127.0.0.1:1", maximumAttempts: 2, initialBackoff: .milliseconds(1))
         )
         let error = await Self.refusal { _ = try await Self.mint(signer) }
