@@ -68,8 +68,8 @@ struct KeylessCLITests {
         let directory = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // The account the stand-ins may sign as, and a Fleet Engine role account they hold but must not sign as.
-        let key = try ServiceAccountKey.generate(projectID: "demo-project", name: "fleetauth-driver")
-        let role = try ServiceAccountKey.generate(projectID: "demo-project", name: "fleet-role")
+        let key = try TestKeys.keyNow(projectID: "demo-project", name: "fleetauth-driver")
+        let role = try TestKeys.keyNow(projectID: "demo-project", name: "fleet-role")
         try key.write(to: directory + "/driver.json")
         try role.write(to: directory + "/role.json")
         try TrustConfiguration(serviceAccounts: [

@@ -1,5 +1,6 @@
 import FleetAuthIAM
 import FleetAuthJWT
+import FleetAuthServerTesting
 import Foundation
 import Testing
 
@@ -19,7 +20,7 @@ struct ApplicationDefaultCredentialsTests {
     @Test("GOOGLE_APPLICATION_CREDENTIALS comes first, then gcloud's file, then the metadata server")
     func order() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let key = try ServiceAccountKey.generate(projectID: "p", name: "adc")
+        let key = try TestKeys.keyNow(projectID: "p", name: "adc")
         let keyPath = directory + "/key.json"
         try FileManager.default.createDirectory(atPath: directory + "/gcloud", withIntermediateDirectories: true)
         try key.write(to: keyPath)

@@ -49,8 +49,8 @@ struct LocalIAMTests {
         }
     }
 
-    static let driver = try! ServiceAccountKey.generate(projectID: "demo-project", name: "iam-driver")
-    static let roleAccount = try! ServiceAccountKey.generate(projectID: "demo-project", name: "fleet-engine-role")
+    static let driver = try! TestKeys.keyNow(projectID: "demo-project", name: "iam-driver")
+    static let roleAccount = try! TestKeys.keyNow(projectID: "demo-project", name: "fleet-engine-role")
 
     static func trust(_ directory: String) throws -> TrustConfiguration {
         try driver.write(to: directory + "/driver.json")

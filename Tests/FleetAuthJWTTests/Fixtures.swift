@@ -6,12 +6,12 @@ import Foundation
 
 /// Keys and token-forging helpers shared by the JWT tests. Keys are generated once per test process.
 enum Fixtures {
-    static let driverKey = try! ServiceAccountKey.generate(projectID: "demo-project", name: "driver-sa")
-    static let consumerKey = try! ServiceAccountKey.generate(projectID: "demo-project", name: "consumer-sa")
+    static let driverKey = try! TestKeys.keyNow(projectID: "demo-project", name: "driver-sa")
+    static let consumerKey = try! TestKeys.keyNow(projectID: "demo-project", name: "consumer-sa")
     /// A second key of the driver service account, as after a rotation.
     static let rotatedDriverKey = try! ServiceAccountKey(json: rekeyed(driverKey), source: "rotated")
     /// A key no trust store knows.
-    static let strangerKey = try! ServiceAccountKey.generate(projectID: "evil-project", name: "stranger")
+    static let strangerKey = try! TestKeys.keyNow(projectID: "evil-project", name: "stranger")
 
     static let now: Int64 = 1_800_000_000
     static var issuer: String { driverKey.clientEmail }

@@ -2,6 +2,7 @@ import Crypto
 import CryptoExtras
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerTesting
 import FleetAuthTesting
 import Foundation
 import Testing
@@ -158,7 +159,7 @@ struct IDTokenVerifierTests {
             Self.refusal(try Self.token(header: ["x5u": "https://evil.example.com/cert"])) == .untrustedKeyReference
         )
         // Signed by another issuer's key under a kid this issuer has.
-        let other = try ServiceAccountKey.generate(projectID: "other", name: "other")
+        let other = try TestKeys.keyNow(projectID: "other", name: "other")
         var forged = try Self.token()
         let otherSignature = try LocalKeySigner(key: other).signSynchronously(
             Array(forged.split(separator: ".").prefix(2).joined(separator: ".").utf8)

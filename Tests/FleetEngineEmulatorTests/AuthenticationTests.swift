@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetEngineEmulator
 import Foundation
@@ -15,8 +16,8 @@ final class ReasonLog: @unchecked Sendable {
 
 @Suite("Token authentication")
 struct AuthenticationTests {
-    static let driverKey = try! ServiceAccountKey.generate(projectID: "demo-project", name: "driver")
-    static let otherKey = try! ServiceAccountKey.generate(projectID: "demo-project", name: "untrusted")
+    static let driverKey = try! TestKeys.keyNow(projectID: "demo-project", name: "driver")
+    static let otherKey = try! TestKeys.keyNow(projectID: "demo-project", name: "untrusted")
     static let start: TimeInterval = 1_800_000_000
     static let driver = TrustedServiceAccount(
         email: driverKey.clientEmail,

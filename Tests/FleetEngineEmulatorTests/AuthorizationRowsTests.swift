@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetEngineEmulator
 import Foundation
@@ -207,11 +208,11 @@ struct AuthorizationRowsTests {
             let badSignature =
                 good.split(separator: ".")[0...1].joined(separator: ".") + "."
                 + String(decoding: signature, as: UTF8.self)
-            let stranger = try ServiceAccountKey.generate(projectID: "demo-project", name: "driver")
+            let stranger = try TestKeys.keyNow(projectID: "demo-project", name: "driver")
             let unknownKid = Self.forge(authorization: #"{"vehicleid":"v1"}"#, key: stranger)
             let unknownIssuer = Self.forge(
                 authorization: #"{"vehicleid":"v1"}"#,
-                key: try ServiceAccountKey.generate(projectID: "demo-project", name: "nobody")
+                key: try TestKeys.keyNow(projectID: "demo-project", name: "nobody")
             )
             let expired = Self.forge(
                 authorization: #"{"vehicleid":"v1"}"#,

@@ -12,11 +12,11 @@ import Testing
 /// Accounts with each delivery role, and their tokens.
 enum DeliveryFixture {
     static let project = "demo-project"
-    static let superUserKey = try! ServiceAccountKey.generate(projectID: project, name: "delivery-super")
-    static let trustedKey = try! ServiceAccountKey.generate(projectID: project, name: "delivery-trusted")
-    static let untrustedKey = try! ServiceAccountKey.generate(projectID: project, name: "delivery-untrusted")
-    static let consumerKey = try! ServiceAccountKey.generate(projectID: project, name: "delivery-consumer")
-    static let readerKey = try! ServiceAccountKey.generate(projectID: project, name: "delivery-reader")
+    static let superUserKey = try! TestKeys.keyNow(projectID: project, name: "delivery-super")
+    static let trustedKey = try! TestKeys.keyNow(projectID: project, name: "delivery-trusted")
+    static let untrustedKey = try! TestKeys.keyNow(projectID: project, name: "delivery-untrusted")
+    static let consumerKey = try! TestKeys.keyNow(projectID: project, name: "delivery-consumer")
+    static let readerKey = try! TestKeys.keyNow(projectID: project, name: "delivery-reader")
 
     static let accounts: [(TrustedServiceAccount, [RSAVerificationKey])] = [
         (superUserKey, FleetEngineRole.deliverySuperUser), (trustedKey, .deliveryTrustedDriver),

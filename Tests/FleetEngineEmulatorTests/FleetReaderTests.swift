@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerTesting
 import FleetEngineAPI
 import FleetEngineEmulator
 import Foundation
@@ -13,7 +14,7 @@ import Testing
 /// write does, on either API or transport, whatever its claims say.
 @Suite("A fleet reader token reads and never writes")
 struct FleetReaderTests {
-    static let viewerKey = try! ServiceAccountKey.generate(projectID: "demo-project", name: "fleetauth-reader")
+    static let viewerKey = try! TestKeys.keyNow(projectID: "demo-project", name: "fleetauth-reader")
     static let accounts =
         EmulatorFixture.accounts + DeliveryFixture.accounts + [
             (

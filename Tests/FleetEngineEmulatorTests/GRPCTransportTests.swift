@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetEngineAPI
 import FleetEngineEmulator
@@ -631,13 +632,13 @@ struct GRPCAuthorizationRowsTests {
             let good = F.driver("v1")
             var parts = good.split(separator: ".").map(String.init)
             parts[2] = String(parts[2].reversed())
-            let stranger = try ServiceAccountKey.generate(projectID: "demo-project", name: "driver")
+            let stranger = try TestKeys.keyNow(projectID: "demo-project", name: "driver")
             let tokens = [
                 parts.joined(separator: "."),
                 AuthorizationRowsTests.forge(authorization: #"{"vehicleid":"v1"}"#, key: stranger),
                 AuthorizationRowsTests.forge(
                     authorization: #"{"vehicleid":"v1"}"#,
-                    key: try ServiceAccountKey.generate(projectID: "demo-project", name: "nobody")
+                    key: try TestKeys.keyNow(projectID: "demo-project", name: "nobody")
                 ),
                 AuthorizationRowsTests.forge(
                     authorization: #"{"vehicleid":"v1"}"#,

@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerTesting
 import FleetEngineEmulator
 import Foundation
 import Hummingbird
@@ -13,12 +14,12 @@ import Testing
 @Suite("HTTP role × method matrix")
 struct HTTPMatrixTests {
     static let project = "demo-project"
-    static let seedKey = try! ServiceAccountKey.generate(projectID: project, name: "seed")
+    static let seedKey = try! TestKeys.keyNow(projectID: project, name: "seed")
     static let roleKeys: [String: ServiceAccountKey] = Dictionary(
         uniqueKeysWithValues: FleetEngineRole.all.map { role in
             (
                 role.id,
-                try! ServiceAccountKey.generate(projectID: project, name: DefaultProvisioning.accountName(for: role))
+                try! TestKeys.keyNow(projectID: project, name: DefaultProvisioning.accountName(for: role))
             )
         }
     )

@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetEngineEmulator
 import Foundation
@@ -36,12 +37,12 @@ final class RejectionLog: @unchecked Sendable {
 
 @Suite("Key rotation by JWK set URL")
 struct KeyRefreshTests {
-    static let oldKey = try! ServiceAccountKey.generate(projectID: "demo-project", name: "token-server")
+    static let oldKey = try! TestKeys.keyNow(projectID: "demo-project", name: "token-server")
     static let newKey = try! ServiceAccountKey(
         json: {
             var object = oldKey.jsonObject
             object["private_key_id"] = .string(String(repeating: "cd", count: 20))
-            object["private_key"] = try! ServiceAccountKey.generate(projectID: "demo-project", name: "token-server")
+            object["private_key"] = try! TestKeys.keyNow(projectID: "demo-project", name: "token-server")
                 .jsonObject["private_key"]
             return JSONValue.object(object).jsonBytes
         }(),

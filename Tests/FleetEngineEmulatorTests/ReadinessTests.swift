@@ -48,7 +48,7 @@ struct ReadinessTests {
                 components["trusted-keys"]
                     == ["status": "failing", "error": "no keys loaded for late@demo-project.iam.gserviceaccount.com"]
             )
-            let key = try ServiceAccountKey.generate(projectID: "demo-project", name: "late")
+            let key = try TestKeys.keyNow(projectID: "demo-project", name: "late")
             authenticator.replaceKeys([key.verificationKey], for: late.email)
             let (ready, readyBody) = try await Self.get(client, "/readyz")
             #expect(ready == .ok)

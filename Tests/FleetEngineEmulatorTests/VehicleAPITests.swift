@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetEngineAPI
 import FleetEngineEmulator
@@ -11,10 +12,10 @@ import Testing
 /// Service accounts, tokens and an in-process emulator for HTTP-level tests.
 struct EmulatorFixture {
     static let project = "demo-project"
-    static let serverKey = try! ServiceAccountKey.generate(projectID: project, name: "server")
-    static let driverKey = try! ServiceAccountKey.generate(projectID: project, name: "driver")
-    static let consumerKey = try! ServiceAccountKey.generate(projectID: project, name: "consumer")
-    static let otherProjectKey = try! ServiceAccountKey.generate(projectID: "other-project", name: "server")
+    static let serverKey = try! TestKeys.keyNow(projectID: project, name: "server")
+    static let driverKey = try! TestKeys.keyNow(projectID: project, name: "driver")
+    static let consumerKey = try! TestKeys.keyNow(projectID: project, name: "consumer")
+    static let otherProjectKey = try! TestKeys.keyNow(projectID: "other-project", name: "server")
 
     static let accounts: [(TrustedServiceAccount, [RSAVerificationKey])] = [
         (

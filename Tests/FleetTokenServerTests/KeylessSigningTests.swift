@@ -52,7 +52,7 @@ struct KeylessSigningTests {
         func remove() { try? FileManager.default.removeItem(atPath: directory) }
     }
 
-    static let googleKey = try! ServiceAccountKey.generate(projectID: "demo-project", name: "fleet-driver")
+    static let googleKey = try! TestKeys.keyNow(projectID: "demo-project", name: "fleet-driver")
 
     func withGoogle(_ body: @escaping @Sendable (FakeGoogleAuth, KeylessSigner) async throws -> Void) async throws {
         let fake = FakeGoogleAuth(key: Self.googleKey)
