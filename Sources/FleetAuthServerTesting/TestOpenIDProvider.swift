@@ -52,7 +52,7 @@ public final class TestOpenIDProvider: Sendable {
 
         /// A new 2048-bit RSA key.
         public static func newRSA() throws -> Self {
-            .rsa(try ServiceAccountKey.generate(projectID: "test-op", name: "op"))
+            .rsa(try TestKeys.keyNow(projectID: "test-op", name: "op"))
         }
 
         /// A new P-256 key.
