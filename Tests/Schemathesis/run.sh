@@ -12,7 +12,12 @@ cd "$work"
 "$BIN" emulator --in-memory --port 0 --grpc-port 0 > emulator.log 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-for _ in $(seq 1 150); do grep -q "listening on http" emulator.log && break; sleep 0.2; done
+# Waits for the event; the limit (600 s) only stops a hang, and a process that exits ends the wait at once.
+for _ in $(seq 1 3000); do
+    grep -q "listening on http" emulator.log && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+done
 port="$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' emulator.log)"
 [ -n "$port" ] || { cat emulator.log; echo "the emulator did not start"; exit 1; }
 base="http://127.0.0.1:$port"
