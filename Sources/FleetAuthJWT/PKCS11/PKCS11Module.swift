@@ -9,6 +9,11 @@ import Foundation
 final class PKCS11Module: @unchecked Sendable {
     let path: String
     let handle: OpaquePointer
+    /// Held while a key pair is generated: one generation at a time per module. SoftHSM2's file object store fails
+    /// concurrent `C_GenerateKeyPair` calls now and then with `CKR_GENERAL_ERROR`, although it is initialized for
+    /// threads (https://github.com/softhsm/SoftHSMv2/issues/573); a key is made rarely enough that the wait costs
+    /// nothing elsewhere.
+    let generationLock = NSLock()
 
     private init(path: String, handle: OpaquePointer) {
         self.path = path

@@ -202,7 +202,13 @@ public final class PKCS11Signer: RS256Signer {
                 .bool(PKCS11Constants.extractableAttribute, false), .bool(PKCS11Constants.signAttribute, true),
             ]
         _ = try await PKCS11Module.offload { () throws(SigningError) in
-            try module.generateRSAKeyPair(session, publicTemplate: publicTemplate, privateTemplate: privateTemplate)
+            module.generationLock.lock()
+            defer { module.generationLock.unlock() }
+            return try module.generateRSAKeyPair(
+                session,
+                publicTemplate: publicTemplate,
+                privateTemplate: privateTemplate
+            )
         }
         var created = uri
         created.id = id
