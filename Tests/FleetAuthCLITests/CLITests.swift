@@ -2,6 +2,7 @@ import FleetAuthCore
 import FleetAuthJWT
 import FleetAuthServerTesting
 import FleetEngineEmulator
+import FleetTokenServer
 import Foundation
 import Testing
 
@@ -48,10 +49,7 @@ struct CLI {
         process.executableURL = executable
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        var env = ProcessInfo.processInfo.environment
-        env["GOOGLE_APPLICATION_CREDENTIALS"] = nil
-        env.merge(environment) { $1 }
-        process.environment = env
+        process.environment = Self.environment(environment)
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -72,6 +70,18 @@ struct CLI {
             stdout: String(decoding: stdoutData, as: UTF8.self),
             stderr: String(decoding: stderrData, as: UTF8.self)
         )
+    }
+
+    /// The environment a test's `fleetauth` process runs with: this process's, without Application Default
+    /// Credentials (a test never reaches Google), with `extra` on top. A token server hashes passwords at the lowest
+    /// cost it allows (`FLEETAUTH_BCRYPT_COST`, 10 instead of 12: a quarter of the work) unless `extra` says
+    /// otherwise: no test here is about the cost, and each start hashes the dummy password.
+    static func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["GOOGLE_APPLICATION_CREDENTIALS"] = nil
+        environment["FLEETAUTH_BCRYPT_COST"] = "10"
+        environment.merge(extra) { $1 }
+        return environment
     }
 
     /// Runs blocking work (waiting for a process) on a new thread.
@@ -101,6 +111,21 @@ struct CLI {
         }
         return path
     }
+
+    /// Makes `path` a token server data directory as `fleetauth token-server` (or `serve`) leaves it after its first
+    /// start: its database, with a signing key per family from ``TestKeys`` and the operator account. A server
+    /// started on it reuses them, as on a restart, instead of making six RSA keys. For tests whose subject is not
+    /// the first start.
+    @discardableResult
+    static func provisionTokenServerData(at path: String) async throws -> String {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        _ = try await TokenServer(
+            configuration: .init(dataDirectory: path, bcryptCost: 4),
+            store: try SQLiteTokenServerStore(path: path + "/" + TokenServer.databaseFileName),
+            keyGenerator: TestKeys.generator
+        )
+        return path
+    }
 }
 
 @Suite("fleetauth CLI", .temporaryResources, .serialized)
@@ -109,18 +134,22 @@ struct CLITests {
     let keyPath: String
     let email = "fleet-driver@demo-project.iam.gserviceaccount.com"
 
+    /// A directory holding the key file `keys create` writes (from ``TestKeys``: `keysCreate` runs the command).
     init() async throws {
         directory = try CLI.temporaryDirectory()
         keyPath = directory + "/fleet-driver.json"
+        try await TestKeys.key(projectID: "demo-project", name: "fleet-driver").write(to: keyPath)
+    }
+
+    @Test("keys create writes a 0600 service-account key file and refuses to overwrite it")
+    func keysCreate() async throws {
+        let directory = try CLI.temporaryDirectory()
+        let keyPath = directory + "/fleet-driver.json"
         let created = try await CLI.run(
             ["keys", "create", "--project", "demo-project", "--name", "fleet-driver"],
             in: directory
         )
         #expect(created.status == 0, "\(created.stderr)")
-    }
-
-    @Test("keys create writes a 0600 service-account key file and refuses to overwrite it")
-    func keysCreate() async throws {
         let key = try ServiceAccountKey(contentsOf: keyPath)
         #expect(key.clientEmail == email)
         #expect(key.projectID == "demo-project")

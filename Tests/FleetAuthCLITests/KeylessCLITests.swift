@@ -16,10 +16,7 @@ final class ListeningProcess: @unchecked Sendable {
         process.executableURL = CLI.executable
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        var env = ProcessInfo.processInfo.environment
-        env["GOOGLE_APPLICATION_CREDENTIALS"] = nil
-        env.merge(environment) { $1 }
-        process.environment = env
+        process.environment = CLI.environment(environment)
         process.standardOutput = output
         process.standardError = errors
         try process.run()

@@ -118,6 +118,7 @@ import Testing
         @Test("SIGTERM: the token server drains too: /readyz 503 naming the shutdown, an open connection still served")
         func tokenServerDrain() async throws {
             let directory = try CLI.temporaryDirectory()
+            try await CLI.provisionTokenServerData(at: directory + "/data")
             let server = try await CLI.detached {
                 try ListeningProcess(
                     ["token-server", "--data", directory + "/data", "--port", "0", "--drain-period", "600"],

@@ -9,13 +9,7 @@ import Testing
 struct TokenServerCLITests {
     /// A data directory as `fleetauth token-server` leaves it after its first start.
     static func dataDirectory() async throws -> String {
-        let directory = try CLI.temporaryDirectory()
-        _ = try await TokenServer(
-            configuration: .init(dataDirectory: directory, bcryptCost: 4),
-            store: try SQLiteTokenServerStore(path: directory + "/" + TokenServer.databaseFileName),
-            keyGenerator: TestKeys.generator
-        )
-        return directory
+        try await CLI.provisionTokenServerData(at: CLI.temporaryDirectory())
     }
 
     @Test("users add, grant, list, revoke and remove work on the server's data directory")
