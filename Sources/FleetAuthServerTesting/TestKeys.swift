@@ -30,7 +30,9 @@ public enum TestKeys {
 
     /// A key for service account `name` in project `projectID`, whose RSA key no other call of this process got.
     public static func key(projectID: String, name: String) async throws(ServiceAccountKeyError) -> ServiceAccountKey {
-        if let kept = pool.take() { return try identity(kept, projectID: projectID, name: name) }
+        if let kept = pool.take() {
+            return try ServiceAccountKey(projectID: projectID, name: name, privateKeyPEM: kept)
+        }
         let made = try await ServiceAccountKey.generateDetached(projectID: projectID, name: name)
         if let pem = made.jsonObject["private_key"]?.stringValue { pool.keep(pem) }
         return made
@@ -39,26 +41,12 @@ public enum TestKeys {
     /// ``key(projectID:name:)`` for synchronous code, such as a fixture's `static let`: when the pool has no key
     /// left, the new one is made on the calling thread.
     public static func keyNow(projectID: String, name: String) throws(ServiceAccountKeyError) -> ServiceAccountKey {
-        if let kept = pool.take() { return try identity(kept, projectID: projectID, name: name) }
+        if let kept = pool.take() {
+            return try ServiceAccountKey(projectID: projectID, name: name, privateKeyPEM: kept)
+        }
         let made = try ServiceAccountKey.generate(projectID: projectID, name: name)
         if let pem = made.jsonObject["private_key"]?.stringValue { pool.keep(pem) }
         return made
-    }
-
-    /// A kept RSA key as the key file of `name@projectID`, with a new key ID and client ID, as Google makes them.
-    private static func identity(_ pem: String, projectID: String, name: String) throws(ServiceAccountKeyError)
-        -> ServiceAccountKey
-    {
-        var random = SystemRandomNumberGenerator()
-        let keyID = (0..<20).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &random)) }.joined()
-        let clientID = "1" + (0..<20).map { _ in String(Int.random(in: 0...9, using: &random)) }.joined()
-        let object: [String: String] = [
-            "type": "service_account", "project_id": projectID, "private_key_id": keyID, "private_key": pem,
-            "client_email": "\(name)@\(projectID).iam.gserviceaccount.com", "client_id": clientID,
-            "token_uri": "https://oauth2.googleapis.com/token",
-        ]
-        let json = (try? JSONSerialization.data(withJSONObject: object)).map(Array.init) ?? []
-        return try ServiceAccountKey(json: json, source: "a test key")
     }
 
     private static let pool = Pool(

@@ -131,15 +131,36 @@ public struct ServiceAccountKey: Sendable {
         } catch {
             throw .generationFailed
         }
+        return ServiceAccountKey(projectID: projectID, name: name, privateKey: key)
+    }
+
+    /// The key file of service account `name` in project `projectID` for an RSA key made elsewhere (PEM, at least
+    /// 2048 bits), with a new `private_key_id` and client ID as ``generate(projectID:name:)`` gives them: how
+    /// FleetAuth's test support hands out keys it keeps between runs.
+    package init(projectID: String, name: String, privateKeyPEM pem: String) throws(ServiceAccountKeyError) {
+        try Self.checkIdentifier(projectID, what: "project ID")
+        try Self.checkIdentifier(name, what: "service-account name")
+        let key: _RSA.Signing.PrivateKey
+        do {
+            key = try _RSA.Signing.PrivateKey(unsafePEMRepresentation: pem)
+        } catch {
+            throw .invalidPrivateKey("a kept key")
+        }
+        guard key.keySizeInBits >= 2048 else { throw .keyTooSmall("a kept key", bits: key.keySizeInBits) }
+        self.init(projectID: projectID, name: name, privateKey: key)
+    }
+
+    /// A new identity for `privateKey`: a random 40-hex-digit `private_key_id` and a 21-digit client ID.
+    private init(projectID: String, name: String, privateKey: _RSA.Signing.PrivateKey) {
         var generator = SystemRandomNumberGenerator()
         let keyID = (0..<20).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
         let clientID = "1" + (0..<20).map { _ in String(Int.random(in: 0...9, using: &generator)) }.joined()
-        return ServiceAccountKey(
+        self.init(
             projectID: projectID,
             privateKeyID: keyID,
             clientEmail: "\(name)@\(projectID).iam.gserviceaccount.com",
             clientID: clientID,
-            privateKey: key
+            privateKey: privateKey
         )
     }
 
