@@ -5,9 +5,10 @@
 #
 # TARGET is one of json, jws, verifier, proto-json, filter, field-mask (Fuzz/fuzz-TARGET). The target is built with
 # FLEETAUTH_FUZZ=1, which adds the fuzz targets to the package and instruments the modules under test for coverage,
-# in the build folder SCRATCH (default .build-fuzz; CI passes .build, whose dependencies are already built). New
-# inputs go to a working copy of Fuzz/corpus/TARGET under .fuzz/, a crash to ci-artifacts/fuzz/. The exit status is
-# libFuzzer's: 0 when nothing was found; a crash is a bug — make its input a regression test.
+# in the build folder SCRATCH (default .build-fuzz; CI passes .build, whose dependencies are already built), unless
+# FUZZ_BIN_DIR names the folder that holds it built already. New inputs go to a working copy of Fuzz/corpus/TARGET
+# under .fuzz/, a crash to ci-artifacts/fuzz/. The exit status is libFuzzer's: 0 when nothing was found; a crash is a
+# bug — make its input a regression test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,8 +17,13 @@ seconds="${2:?usage: Scripts/fuzz.sh TARGET SECONDS [SCRATCH]}"
 scratch="${3:-.build-fuzz}"
 [ -d "Fuzz/fuzz-$target" ] || { echo "fuzz.sh: no target $target (see Fuzz/)" >&2; exit 2; }
 
-FLEETAUTH_FUZZ=1 swift build --scratch-path "$scratch" --product "fuzz-$target" >/dev/null
-binary="$(FLEETAUTH_FUZZ=1 swift build --scratch-path "$scratch" --show-bin-path)/fuzz-$target"
+if [ -n "${FUZZ_BIN_DIR:-}" ]; then
+    # Built already (CI builds every target first, one after another: SwiftPM builds one at a time per folder).
+    binary="$FUZZ_BIN_DIR/fuzz-$target"
+else
+    FLEETAUTH_FUZZ=1 swift build --scratch-path "$scratch" --product "fuzz-$target" >/dev/null
+    binary="$(FLEETAUTH_FUZZ=1 swift build --scratch-path "$scratch" --show-bin-path)/fuzz-$target"
+fi
 
 work=".fuzz/$target"
 artifacts="ci-artifacts/fuzz/$target"
