@@ -1,5 +1,6 @@
 import FleetAuthServerSupport
 import FleetAuthServerTesting
+import NIOConcurrencyHelpers
 import NIOCore
 import PostgresNIO
 import Testing
@@ -115,10 +116,13 @@ struct PostgresReservedConnectionsTests {
 
     func replacement(_ admin: PostgresURL) async throws {
         try await admin.withTemporaryDatabase(prefix: "fleetauth_test_reserved") { url in
-            let stale = PostgresReservedConnections(capacity: 1, idleLimit: .zero) { id in
+            // Idle times on a clock of the test's: only its moves count, however slowly the machine runs.
+            let clock = NIOLockedValueBox(NIODeadline.uptimeNanoseconds(0))
+            let stale = PostgresReservedConnections(capacity: 1, now: { clock.withLockedValue { $0 } }) { id in
                 try await PostgreSQLDatabase.openConnection(url, id: id)
             }
             let first = try await stale.withConnection { try await Self.pid($0) }
+            clock.withLockedValue { $0 = $0 + .seconds(31) }
             let second = try await stale.withConnection { try await Self.pid($0) }
             #expect(first != nil && second != nil && first != second, "an idle connection past the limit is not reused")
             #expect(stale.openConnections == 1)
@@ -126,8 +130,7 @@ struct PostgresReservedConnectionsTests {
             #expect(stale.openConnections == 0)
             #expect(try await stale.withConnection { _ in Issue.record("used after close") } == nil)
 
-            // No idle limit to speak of: the connection must stay however slowly a loaded machine runs this.
-            let kept = PostgresReservedConnections(capacity: 1, idleLimit: .hours(1)) { id in
+            let kept = PostgresReservedConnections(capacity: 1, now: { clock.withLockedValue { $0 } }) { id in
                 try await PostgreSQLDatabase.openConnection(url, id: id)
             }
             let a = try await kept.withConnection { try await Self.pid($0) }

@@ -38,16 +38,21 @@ package final class PostgresReservedConnections: Sendable {
     private let capacity: Int
     private let idleLimit: TimeAmount
     private let connect: @Sendable (_ id: Int) async throws -> PostgresConnection
+    /// The clock idle times are measured on (tests inject theirs).
+    private let now: @Sendable () -> NIODeadline
     private let state = NIOLockedValueBox(State())
 
-    /// At most `capacity` connections (none: every caller uses the pool), each opened by `connect`.
+    /// At most `capacity` connections (none: every caller uses the pool), each opened by `connect`; idle times
+    /// measured on `now`.
     package init(
         capacity: Int,
         idleLimit: TimeAmount = .seconds(30),
+        now: @escaping @Sendable () -> NIODeadline = { .now() },
         connect: @escaping @Sendable (_ id: Int) async throws -> PostgresConnection
     ) {
         self.capacity = capacity
         self.idleLimit = idleLimit
+        self.now = now
         self.connect = connect
     }
 
@@ -59,7 +64,7 @@ package final class PostgresReservedConnections: Sendable {
         isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> Result
     ) async throws -> Result? {
-        let now = NIODeadline.now()
+        let now = self.now()
         let lease: Lease = state.withLockedValue { state in
             if state.closed { return .none }
             var stale: PostgresConnection?
@@ -106,7 +111,7 @@ package final class PostgresReservedConnections: Sendable {
                 state.open -= 1
                 return false
             }
-            state.idle.append(Idle(connection: connection, since: .now()))
+            state.idle.append(Idle(connection: connection, since: now()))
             return true
         }
         if !keep { try? await connection.close() }
