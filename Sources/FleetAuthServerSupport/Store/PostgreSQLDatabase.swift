@@ -163,15 +163,7 @@ package final class PostgreSQLDatabase: Service, Sendable {
     /// retry a refused connection or a wrong password quietly until its queries time out.
     private func check() async throws(StoreError) {
         do {
-            let connection: PostgresConnection
-            do {
-                connection = try await Self.openConnection(url, settings: [:], id: 0, logger: logger)
-            } catch let error where Self.isConnectTimeout(error) {
-                // An unanswered SYN: a server whose accept queue is full while it forks backends (many instances
-                // or pools opening at once) drops it, and the kernel resends it after 1 s and 3 s. One more try
-                // gives a busy server as long again; a refused connection or a wrong password still fail at once.
-                connection = try await Self.openConnection(url, settings: [:], id: 1, logger: logger)
-            }
+            let connection = try await Self.openConnection(url, settings: [:], id: 0, logger: logger)
             try await connection.close()
         } catch {
             throw .unavailable("Cannot use PostgreSQL at \(url.location) as \(url.username): \(Self.reason(error)).")
@@ -179,11 +171,29 @@ package final class PostgreSQLDatabase: Service, Sendable {
     }
 
     /// One connection outside the pool, with `settings` as run-time parameters; the caller closes it.
+    ///
+    /// A connection not established within 5 s (TCP, startup and authentication) is tried once more: a server whose
+    /// accept queue is full while it forks backends (many instances or pools opening at once) drops the SYN, and the
+    /// kernel resends it after 1 s and 3 s; a busy machine may also take a while to authenticate. The second try
+    /// gives it as long again; a refused connection or a wrong password still fail at once.
     package static func openConnection(
         _ url: PostgresURL,
         settings: [String: String] = [:],
         id: Int,
         logger: Logger = .silent(label: "fleetauth.postgres")
+    ) async throws -> PostgresConnection {
+        do {
+            return try await openConnectionOnce(url, settings: settings, id: id, logger: logger)
+        } catch let error where isConnectTimeout(error) {
+            return try await openConnectionOnce(url, settings: settings, id: id, logger: logger)
+        }
+    }
+
+    private static func openConnectionOnce(
+        _ url: PostgresURL,
+        settings: [String: String],
+        id: Int,
+        logger: Logger
     ) async throws -> PostgresConnection {
         let tls: PostgresConnection.Configuration.TLS =
             switch url.tls {
