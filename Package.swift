@@ -1,5 +1,4 @@
 // swift-tools-version:6.2
-import Foundation
 import PackageDescription
 
 /// One set of compiler settings for every target (the Architecture article in FleetAuthCore's documentation says
@@ -18,15 +17,37 @@ let swiftSettings: [SwiftSetting] = [
     ),
 ]
 
-/// `FLEETAUTH_THREAD_SANITIZER=1` declares only what CI's ThreadSanitizer step runs: the libraries, and the test
-/// targets of the client SDK, the live stack and the server support (the batches' hand-off). The `fleetauth`
-/// command, the benchmarks and the other test targets are left out, so that build compiles only what its tests need.
-let forThreadSanitizer = ProcessInfo.processInfo.environment["FLEETAUTH_THREAD_SANITIZER"] != nil
+/// Which package each product named below comes from.
+let packageOf: [String: String] = [
+    "ArgumentParser": "swift-argument-parser",
+    "AsyncHTTPClient": "async-http-client",
+    "Crypto": "swift-crypto", "CryptoExtras": "swift-crypto",
+    "GRDB": "GRDB.swift",
+    "GRPCCore": "grpc-swift-2", "GRPCProtobuf": "grpc-swift-protobuf",
+    "GRPCNIOTransportHTTP2": "grpc-swift-nio-transport",
+    "HTTPTypes": "swift-http-types",
+    "Hummingbird": "hummingbird", "HummingbirdCore": "hummingbird", "HummingbirdHTTP2": "hummingbird",
+    "HummingbirdTesting": "hummingbird", "HummingbirdBcrypt": "hummingbird-auth",
+    "Instrumentation": "swift-distributed-tracing", "Tracing": "swift-distributed-tracing",
+    "Logging": "swift-log",
+    "NIOCore": "swift-nio", "NIOPosix": "swift-nio", "NIOHTTP1": "swift-nio", "NIOConcurrencyHelpers": "swift-nio",
+    "NIOSSL": "swift-nio-ssl", "NIOCertificateReloading": "swift-nio-extras",
+    "OTel": "swift-otel",
+    "PostgresNIO": "postgres-nio",
+    "Prometheus": "swift-prometheus",
+    "ServiceLifecycle": "swift-service-lifecycle", "UnixSignals": "swift-service-lifecycle",
+    "SwiftProtobuf": "swift-protobuf",
+]
 
-/// The OTLP trace exporter (swift-otel) is left out of a build made with `FLEETAUTH_WITHOUT_OTEL=1` (and of the
-/// ThreadSanitizer build above, where Swift 6.3 rejects swift-otel 1.6.0's source: a `sending` diagnostic it raises
-/// only with `-sanitize=thread`). Such a `fleetauth` refuses `OTEL_EXPORTER_OTLP_ENDPOINT` with a clear error.
-let withOTel = ProcessInfo.processInfo.environment["FLEETAUTH_WITHOUT_OTEL"] == nil && !forThreadSanitizer
+/// Products of other packages that a target uses only when `trait` is enabled. Every product of another package is
+/// named through here: SwiftPM then leaves a package out of the graph (it does not even fetch it) when only disabled
+/// traits use it, so an app that asks for `traits: []` and the product `FleetAuthClient` resolves FleetAuth alone.
+func products(_ names: [String], trait: String = "Server") -> [Target.Dependency] {
+    names.map { name in
+        guard let package = packageOf[name] else { fatalError("Package.swift: which package has the product \(name)?") }
+        return .product(name: name, package: package, condition: .when(traits: [trait]))
+    }
+}
 
 let package = Package(
     name: "FleetAuth",
@@ -42,6 +63,33 @@ let package = Package(
         .library(name: "FleetTokenServer", targets: ["FleetTokenServer"]),
         .library(name: "FleetAuthStack", targets: ["FleetAuthStack"]),
         .executable(name: "fleetauth", targets: ["fleetauth"]),
+    ],
+    // An app that wants only the client writes `.package(url: …, from: …, traits: [])`: FleetAuthClient and
+    // FleetAuthCore need Foundation alone, and no other package is fetched. The server side's products need `Server`.
+    traits: [
+        .trait(
+            name: "DistributedTracing",
+            description: """
+                FleetAuthClient carries the app's trace (W3C traceparent) to the token server and Fleet Engine, \
+                through swift-distributed-tracing.
+                """
+        ),
+        .trait(
+            name: "Server",
+            description: """
+                The server side: FleetAuthJWT, FleetAuthIAM, FleetTokenServer, FleetEngineEmulator, FleetAuthStack, \
+                FleetAuthTesting's log recorder and the fleetauth command, with SwiftNIO, Hummingbird, gRPC, GRDB, \
+                PostgresNIO and the other packages they use.
+                """,
+            enabledTraits: ["DistributedTracing"]
+        ),
+        .trait(
+            name: "OTLPExporter",
+            description:
+                "fleetauth exports traces over OTLP/HTTP (swift-otel) when OTEL_EXPORTER_OTLP_ENDPOINT is set.",
+            enabledTraits: ["Server"]
+        ),
+        .default(enabledTraits: ["DistributedTracing", "Server", "OTLPExporter"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto.git", "4.0.0"..<"5.0.0"),
@@ -63,6 +111,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0"),
     ],
     targets: [
         .target(
@@ -71,10 +120,7 @@ let package = Package(
         ),
         .target(
             name: "FleetAuthClient",
-            dependencies: [
-                "FleetAuthCore",
-                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
-            ],
+            dependencies: ["FleetAuthCore"] + products(["Instrumentation"], trait: "DistributedTracing"),
             swiftSettings: swiftSettings
         ),
         // The PKCS#11 interface, declared from the standard, and a loader that opens a module with dlopen at run time:
@@ -90,28 +136,15 @@ let package = Package(
         ),
         .target(
             name: "FleetAuthJWT",
-            dependencies: [
-                "FleetAuthCore",
-                "CPKCS11",
-                "CLibcrypto",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
-            ],
+            dependencies: ["FleetAuthCore", "CPKCS11", "CLibcrypto"] + products(["Crypto", "CryptoExtras"]),
             swiftSettings: swiftSettings
         ),
         // Keyless signing through Google: Application Default Credentials, OAuth access tokens, and the IAM
         // Credentials API's signJwt, over AsyncHTTPClient's pooled connections.
         .target(
             name: "FleetAuthIAM",
-            dependencies: [
-                "FleetAuthCore",
-                "FleetAuthJWT",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
-            ],
+            dependencies: ["FleetAuthCore", "FleetAuthJWT"]
+                + products(["AsyncHTTPClient", "NIOCore", "NIOHTTP1", "Logging", "Instrumentation"]),
             swiftSettings: swiftSettings
         ),
         // What both servers stand on: Google's error body, JSON in and out, the HTTP application with limits, the
@@ -119,25 +152,12 @@ let package = Package(
         // of its own: each server re-exports its user-facing types by name (Exports.swift); the rest is `package`.
         .target(
             name: "FleetAuthServerSupport",
-            dependencies: [
-                "FleetAuthCore",
-                "FleetAuthJWT",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCertificateReloading", package: "swift-nio-extras"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
-            ],
+            dependencies: ["FleetAuthCore", "FleetAuthJWT"]
+                + products([
+                    "Hummingbird", "HummingbirdCore", "HummingbirdHTTP2", "NIOCore", "NIOPosix",
+                    "NIOConcurrencyHelpers", "NIOSSL", "NIOCertificateReloading", "UnixSignals", "GRDB", "PostgresNIO",
+                    "Logging", "ServiceLifecycle", "Tracing", "Instrumentation",
+                ]),
             swiftSettings: swiftSettings
         ),
         // maps.fleetengine.v1 as Swift: messages and gRPC stubs generated from Protos/ by
@@ -145,59 +165,26 @@ let package = Package(
         // generators' own import style, so it takes only the language mode.
         .target(
             name: "FleetEngineAPI",
-            dependencies: [
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "GRPCCore", package: "grpc-swift-2"),
-                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
-            ]
+            dependencies: products(["SwiftProtobuf", "GRPCCore", "GRPCProtobuf"])
         ),
         .target(
             name: "FleetEngineEmulator",
-            dependencies: [
-                "FleetAuthCore",
-                "FleetAuthJWT",
-                "FleetAuthServerSupport",
-                "FleetEngineAPI",
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "GRPCCore", package: "grpc-swift-2"),
-                .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
-                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-                .product(name: "Instrumentation", package: "swift-distributed-tracing"),
-            ],
+            dependencies: ["FleetAuthCore", "FleetAuthJWT", "FleetAuthServerSupport", "FleetEngineAPI"]
+                + products([
+                    "SwiftProtobuf", "GRPCCore", "GRPCProtobuf", "GRPCNIOTransportHTTP2", "HTTPTypes", "Hummingbird",
+                    "GRDB", "PostgresNIO", "NIOCore", "NIOPosix", "Logging", "Prometheus", "ServiceLifecycle",
+                    "NIOConcurrencyHelpers", "Tracing", "Instrumentation",
+                ]),
             resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "FleetTokenServer",
-            dependencies: [
-                "FleetAuthCore",
-                "FleetAuthJWT",
-                "FleetAuthIAM",
-                "FleetAuthServerSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Tracing", package: "swift-distributed-tracing"),
-            ],
+            dependencies: ["FleetAuthCore", "FleetAuthJWT", "FleetAuthIAM", "FleetAuthServerSupport"]
+                + products([
+                    "Hummingbird", "HummingbirdBcrypt", "NIOPosix", "Crypto", "GRDB", "PostgresNIO", "NIOCore",
+                    "Logging", "ServiceLifecycle", "NIOConcurrencyHelpers", "Prometheus", "Tracing",
+                ]),
             // The browser pages: plain HTML, CSS and JavaScript modules, served under /app.
             resources: [.copy("Web")],
             swiftSettings: swiftSettings
@@ -205,34 +192,21 @@ let package = Package(
         .target(
             name: "FleetAuthStack",
             dependencies: [
-                "FleetAuthCore",
-                "FleetEngineEmulator",
-                "FleetTokenServer",
-                "FleetAuthIAM",
-                "FleetAuthJWT",
+                "FleetAuthCore", "FleetEngineEmulator", "FleetTokenServer", "FleetAuthIAM", "FleetAuthJWT",
                 "FleetAuthServerSupport",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            ],
+            ] + products(["Logging", "ServiceLifecycle", "UnixSignals"]),
             swiftSettings: swiftSettings
         ),
         // The tests' PostgreSQL server (a fresh database per test); test support, not a product.
         .target(
             name: "FleetAuthServerTesting",
-            dependencies: [
-                "FleetAuthServerSupport", "FleetAuthCore", "FleetAuthJWT",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
+            dependencies: ["FleetAuthServerSupport", "FleetAuthCore", "FleetAuthJWT"]
+                + products(["PostgresNIO", "HTTPTypes", "Hummingbird", "NIOConcurrencyHelpers", "Crypto"]),
             swiftSettings: swiftSettings
         ),
         .target(
             name: "FleetAuthTesting",
-            dependencies: ["FleetAuthCore", "FleetAuthClient", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["FleetAuthCore", "FleetAuthClient"] + products(["Logging"]),
             swiftSettings: swiftSettings
         ),
         // `fleetauth bench`: beside the product code, not in it; the CLI links it so the benchmarks measure the
@@ -240,48 +214,22 @@ let package = Package(
         .target(
             name: "FleetAuthBenchmarks",
             dependencies: [
-                "FleetAuthCore",
-                "FleetEngineAPI",
-                "FleetAuthJWT",
-                "FleetAuthClient",
-                "FleetEngineEmulator",
-                "FleetTokenServer",
-                "FleetAuthIAM",
-                "FleetAuthServerSupport",
-                "FleetAuthServerTesting",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "GRPCCore", package: "grpc-swift-2"),
-                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
-            ],
+                "FleetAuthCore", "FleetEngineAPI", "FleetAuthJWT", "FleetAuthClient", "FleetEngineEmulator",
+                "FleetTokenServer", "FleetAuthIAM", "FleetAuthServerSupport", "FleetAuthServerTesting",
+            ]
+                + products([
+                    "PostgresNIO", "GRPCCore", "GRPCNIOTransportHTTP2", "SwiftProtobuf", "Hummingbird", "NIOCore",
+                    "NIOPosix", "NIOHTTP1", "Logging", "ServiceLifecycle", "ArgumentParser", "Crypto", "CryptoExtras",
+                ]),
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "fleetauth",
             dependencies: [
-                "FleetAuthCore",
-                "FleetAuthServerSupport",
-                "FleetAuthJWT",
-                "FleetAuthIAM",
-                "FleetEngineEmulator",
-                "FleetTokenServer",
-                "FleetAuthClient",
-                "FleetAuthStack",
-                "FleetAuthBenchmarks",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ] + (withOTel ? [.product(name: "OTel", package: "swift-otel")] : []),
+                "FleetAuthCore", "FleetAuthServerSupport", "FleetAuthJWT", "FleetAuthIAM", "FleetEngineEmulator",
+                "FleetTokenServer", "FleetAuthClient", "FleetAuthStack", "FleetAuthBenchmarks",
+            ] + products(["Logging", "ServiceLifecycle", "UnixSignals", "ArgumentParser"])
+                + products(["OTel"], trait: "OTLPExporter"),
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -300,29 +248,19 @@ let package = Package(
             dependencies: [
                 "FleetAuthCore", "FleetAuthClient", "FleetAuthTesting", "FleetTokenServer", "FleetAuthStack",
                 "FleetAuthJWT", "FleetEngineEmulator", "FleetAuthServerTesting",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            ] + products(["ServiceLifecycle", "Logging"]),
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FleetAuthServerSupportTests",
-            dependencies: [
-                "FleetAuthCore", "FleetAuthServerSupport", "FleetAuthServerTesting", "FleetAuthTesting",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-            ],
+            dependencies: ["FleetAuthCore", "FleetAuthServerSupport", "FleetAuthServerTesting", "FleetAuthTesting"]
+                + products(["GRDB", "Logging", "NIOConcurrencyHelpers", "PostgresNIO"]),
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FleetAuthJWTTests",
-            dependencies: [
-                "FleetAuthCore", "FleetAuthJWT", "FleetAuthTesting", "FleetAuthServerTesting",
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "CryptoExtras", package: "swift-crypto"),
-            ],
+            dependencies: ["FleetAuthCore", "FleetAuthJWT", "FleetAuthTesting", "FleetAuthServerTesting"]
+                + products(["Crypto", "CryptoExtras"]),
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -330,9 +268,7 @@ let package = Package(
             dependencies: [
                 "FleetAuthCore", "FleetAuthJWT", "FleetAuthIAM", "FleetAuthTesting", "FleetAuthServerTesting",
                 "FleetEngineEmulator", "FleetAuthServerSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ],
+            ] + products(["Hummingbird", "HummingbirdTesting"]),
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -340,33 +276,22 @@ let package = Package(
             dependencies: [
                 "FleetAuthCore", "FleetAuthJWT", "FleetEngineEmulator", "FleetAuthTesting", "FleetEngineAPI",
                 "FleetAuthServerSupport", "FleetAuthServerTesting",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-                .product(name: "GRPCCore", package: "grpc-swift-2"),
-                .product(name: "GRPCNIOTransportHTTP2", package: "grpc-swift-nio-transport"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
+            ]
+                + products([
+                    "PostgresNIO", "GRDB", "SwiftProtobuf", "GRPCCore", "GRPCNIOTransportHTTP2", "Hummingbird",
+                    "HummingbirdTesting", "NIOCore", "NIOPosix", "Logging", "ServiceLifecycle",
+                ]),
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FleetTokenServerTests",
             dependencies: [
                 "FleetAuthCore", "FleetAuthJWT", "FleetAuthClient", "FleetTokenServer", "FleetEngineEmulator",
-                "FleetAuthTesting", "FleetAuthIAM",
-                "FleetAuthServerSupport", "FleetAuthServerTesting",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+                "FleetAuthTesting", "FleetAuthIAM", "FleetAuthServerSupport", "FleetAuthServerTesting",
+            ]
+                + products([
+                    "PostgresNIO", "Hummingbird", "HummingbirdTesting", "Crypto", "ServiceLifecycle", "Logging",
+                ]),
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -379,55 +304,3 @@ let package = Package(
         ),
     ]
 )
-
-if forThreadSanitizer {
-    let sanitized: Set<String> = ["FleetAuthClientTests", "FleetAuthStackTests", "FleetAuthServerSupportTests"]
-    let leftOut: Set<String> = ["fleetauth", "FleetAuthBenchmarks"]
-    package.targets.removeAll { leftOut.contains($0.name) || ($0.type == .test && !sanitized.contains($0.name)) }
-    package.products.removeAll { leftOut.contains($0.name) }
-}
-
-// MARK: - Fuzzing
-
-/// `FLEETAUTH_FUZZ=1 swift build --scratch-path .build-fuzz --product fuzz-filter` (what `Scripts/fuzz.sh` runs):
-/// libFuzzer targets for the readers of attacker input, with the modules under test instrumented for coverage.
-/// Only then: a normal build neither sees these targets nor pays for the instrumentation.
-if ProcessInfo.processInfo.environment["FLEETAUTH_FUZZ"] != nil {
-    let instrumented: Set<String> = ["FleetAuthCore", "FleetAuthJWT", "FleetAuthServerSupport", "FleetEngineEmulator"]
-    for target in package.targets where instrumented.contains(target.name) {
-        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer"])]
-    }
-    package.targets.append(.target(name: "CFuzzDriver", path: "Fuzz/CFuzzDriver"))
-    package.targets.append(
-        .target(
-            name: "FuzzSupport",
-            dependencies: ["CFuzzDriver"],
-            path: "Fuzz/FuzzSupport",
-            swiftSettings: swiftSettings
-        )
-    )
-    let fuzzTargets: [(String, [Target.Dependency])] = [
-        ("fuzz-json", ["FleetAuthCore"]),
-        ("fuzz-jws", ["FleetAuthCore"]),
-        ("fuzz-verifier", ["FleetAuthCore", "FleetAuthJWT"]),
-        ("fuzz-proto-json", ["FleetEngineEmulator", "FleetEngineAPI"]),
-        ("fuzz-filter", ["FleetEngineEmulator"]),
-        ("fuzz-field-mask", ["FleetEngineEmulator", "FleetEngineAPI"]),
-    ]
-    for (name, dependencies) in fuzzTargets {
-        package.targets.append(
-            .executableTarget(
-                name: name,
-                dependencies: dependencies + ["FuzzSupport"],
-                path: "Fuzz/\(name)",
-                swiftSettings: swiftSettings + [.unsafeFlags(["-sanitize=fuzzer", "-parse-as-library"])],
-                linkerSettings: [.unsafeFlags(["-sanitize=fuzzer"])]
-            )
-        )
-        package.products.append(.executable(name: name, targets: [name]))
-    }
-}
-
-if withOTel {
-    package.dependencies.append(.package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0"))
-}

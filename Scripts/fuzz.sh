@@ -2,17 +2,51 @@
 # Runs one libFuzzer target for SECONDS seconds from its committed seed corpus:
 #
 #   Scripts/fuzz.sh TARGET SECONDS [SCRATCH]
+#   Scripts/fuzz.sh --build-all [SCRATCH]     builds every target, then prints the folder that holds them
 #
-# TARGET is one of json, jws, verifier, proto-json, filter, field-mask (Fuzz/fuzz-TARGET). The target is built with
-# FLEETAUTH_FUZZ=1, which adds the fuzz targets to the package and instruments the modules under test for coverage,
-# in the build folder SCRATCH (default .build-fuzz; CI passes .build, whose dependencies are already built), unless
-# FUZZ_BIN_DIR names the folder that holds it built already. New inputs go to a working copy of Fuzz/corpus/TARGET
-# under .fuzz/, a crash to ci-artifacts/fuzz/. The exit status is libFuzzer's: 0 when nothing was found; a crash is a
-# bug — make its input a regression test.
+# TARGET is one of json, jws, verifier, proto-json, filter, field-mask (Fuzz/fuzz-TARGET). The targets belong to the
+# fuzz package, .build-fuzz/package: Package.swift followed by Fuzz/Package.fuzz.swift, which adds them and
+# instruments the modules under test for coverage, beside links to Sources and Fuzz. The target is built in the build
+# folder SCRATCH (default .build-fuzz; CI passes .build, whose dependencies are already built), unless FUZZ_BIN_DIR
+# names the folder that holds it built already. New inputs go to a working copy of Fuzz/corpus/TARGET under .fuzz/, a
+# crash to ci-artifacts/fuzz/. The exit status is libFuzzer's: 0 when nothing was found; a crash is a bug — make its
+# input a regression test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-target="${1:?usage: Scripts/fuzz.sh TARGET SECONDS [SCRATCH]}"
+targets=(json jws verifier proto-json filter field-mask)
+package=.build-fuzz/package
+
+# Writes the fuzz package; its manifest only when it changed, so SwiftPM reuses the plan it made from it.
+prepare_package() {
+    mkdir -p "$package"
+    cat Package.swift Fuzz/Package.fuzz.swift > "$package/Package.swift.new"
+    if cmp -s "$package/Package.swift.new" "$package/Package.swift"; then
+        rm "$package/Package.swift.new"
+    else
+        mv "$package/Package.swift.new" "$package/Package.swift"
+    fi
+    ln -sfn "$PWD/Sources" "$package/Sources"
+    ln -sfn "$PWD/Fuzz" "$package/Fuzz"
+    if [ -f Package.resolved ]; then cp Package.resolved "$package/Package.resolved"; fi
+}
+
+fuzz_build() {
+    local scratch="$1"
+    shift
+    swift build --package-path "$package" --scratch-path "$(realpath -m "$scratch")" "$@"
+}
+
+if [ "${1:-}" = "--build-all" ]; then
+    scratch="${2:-.build-fuzz}"
+    prepare_package
+    # One after another: SwiftPM builds one product at a time per build folder.
+    for target in "${targets[@]}"; do fuzz_build "$scratch" --product "fuzz-$target" >/dev/null; done
+    fuzz_build "$scratch" --show-bin-path
+    exit 0
+fi
+
+target="${1:?usage: Scripts/fuzz.sh TARGET SECONDS [SCRATCH] | --build-all [SCRATCH]}"
 seconds="${2:?usage: Scripts/fuzz.sh TARGET SECONDS [SCRATCH]}"
 scratch="${3:-.build-fuzz}"
 [ -d "Fuzz/fuzz-$target" ] || { echo "fuzz.sh: no target $target (see Fuzz/)" >&2; exit 2; }
@@ -21,8 +55,9 @@ if [ -n "${FUZZ_BIN_DIR:-}" ]; then
     # Built already (CI builds every target first, one after another: SwiftPM builds one at a time per folder).
     binary="$FUZZ_BIN_DIR/fuzz-$target"
 else
-    FLEETAUTH_FUZZ=1 swift build --scratch-path "$scratch" --product "fuzz-$target" >/dev/null
-    binary="$(FLEETAUTH_FUZZ=1 swift build --scratch-path "$scratch" --show-bin-path)/fuzz-$target"
+    prepare_package
+    fuzz_build "$scratch" --product "fuzz-$target" >/dev/null
+    binary="$(fuzz_build "$scratch" --show-bin-path)/fuzz-$target"
 fi
 
 work=".fuzz/$target"

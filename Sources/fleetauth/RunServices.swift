@@ -5,7 +5,7 @@ import Logging
 import ServiceLifecycle
 import UnixSignals
 
-#if canImport(OTel)
+#if OTLPExporter
     import OTel
 #endif
 
@@ -125,7 +125,7 @@ struct LoggingOptions: ParsableArguments {
             logFormat.bootstrap()
             return nil
         }
-        #if canImport(OTel)
+        #if OTLPExporter
             // Logging first, so the exporter's own diagnostics go through it (warnings and errors only).
             logFormat.bootstrap(metadataProvider: OTel.makeLoggingMetadataProvider())
             var configuration = OTel.Configuration.default
@@ -141,7 +141,7 @@ struct LoggingOptions: ParsableArguments {
                 throw CLIError("Cannot export traces as OTEL_* variables say: \(error).")
             }
         #else
-            throw CLIError("This build of fleetauth has no OTLP exporter (built with FLEETAUTH_WITHOUT_OTEL).")
+            throw CLIError("This build of fleetauth has no OTLP exporter (built without the OTLPExporter trait).")
         #endif
     }
 }
