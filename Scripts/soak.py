@@ -51,7 +51,7 @@ def main():
     options = parser.parse_args()
     binary = os.path.abspath(options.bin)
     directory = tempfile.mkdtemp(prefix="soak-")
-    data = os.path.join(directory, "token-server-data")
+    data = os.path.join(directory, "fleetauth-data")
     log = open(os.path.join(directory, "server.log"), "w+")
     # The lowest bcrypt cost the server takes: logins are part of the mix, not all of it.
     server = subprocess.Popen([binary, "token-server", "--data", data, "--port", "0", "--bcrypt-cost", "10",

@@ -9,8 +9,8 @@ public import ServiceLifecycle
 /// "Your server": app users log in, and get Fleet Engine tokens for what they were granted.
 ///
 /// ```swift
-/// let store = try SQLiteTokenServerStore(path: "token-server-data/" + TokenServer.databaseFileName)
-/// let server = try await TokenServer(configuration: .init(dataDirectory: "token-server-data"), store: store)
+/// let store = try SQLiteTokenServerStore(path: "fleetauth-data/" + TokenServer.databaseFileName)
+/// let server = try await TokenServer(configuration: .init(dataDirectory: "fleetauth-data"), store: store)
 /// try await ServiceGroup(services: server.services(), gracefulShutdownSignals: [.sigterm], logger: logger).run()
 /// ```
 ///

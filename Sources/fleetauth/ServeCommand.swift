@@ -125,8 +125,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     private func serve(_ stack: LocalStack, onPostgres: Bool) async throws {
-        if let password = try await stack.tokenServer.createOperatorIfNoUsers() {
-            say("Created operator account \"operator\" with password \(password) (shown once).")
+        let operatorPassword = try await stack.tokenServer.createOperatorIfNoUsers()
+        if let operatorPassword {
+            say("Created operator account \"operator\" with password \(operatorPassword) (shown once).")
         }
         // The stack's groups give a graceful shutdown 10 s; past 15 s after the signal the process exits with one line.
         let watchdog = ShutdownWatchdog(limit: .seconds(10) + ShutdownWatchdog.cancellationAllowance)
@@ -147,17 +148,66 @@ struct ServeCommand: AsyncParsableCommand {
                 say("         (the emulator's local IAM and metadata server stand-ins, with the keys in \(data)/iam)")
             }
             if let grpc = endpoints.emulatorGRPCAddress { say("Fleet Engine gRPC:     \(grpc)  (plaintext HTTP/2)") }
-            let storeOption = onPostgres ? "--database \"$DATABASE_URL\"" : "--data \(data)"
-            say("Add a driver:  fleetauth users add dana --role driver \(storeOption)")
-            say("               fleetauth users grant dana --vehicle v1 \(storeOption)")
-            say(
-                "Log in:        curl -s -X POST \(endpoints.tokenServerURL)/v1/sessions -H 'Content-Type: application/json' -d '{\"username\":\"dana\",\"password\":\"...\"}'"
-            )
-            say("Get a token:   curl -s \(endpoints.tokenServerURL)/token/driver/v1 -H 'Authorization: Bearer SESSION'")
             say("Journey sharing (consumers): \(endpoints.tokenServerURL)/app/trip/TRIP_ID")
             say("Shipment tracking:           \(endpoints.tokenServerURL)/app/shipment/TRACKING_ID")
             say("Fleet console (operators):   \(endpoints.tokenServerURL)/app/console")
+            say("")
+            for line in FirstSteps(
+                tokenServerURL: endpoints.tokenServerURL,
+                emulatorURL: endpoints.emulatorURL,
+                project: endpoints.project,
+                operatorPassword: operatorPassword,
+                storeOption: onPostgres ? "--database \"$DATABASE_URL\"" : "--data \(data)"
+            ).lines {
+                say(line)
+            }
+            say("")
             say("Press Ctrl-C to stop.")
         }
+    }
+}
+
+/// What `serve` prints to paste next, in another shell: the operator creates a vehicle, a driver is added and
+/// granted it, logs in as the Driver SDK's token provider would, reports a location with the driver token, and is
+/// refused (403) for a vehicle the token does not name.
+struct FirstSteps {
+    let tokenServerURL: String
+    let emulatorURL: String
+    let project: String
+    /// The operator's password when this start created the account; otherwise the user knows it.
+    let operatorPassword: String?
+    /// `--data DIR` or `--database "$DATABASE_URL"`: where `fleetauth users` finds the token server's state.
+    let storeOption: String
+
+    var lines: [String] {
+        let vehicles = "\(emulatorURL)/v1/providers/\(project)/vehicles"
+        let json = "-H 'Content-Type: application/json'"
+        let session = #"sed -E 's/.*"sessionToken": *"([^"]*)".*/\1/'"#
+        let jwt = #"sed -E 's/.*"jwt": *"([^"]*)".*/\1/'"#
+        let vehicle =
+            #"{"vehicleState":"OFFLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4,"#
+            + #""vehicleType":{"category":"AUTO"}}"#
+        let location = #"{"lastLocation":{"location":{"latitude":37.422,"longitude":-122.084}}}"#
+        func logIn(_ username: String, _ password: String) -> String {
+            "curl -s -X POST \(tokenServerURL)/v1/sessions \(json) "
+                + #"-d '{"username":"\#(username)","password":"\#(password)"}' | \#(session)"#
+        }
+        return [
+            "Next, in another shell (fleetauth is .build/debug/fleetauth):",
+            "# The operator creates vehicle v1 with a server token.",
+            "OPERATOR=$(\(logIn("operator", operatorPassword ?? "OPERATOR_PASSWORD")))",
+            "SERVER=$(curl -s \(tokenServerURL)/token/server -H \"Authorization: Bearer $OPERATOR\" | \(jwt))",
+            "curl -s -X POST '\(vehicles)?vehicleId=v1' -H \"Authorization: Bearer $SERVER\" \(json) -d '\(vehicle)'",
+            "# A driver who may drive v1 logs in and fetches a driver token, as the Driver SDK's token provider does.",
+            "echo dana-password | fleetauth users add dana --role driver --password-stdin \(storeOption)",
+            "fleetauth users grant dana --vehicle v1 \(storeOption)",
+            "DANA=$(\(logIn("dana", "dana-password")))",
+            "DRIVER=$(curl -s \(tokenServerURL)/token/driver/v1 -H \"Authorization: Bearer $DANA\" | \(jwt))",
+            "# The driver token updates v1's location; another vehicle is refused (403 PERMISSION_DENIED).",
+            "curl -s -X PUT '\(vehicles)/v1?updateMask=lastLocation' -H \"Authorization: Bearer $DRIVER\" \(json) "
+                + "-d '\(location)'",
+            "curl -s -X PUT '\(vehicles)/v2?updateMask=lastLocation' -H \"Authorization: Bearer $DRIVER\" \(json) "
+                + "-d '\(location)'",
+        ]
     }
 }

@@ -13,7 +13,7 @@ import UnixSignals
 /// key-encryption key.
 struct TokenServerDataOptions: ParsableArguments {
     @Option(help: "Token server data directory (SQLite database, generated keys, the emulator's trust file).")
-    var data: String = "token-server-data"
+    var data: String = "fleetauth-data"
     @Option(
         help: """
             PostgreSQL for users, grants, sessions, audit, throttling and signing keys: \
@@ -74,7 +74,10 @@ struct TokenServerDataOptions: ParsableArguments {
             }
         }
         if !forServer, !FileManager.default.fileExists(atPath: databasePath) {
-            throw CLIError("No token server data in \(data). Start `fleetauth token-server --data \(data)` once first.")
+            throw CLIError(
+                "No token server data in \(data). Start `fleetauth serve --data \(data)` or `fleetauth token-server "
+                    + "--data \(data)` once first (or give the --data of the one running)."
+            )
         }
         try prepareDataDirectory(data)
         return try await body(try SQLiteTokenServerStore(path: databasePath))

@@ -30,23 +30,32 @@ struct CLI {
         stdin: String? = nil,
         in directory: String? = nil,
         environment: [String: String] = [:],
-        timeout: TimeInterval? = nil
+        timeout: TimeInterval? = nil,
+        program: URL = executable
     ) async throws -> Output {
         try await detached {
-            try runBlocking(arguments, stdin: stdin, in: directory, environment: environment, timeout: timeout)
+            try runBlocking(
+                arguments,
+                stdin: stdin,
+                in: directory,
+                environment: environment,
+                timeout: timeout,
+                program: program
+            )
         }
     }
 
-    /// ``run(_:stdin:in:environment:timeout:)`` on the calling thread.
+    /// ``run(_:stdin:in:environment:timeout:program:)`` on the calling thread; `program` is `fleetauth` unless named.
     static func runBlocking(
         _ arguments: [String],
         stdin: String? = nil,
         in directory: String? = nil,
         environment: [String: String] = [:],
-        timeout: TimeInterval? = nil
+        timeout: TimeInterval? = nil,
+        program: URL = executable
     ) throws -> Output {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = program
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         process.environment = Self.environment(environment)

@@ -90,10 +90,34 @@ struct DemoCLITests {
             #expect(
                 try await CLI.detached { try Self.status(tokenServer.appendingPathComponent("token/server")) } == 401
             )
+            if start == 1 { try await Self.pasteFirstSteps(from: text, in: data) }
             kill(process.processIdentifier, SIGINT)
             try await CLI.detached { process.waitUntilExit() }
             #expect(process.terminationStatus == 0)
         }
+    }
+
+    /// Runs, in bash, the lines `serve` printed to paste next, as a newcomer would (with `fleetauth` on the PATH): the
+    /// operator creates v1, dana is added and granted it, her driver token updates v1 and is refused for v2.
+    static func pasteFirstSteps(from text: String, in directory: String) async throws {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("Next, in another shell") }, "\(text)")
+        let steps = lines[(start + 1)...].prefix { !$0.isEmpty }
+        let script = "set -euo pipefail\n" + steps.joined(separator: "\n") + "\n"
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let result = try await CLI.run(
+            ["-c", script],
+            in: directory,
+            environment: ["PATH": CLI.executable.deletingLastPathComponent().path + ":" + path],
+            timeout: 120,
+            program: URL(fileURLWithPath: "/bin/bash")
+        )
+        #expect(result.status == 0, "\(script)\n\(result.stdout)\n\(result.stderr)")
+        // Three answers: the vehicle created and v1 updated (both name v1), then Google's error body for v2 alone.
+        #expect(result.stdout.contains("providers/demo-project/vehicles/v1"), "\(result.stdout)")
+        #expect(result.stdout.contains("37.422"), "\(result.stdout)")
+        #expect(result.stdout.components(separatedBy: "\"error\"").count == 2, "\(result.stdout)")
+        #expect(result.stdout.contains("PERMISSION_DENIED"), "\(result.stdout)")
     }
 
     /// The HTTP status of a GET, waited for on a plain thread (the test is synchronous).

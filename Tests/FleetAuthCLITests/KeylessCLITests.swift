@@ -150,12 +150,12 @@ struct KeylessCLITests {
                 marker: "Token server listening on http://127.0.0.1:"
             )
         }
-        let trust = try TrustConfiguration(contentsOf: directory + "/token-server-data/emulator-trust.json")
+        let trust = try TrustConfiguration(contentsOf: directory + "/fleetauth-data/emulator-trust.json")
         let stderr = try await CLI.detached { server.stop() }
         #expect(stderr.contains("Warning: no access token"), "\(stderr)")
         let entry = try #require(trust.serviceAccounts.first { $0.account.email == email })
         #expect(entry.keySource == .jwksURL("http://127.0.0.1:1/google/service_accounts/v1/metadata/jwk/\(email)"))
-        let files = try FileManager.default.contentsOfDirectory(atPath: directory + "/token-server-data/keys")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory + "/fleetauth-data/keys")
         #expect(!files.contains { $0.hasPrefix("driver-") })
         #expect(files.contains { $0.hasPrefix("consumer-") })
         let rotate = try await CLI.run(["keys", "rotate", "--family", "driver"], in: directory, timeout: 30)
@@ -191,7 +191,7 @@ struct KeylessCLITests {
         #expect(result.status != 0)
         #expect(result.stderr.contains(problem), "\(result.stderr)")
         #expect(!result.stderr.contains("Fatal error"))
-        #expect(!FileManager.default.fileExists(atPath: directory + "/token-server-data/token-server.sqlite"))
+        #expect(!FileManager.default.fileExists(atPath: directory + "/fleetauth-data/token-server.sqlite"))
     }
 
     @Test(

@@ -159,7 +159,7 @@ struct StartupFailureTests {
         _ = FileManager.default.createFile(atPath: directory + "/file", contents: Data("not a directory".utf8))
         // The token servers' default data directories, as a first start leaves them: these failures are not about it.
         switch failure.arguments(0, directory).first {
-        case "token-server": try await CLI.provisionTokenServerData(at: directory + "/token-server-data")
+        case "token-server": try await CLI.provisionTokenServerData(at: directory + "/fleetauth-data")
         case "serve": try await CLI.provisionTokenServerData(at: directory + "/fleetauth-data")
         default: break
         }
@@ -304,7 +304,7 @@ struct AuditRetentionCLITests {
     @Test("entries older than --audit-retention are gone once the server has started; newer ones stay")
     func prunedAtStart() async throws {
         let directory = try CLI.temporaryDirectory()
-        let data = directory + "/token-server-data"
+        let data = directory + "/fleetauth-data"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         let now = Date()
         do {

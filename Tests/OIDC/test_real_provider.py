@@ -137,7 +137,7 @@ def fleetauth(*args):
 
 class TokenServer:
     def __init__(self, directory, provider):
-        self.data = os.path.join(directory, "token-server-data")
+        self.data = os.path.join(directory, "fleetauth-data")
         self.log = os.path.join(directory, "token-server.log")
         self.process = subprocess.Popen(
             [BIN, "token-server", "--data", self.data, "--port", "0", "--bcrypt-cost", "10",

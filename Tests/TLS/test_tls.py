@@ -243,7 +243,7 @@ def test_token_server_https_and_bad_key_refused_at_start(pki):
     try:
         (port,) = server.ports
         assert curl(ca_path, f"https://localhost:{port}/healthz") == ('{"status":"ok"}', "2")
-        with open(os.path.join(directory, "token-server-data", "emulator-trust.json")) as f:
+        with open(os.path.join(directory, "fleetauth-data", "emulator-trust.json")) as f:
             assert f"https://127.0.0.1:{port}/service_accounts/v1/metadata/jwk/" in f.read()
     finally:
         server.stop()

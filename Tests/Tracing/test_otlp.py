@@ -96,7 +96,7 @@ def test_one_call_is_one_trace():
         password = re.search(r"with password (\S+) \(shown once\)", text).group(1)
         emulator, (rest, grpc_port), _, emulator_errors = start(
             ["emulator", "--in-memory", "--port", "0", "--grpc-port", "0", "--log-format", "json",
-             "--trust", "token-server-data/emulator-trust.json"], directory,
+             "--trust", "fleetauth-data/emulator-trust.json"], directory,
             [r"listening on http://127\.0\.0\.1:(\d+)", r"gRPC listening on 127\.0\.0\.1:(\d+)"], environment,
             "emulator")
         try:

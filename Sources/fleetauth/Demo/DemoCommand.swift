@@ -150,7 +150,7 @@ struct DemoCommand: AsyncParsableCommand {
                     let trip = scenario.trips[0].id
                     say(
                         "Round \(round): journey sharing at \(endpoints.tokenServerURL)/app/trip/\(trip)   "
-                            + "(rider-\(trip) / \(DemoRun.password))"
+                            + "(log in as rider-\(trip), password \(DemoRun.password))"
                     )
                     let run = DemoRun(
                         scenario: scenario,

@@ -7,7 +7,9 @@ import Foundation
 /// One run of the demo against a running stack: users log in over HTTP like apps, then driver apps report along
 /// their routes and consumer apps follow their trips, on an accelerated clock, all through FleetAuthClient.
 struct DemoRun: Sendable {
-    static let password = "demo password, not a secret"
+    /// Every demo user's password (the live mode prints it beside the journey-sharing page): one word, as a person
+    /// would type it at a login form, and no secret — the demo's accounts exist only on the demo's servers.
+    static let password = "fleetauth-demo"
 
     let scenario: DemoScenario
     let users: any DemoUsers
