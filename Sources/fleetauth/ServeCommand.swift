@@ -157,7 +157,9 @@ struct ServeCommand: AsyncParsableCommand {
                 emulatorURL: endpoints.emulatorURL,
                 project: endpoints.project,
                 operatorPassword: operatorPassword,
-                storeOption: onPostgres ? "--database \"$DATABASE_URL\"" : "--data \(data)"
+                storeOption: onPostgres
+                    ? "--database \"$DATABASE_URL\"" : "--data \(URL(fileURLWithPath: data).standardizedFileURL.path)",
+                binaryDirectory: Bundle.main.executableURL?.deletingLastPathComponent().path
             ).lines {
                 say(line)
             }
@@ -176,8 +178,11 @@ struct FirstSteps {
     let project: String
     /// The operator's password when this start created the account; otherwise the user knows it.
     let operatorPassword: String?
-    /// `--data DIR` or `--database "$DATABASE_URL"`: where `fleetauth users` finds the token server's state.
+    /// `--data DIR` (absolute: the next shell may be elsewhere) or `--database "$DATABASE_URL"`: where
+    /// `fleetauth users` finds the token server's state.
     let storeOption: String
+    /// The folder of the running `fleetauth`, put on the PATH first.
+    let binaryDirectory: String?
 
     var lines: [String] {
         let vehicles = "\(emulatorURL)/v1/providers/\(project)/vehicles"
@@ -193,20 +198,21 @@ struct FirstSteps {
                 + #"-d '{"username":"\#(username)","password":"\#(password)"}' | \#(session)"#
         }
         return [
-            "Next, in another shell (fleetauth is .build/debug/fleetauth):",
+            "Next, in another shell:",
+            binaryDirectory.map { "export PATH=\"\($0):$PATH\"" } ?? "# (put fleetauth on the PATH)",
             "# The operator creates vehicle v1 with a server token.",
             "OPERATOR=$(\(logIn("operator", operatorPassword ?? "OPERATOR_PASSWORD")))",
             "SERVER=$(curl -s \(tokenServerURL)/token/server -H \"Authorization: Bearer $OPERATOR\" | \(jwt))",
-            "curl -s -X POST '\(vehicles)?vehicleId=v1' -H \"Authorization: Bearer $SERVER\" \(json) -d '\(vehicle)'",
+            "curl -s -w '\\n' -X POST '\(vehicles)?vehicleId=v1' -H \"Authorization: Bearer $SERVER\" \(json) -d '\(vehicle)'",
             "# A driver who may drive v1 logs in and fetches a driver token, as the Driver SDK's token provider does.",
             "echo dana-password | fleetauth users add dana --role driver --password-stdin \(storeOption)",
             "fleetauth users grant dana --vehicle v1 \(storeOption)",
             "DANA=$(\(logIn("dana", "dana-password")))",
             "DRIVER=$(curl -s \(tokenServerURL)/token/driver/v1 -H \"Authorization: Bearer $DANA\" | \(jwt))",
             "# The driver token updates v1's location; another vehicle is refused (403 PERMISSION_DENIED).",
-            "curl -s -X PUT '\(vehicles)/v1?updateMask=lastLocation' -H \"Authorization: Bearer $DRIVER\" \(json) "
+            "curl -s -w '\\n' -X PUT '\(vehicles)/v1?updateMask=lastLocation' -H \"Authorization: Bearer $DRIVER\" \(json) "
                 + "-d '\(location)'",
-            "curl -s -X PUT '\(vehicles)/v2?updateMask=lastLocation' -H \"Authorization: Bearer $DRIVER\" \(json) "
+            "curl -s -w '\\n' -X PUT '\(vehicles)/v2?updateMask=lastLocation' -H \"Authorization: Bearer $DRIVER\" \(json) "
                 + "-d '\(location)'",
         ]
     }

@@ -90,7 +90,10 @@ struct DemoCLITests {
             #expect(
                 try await CLI.detached { try Self.status(tokenServer.appendingPathComponent("token/server")) } == 401
             )
-            if start == 1 { try await Self.pasteFirstSteps(from: text, in: data) }
+            if start == 1 {
+                let answers = try await Self.pasteFirstSteps(from: text, in: data)
+                try Self.expectREADMEFirstRequest(printed: text, answers: answers, data: data)
+            }
             kill(process.processIdentifier, SIGINT)
             try await CLI.detached { process.waitUntilExit() }
             #expect(process.terminationStatus == 0)
@@ -99,11 +102,9 @@ struct DemoCLITests {
 
     /// Runs, in bash, the lines `serve` printed to paste next, as a newcomer would (with `fleetauth` on the PATH): the
     /// operator creates v1, dana is added and granted it, her driver token updates v1 and is refused for v2.
-    static func pasteFirstSteps(from text: String, in directory: String) async throws {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let start = try #require(lines.firstIndex { $0.hasPrefix("Next, in another shell") }, "\(text)")
-        let steps = lines[(start + 1)...].prefix { !$0.isEmpty }
-        let script = "set -euo pipefail\n" + steps.joined(separator: "\n") + "\n"
+    /// Returns what the commands wrote.
+    static func pasteFirstSteps(from text: String, in directory: String) async throws -> String {
+        let script = "set -euo pipefail\n" + (try firstSteps(in: text)).joined(separator: "\n") + "\n"
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         let result = try await CLI.run(
             ["-c", script],
@@ -118,6 +119,47 @@ struct DemoCLITests {
         #expect(result.stdout.contains("37.422"), "\(result.stdout)")
         #expect(result.stdout.components(separatedBy: "\"error\"").count == 2, "\(result.stdout)")
         #expect(result.stdout.contains("PERMISSION_DENIED"), "\(result.stdout)")
+        return result.stdout
+    }
+
+    /// The lines `serve` printed after "Next, in another shell:", up to the blank line.
+    static func firstSteps(in text: String) throws -> [String] {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let start = try #require(lines.firstIndex { $0.hasPrefix("Next, in another shell") }, "\(text)")
+        return Array(lines[(start + 1)...].prefix { !$0.isEmpty })
+    }
+
+    /// The README's first request is what `serve` prints, with the operator's password, the addresses and the paths
+    /// in the README's placeholders; and the answer it shows is the last one the emulator gave.
+    static func expectREADMEFirstRequest(printed text: String, answers: String, data: String) throws {
+        let readmeURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("README.md")
+        let readme = try String(contentsOf: readmeURL, encoding: .utf8)
+        let section = try #require(readme.components(separatedBy: "## A first request, end to end").dropFirst().first)
+        /// The fenced blocks of `language` in `text`, in order.
+        func blocks(_ language: String, in text: String) -> [String] {
+            text.components(separatedBy: "```\(language)\n").dropFirst().compactMap {
+                $0.components(separatedBy: "\n```").first
+            }
+        }
+        let pasted = try #require(blocks("sh", in: section).first { $0.contains("OPERATOR=") })
+        let commands = pasted.replacingOccurrences(of: " \\\n    ", with: " ").split(separator: "\n").map(String.init)
+
+        var printed = try firstSteps(in: text).joined(separator: "\n")
+        let password = try #require(text.firstMatch(of: /with password (\S+) \(shown once\)/)?.1)
+        let binaries = try #require(printed.firstMatch(of: /export PATH="(.+):\$PATH"/)?.1)
+        let tokenServer = try #require(text.firstMatch(of: /Token server: +http:\/\/(\S+)/)?.1)
+        let emulator = try #require(text.firstMatch(of: /Fleet Engine emulator: +http:\/\/(\S+)/)?.1)
+        for (value, placeholder) in [
+            (String(password), "OPERATOR_PASSWORD"), (String(binaries), "$HOME/FleetAuth/.build/debug"),
+            (data, "~/FleetAuth/fleetauth-data"), (String(tokenServer), "127.0.0.1:8788"),
+            (String(emulator), "127.0.0.1:8787"),
+        ] {
+            printed = printed.replacingOccurrences(of: value, with: placeholder)
+        }
+        #expect(commands == printed.split(separator: "\n").map(String.init), "README:\n\(commands)\nserve:\n\(printed)")
+        let lastAnswer = answers.split(separator: "\n").last.map(String.init)
+        #expect(lastAnswer == blocks("json", in: section).first, "\(answers)")
     }
 
     /// The HTTP status of a GET, waited for on a plain thread (the test is synchronous).
