@@ -61,7 +61,12 @@ struct AccessPolicyTests {
         }
         if cell.role.grants(cell.method.permission) {
             #expect(throws: Never.self) { try check(covering) }
-            expectCode(GoogleAPIError.permissionDenied("")) { try check(other) }
+            if cell.role.ignoresAuthorizationClaims {
+                #expect(throws: Never.self) { try check(other) }
+                #expect(throws: Never.self) { try check(AuthorizationClaims()) }
+            } else {
+                expectCode(GoogleAPIError.permissionDenied("")) { try check(other) }
+            }
             expectCode(GoogleAPIError.permissionDenied("")) { try check(covering, provider: "other-project") }
         } else {
             let error = expectCode(GoogleAPIError.permissionDenied("")) { try check(covering) }
@@ -115,6 +120,49 @@ struct AccessPolicyTests {
         // A6: no normalization before comparing.
         #expect(!allowed(.driverSdkUser, .init(vehicleID: "K"), .getVehicle, .vehicle("\u{212A}")))
         #expect(!allowed(.driverSdkUser, .init(vehicleID: "v1"), .getVehicle, .vehicle("V1")))
+    }
+
+    @Test("the two admin roles ignore the token's claims for what they grant; every other role is narrowed by them")
+    func adminRolesIgnoreClaims() {
+        #expect(FleetEngineRole.all.filter(\.ignoresAuthorizationClaims) == [.ondemandAdmin, .deliveryAdmin])
+        func allowed(
+            _ roles: [FleetEngineRole],
+            _ claims: AuthorizationClaims,
+            _ method: FleetEngineMethod,
+            _ scope: ResourceScope
+        ) -> Bool {
+            let account = TrustedServiceAccount(email: "sa@p.iam.gserviceaccount.com", project: "p", roles: roles)
+            return
+                (try? AccessPolicy.check(account: account, claims: claims, method: method, scope: scope, provider: "p"))
+                != nil
+        }
+        let narrow = AuthorizationClaims(vehicleID: "mine", deliveryVehicleID: "mine")
+        #expect(allowed([.ondemandAdmin], narrow, .updateVehicle, .vehicle("someone-else")))
+        #expect(allowed([.ondemandAdmin], AuthorizationClaims(), .listVehicles, .allVehicles))
+        #expect(allowed([.deliveryAdmin], narrow, .getDeliveryVehicle, .deliveryVehicle("someone-else")))
+        #expect(allowed([.deliveryAdmin], AuthorizationClaims(), .listTasks, .allTasks))
+        // The super users are narrowed by their claims.
+        #expect(!allowed([.serviceSuperUser], narrow, .updateVehicle, .vehicle("someone-else")))
+        #expect(!allowed([.deliverySuperUser], narrow, .getDeliveryVehicle, .deliveryVehicle("someone-else")))
+        // An admin role lifts the claims only for what it grants: an on-demand admin's delivery calls, granted by
+        // another role of the account, are still narrowed.
+        #expect(!allowed([.ondemandAdmin, .deliverySuperUser], narrow, .getDeliveryVehicle, .deliveryVehicle("x")))
+        #expect(allowed([.ondemandAdmin, .deliverySuperUser], narrow, .getDeliveryVehicle, .deliveryVehicle("mine")))
+        // The provider is still the account's project.
+        let account = TrustedServiceAccount(
+            email: "sa@p.iam.gserviceaccount.com",
+            project: "p",
+            roles: [.ondemandAdmin]
+        )
+        expectCode(GoogleAPIError.permissionDenied("")) {
+            try AccessPolicy.check(
+                account: account,
+                claims: narrow,
+                method: .getVehicle,
+                scope: .vehicle("v"),
+                provider: "other"
+            )
+        }
     }
 
     @Test("the driver-reportable field set is exactly location, state, route progress and waypoints")

@@ -82,21 +82,44 @@ struct AuthenticationTests {
         }
     }
 
+    /// A genuine token of `key`, issued at `date` (``start`` by default), without an `authorization` claim.
+    static func claimless(_ key: ServiceAccountKey, at date: Date = Date(timeIntervalSince1970: start)) throws -> String
+    {
+        let header = #"{"alg":"RS256","typ":"JWT","kid":"\#(key.privateKeyID)"}"#
+        let now = Int64(date.timeIntervalSince1970)
+        let payload =
+            #"{"iss":"\#(key.clientEmail)","sub":"\#(key.clientEmail)","aud":"https://fleetengine.googleapis.com/","iat":\#(now),"exp":\#(now + 3600)}"#
+        let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
+        return input + "." + Base64URL.encode(try LocalKeySigner(key: key).signSynchronously(Array(input.utf8)))
+    }
+
     @Test("a genuine token without scopes is 403 'JWT does not contain any scopes.'")
     func noScopes() throws {
         let clock = ManualClock(date: Date(timeIntervalSince1970: Self.start))
         let auth = authenticator(clock: clock, log: ReasonLog())
-        let header = #"{"alg":"RS256","typ":"JWT","kid":"\#(Self.driverKey.privateKeyID)"}"#
-        let now = Int64(Self.start)
-        let payload =
-            #"{"iss":"\#(Self.driver.email)","sub":"\#(Self.driver.email)","aud":"https://fleetengine.googleapis.com/","iat":\#(now),"exp":\#(now + 3600)}"#
-        let input = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
-        let token =
-            input + "." + Base64URL.encode(try LocalKeySigner(key: Self.driverKey).signSynchronously(Array(input.utf8)))
         let error = expectCode(GoogleAPIError.permissionDenied("")) {
-            try auth.authenticate(authorization: "Bearer " + token)
+            try auth.authenticate(authorization: "Bearer " + Self.claimless(Self.driverKey))
         }
         #expect(error?.message == "JWT does not contain any scopes.")
+    }
+
+    @Test("an admin account's token needs no scopes: Fleet Engine ignores the claims of the admin roles")
+    func adminWithoutScopes() throws {
+        let clock = ManualClock(date: Date(timeIntervalSince1970: Self.start))
+        for role in [FleetEngineRole.ondemandAdmin, .deliveryAdmin] {
+            let admin = TrustedServiceAccount(email: Self.otherKey.clientEmail, project: "demo-project", roles: [role])
+            let auth = TokenAuthenticator(
+                accounts: [(Self.driver, [Self.driverKey.verificationKey]), (admin, [Self.otherKey.verificationKey])],
+                clock: clock
+            )
+            let principal = try auth.authenticate(authorization: "Bearer " + Self.claimless(Self.otherKey))
+            #expect(principal.account == admin)
+            #expect(principal.claims.isEmpty)
+            // The other account of the same emulator still needs scopes.
+            expectCode(GoogleAPIError.permissionDenied("")) {
+                try auth.authenticate(authorization: "Bearer " + Self.claimless(Self.driverKey))
+            }
+        }
     }
 
     @Test("cached tokens still expire exactly at exp, and a key change empties the cache")

@@ -16,6 +16,7 @@ struct EmulatorFixture {
     static let driverKey = try! TestKeys.keyNow(projectID: project, name: "driver")
     static let consumerKey = try! TestKeys.keyNow(projectID: project, name: "consumer")
     static let otherProjectKey = try! TestKeys.keyNow(projectID: "other-project", name: "server")
+    static let adminKey = try! TestKeys.keyNow(projectID: project, name: "admin")
 
     static let accounts: [(TrustedServiceAccount, [RSAVerificationKey])] = [
         (
@@ -37,6 +38,10 @@ struct EmulatorFixture {
                 roles: [.serviceSuperUser]
             ),
             [otherProjectKey.verificationKey]
+        ),
+        (
+            TrustedServiceAccount(email: adminKey.clientEmail, project: project, roles: [.ondemandAdmin]),
+            [adminKey.verificationKey]
         ),
     ]
 
@@ -133,6 +138,48 @@ struct VehicleAPITests {
             let (missing, error) = try await client.call(.get, "\(base)/v2", token: F.server)
             #expect(missing == .notFound)
             #expect(error["error"]?.objectValue?["status"] == "NOT_FOUND")
+        }
+    }
+
+    @Test(
+        "an On-demand Admin's token acts on any vehicle whatever its claims, or with none; a super user's is narrowed"
+    )
+    func adminIgnoresClaims() async throws {
+        let fixture = try F()
+        try await fixture.application.test(.router) { client in
+            let narrowed = F.token(F.adminKey, try .driver(vehicleID: "someone-else"))
+            let (created, _) = try await client.call(
+                .post,
+                "\(base)?vehicleId=v1",
+                token: narrowed,
+                body: F.vehicleBody
+            )
+            #expect(created == .ok)
+            let claimless = try AuthenticationTests.claimless(F.adminKey, at: Date())
+            let (got, vehicle) = try await client.call(.get, "\(base)/v1", token: claimless)
+            #expect(got == .ok)
+            #expect(vehicle["name"] == "providers/demo-project/vehicles/v1")
+            let (listed, page) = try await client.call(.get, base, token: narrowed)
+            #expect(listed == .ok)
+            #expect(page["vehicles"]?.arrayValue?.count == 1)
+            // The provider is still the account's project.
+            let (otherProvider, _) = try await client.call(
+                .get,
+                "/v1/providers/other-project/vehicles/v1",
+                token: narrowed
+            )
+            #expect(otherProvider == .forbidden)
+            // A Service Super User's token is narrowed by its claims, and needs them.
+            let superUser = F.token(F.serverKey, try .driver(vehicleID: "someone-else"))
+            let (narrowedRead, _) = try await client.call(.get, "\(base)/v1", token: superUser)
+            #expect(narrowedRead == .forbidden)
+            let (noScopes, body) = try await client.call(
+                .get,
+                "\(base)/v1",
+                token: try AuthenticationTests.claimless(F.serverKey, at: Date())
+            )
+            #expect(noScopes == .forbidden)
+            #expect(body["error"]?.objectValue?["message"] == "JWT does not contain any scopes.")
         }
     }
 

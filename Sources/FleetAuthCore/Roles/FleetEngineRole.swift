@@ -11,11 +11,20 @@ public struct FleetEngineRole: Sendable, Hashable, CustomStringConvertible {
     public let title: String
     /// What the role may do.
     public let permissions: Set<FleetEnginePermission>
+    /// Whether Fleet Engine ignores the `authorization` claims of tokens signed by an account with this role, for
+    /// the methods the role grants: true for the two admin roles only ("This role ignores custom JWT claims").
+    public let ignoresAuthorizationClaims: Bool
 
-    public init(id: String, title: String, permissions: Set<FleetEnginePermission>) {
+    public init(
+        id: String,
+        title: String,
+        permissions: Set<FleetEnginePermission>,
+        ignoresAuthorizationClaims: Bool = false
+    ) {
         self.id = id
         self.title = title
         self.permissions = permissions
+        self.ignoresAuthorizationClaims = ignoresAuthorizationClaims
     }
 
     public var description: String { id }
@@ -54,7 +63,7 @@ public struct FleetEngineRole: Sendable, Hashable, CustomStringConvertible {
             .vehiclesUpdate, .vehiclesUpdateLocation, .projectsGet, .projectsList,
         ]
     )
-    /// Everything on-demand, for trusted backends only.
+    /// Everything on-demand, for trusted backends only; the token's claims are ignored.
     public static let ondemandAdmin = Self(
         id: "roles/fleetengine.ondemandAdmin",
         title: "Fleet Engine On-Demand Admin",
@@ -62,7 +71,8 @@ public struct FleetEngineRole: Sendable, Hashable, CustomStringConvertible {
             .tripsAllowAllActions, .tripsCreate, .tripsDelete, .tripsGet, .tripsSearch, .tripsUpdate,
             .tripsUpdateState, .vehiclesAllowAllActions, .vehiclesCreate, .vehiclesDelete, .vehiclesGet,
             .vehiclesList, .vehiclesSearch, .vehiclesSearchFuzzed, .vehiclesUpdate, .vehiclesUpdateLocation,
-        ]
+        ],
+        ignoresAuthorizationClaims: true
     )
     /// Delivery consumer: search tasks by tracking ID, read tracking info.
     public static let deliveryConsumer = Self(
@@ -105,7 +115,7 @@ public struct FleetEngineRole: Sendable, Hashable, CustomStringConvertible {
             .taskTrackingInfoGet,
         ]
     )
-    /// Everything delivery, for trusted backends only.
+    /// Everything delivery, for trusted backends only; the token's claims are ignored.
     public static let deliveryAdmin = Self(
         id: "roles/fleetengine.deliveryAdmin",
         title: "Fleet Engine Delivery Admin",
@@ -114,7 +124,8 @@ public struct FleetEngineRole: Sendable, Hashable, CustomStringConvertible {
             .deliveryVehiclesUpdate, .deliveryVehiclesUpdateLocation, .deliveryVehiclesUpdateVehicleStops,
             .tasksCreate, .tasksDelete, .tasksGet, .tasksList, .tasksSearchWithTrackingID, .tasksUpdate,
             .taskTrackingInfoGet,
-        ]
+        ],
+        ignoresAuthorizationClaims: true
     )
     /// Read-only over the whole fleet.
     public static let viewer = Self(

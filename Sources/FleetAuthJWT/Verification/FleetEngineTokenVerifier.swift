@@ -33,7 +33,8 @@ public import Foundation
 /// 8. **Signature** — RS256 with the key named by `kid`, or, with no `kid`, with each key of the issuer; the
 ///    signature must be exactly the modulus length.
 /// 9. **Scopes** — only for a token that passed everything else: no `authorization` claim is
-///    ``TokenVerificationError/missingAuthorization`` (Fleet Engine's 403 "JWT does not contain any scopes.").
+///    ``TokenVerificationError/missingAuthorization`` (Fleet Engine's 403 "JWT does not contain any scopes."),
+///    unless the issuer is one of ``issuersWithoutScopes``.
 public struct FleetEngineTokenVerifier: Sendable {
     /// The verification limits. The defaults are Fleet Engine's.
     public struct Policy: Sendable, Hashable {
@@ -74,6 +75,9 @@ public struct FleetEngineTokenVerifier: Sendable {
     public var trustStore: TrustStore
     /// The limits.
     public var policy: Policy
+    /// Issuers whose tokens may carry no `authorization` claim: service accounts with an admin role, whose claims
+    /// Fleet Engine ignores. Their claimless tokens verify with empty claims. Empty by default.
+    public var issuersWithoutScopes: Set<String> = []
 
     public init(trustStore: TrustStore, policy: Policy = Policy()) {
         self.trustStore = trustStore
@@ -170,7 +174,10 @@ public struct FleetEngineTokenVerifier: Sendable {
         let key = try JWSHeaderPolicy.verifySignature(of: jws, keyID: keyID, candidates: candidates)
 
         // Scopes, only now that the token is known to be genuine.
-        guard let authorization, !authorization.isEmpty else { throw .missingAuthorization }
+        if authorization?.isEmpty ?? true {
+            guard issuersWithoutScopes.contains(issuer) else { throw .missingAuthorization }
+            authorization = AuthorizationClaims()
+        }
 
         return VerifiedToken(
             header: jws.header,
@@ -181,7 +188,7 @@ public struct FleetEngineTokenVerifier: Sendable {
                 audience: audience,
                 issuedAt: issuedAt,
                 expiresAt: expiresAt,
-                authorization: authorization
+                authorization: authorization ?? AuthorizationClaims()
             ),
             keyID: key.keyID
         )

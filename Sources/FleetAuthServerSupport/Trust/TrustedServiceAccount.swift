@@ -20,4 +20,13 @@ public struct TrustedServiceAccount: Sendable, Hashable {
     public func isGranted(_ permission: FleetEnginePermission) -> Bool {
         roles.contains { $0.grants(permission) }
     }
+
+    /// Whether a role of the account grants `permission` and ignores the token's `authorization` claims (an admin
+    /// role): then the claims neither narrow nor are needed for that permission.
+    public func ignoresClaims(for permission: FleetEnginePermission) -> Bool {
+        roles.contains { $0.ignoresAuthorizationClaims && $0.grants(permission) }
+    }
+
+    /// Whether the account's tokens may carry no `authorization` claim at all (it holds an admin role).
+    public var mayOmitClaims: Bool { roles.contains(where: \.ignoresAuthorizationClaims) }
 }

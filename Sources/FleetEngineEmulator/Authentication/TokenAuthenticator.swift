@@ -9,7 +9,8 @@ import NIOConcurrencyHelpers
 ///
 /// Every token problem is the same 401 `UNAUTHENTICATED` body, whatever the reason (no oracle for an attacker,
 /// <doc:AuthorizationModel>); the reason code goes to the `onRejection` hook for metrics and logs. A genuine token
-/// without `authorization` claims is 403 "JWT does not contain any scopes.".
+/// without `authorization` claims is 403 "JWT does not contain any scopes.", unless its account holds an admin role,
+/// whose claims Fleet Engine ignores.
 public final class TokenAuthenticator: Sendable {
     /// The message of every 401 for a token that is present but unacceptable.
     public static let invalidCredentialsMessage =
@@ -57,9 +58,9 @@ public final class TokenAuthenticator: Sendable {
             store.add(keys, issuer: account.email)
             byEmail[account.email] = account
         }
-        self.trust = NIOLockedValueBox(
-            Trust(verifier: FleetEngineTokenVerifier(trustStore: store, policy: policy), accounts: byEmail)
-        )
+        var verifier = FleetEngineTokenVerifier(trustStore: store, policy: policy)
+        verifier.issuersWithoutScopes = Set(byEmail.values.filter(\.mayOmitClaims).map(\.email))
+        self.trust = NIOLockedValueBox(Trust(verifier: verifier, accounts: byEmail))
         self.cache = VerifiedTokenCache(capacity: max(cacheCapacity, 1))
         self.cacheEnabled = cacheCapacity > 0
         self.clock = clock

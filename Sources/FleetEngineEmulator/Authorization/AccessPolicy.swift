@@ -5,8 +5,9 @@ public import FleetAuthServerSupport
 ///
 /// 1. **Role** — a role bound to the service account that *signed* the token must grant the method's permission.
 ///    Nothing the token says about itself can add a permission.
-/// 2. **Claim** — the token's `authorization` claims must cover the resource, compared byte for byte, never after
-///    normalization; `*` covers every resource of its kind:
+/// 2. **Claim** — unless a role that grants the permission is an admin role (On-demand Admin, Delivery Admin), which
+///    ignores the token's claims, the token's `authorization` claims must cover the resource, compared byte for
+///    byte, never after normalization; `*` covers every resource of its kind:
 ///    - a vehicle: `vehicleid` equal to its ID;
 ///    - a trip: `tripid` equal to its ID, or `vehicleid` equal to the vehicle the trip is assigned to (a driver acts
 ///      on its own trips), or `vehicleid` `*`;
@@ -33,7 +34,7 @@ public enum AccessPolicy {
         provider: String
     ) throws(GoogleAPIError) {
         try checkRole(account: account, method: method)
-        guard covers(claims, scope) else {
+        guard account.ignoresClaims(for: method.permission) || covers(claims, scope) else {
             throw .permissionDenied("The token's authorization claims do not cover \(scope)")
         }
         guard provider.hasSameBytes(as: account.project) else {
