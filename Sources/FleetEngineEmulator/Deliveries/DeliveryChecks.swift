@@ -155,10 +155,8 @@ enum DeliveryChecks {
                 guard seen.insert(id).inserted else {
                     throw .invalidArgument("\(taskPlace).taskId \"\(id)\" appears twice; a task is on one stop only.")
                 }
-                if info.hasTaskDuration { try duration(info.taskDuration, "\(taskPlace).taskDuration") }
                 ids.append(id)
             }
-            for point in segment.path { try MessageChecks.latLng(point, "\(place).path") }
         }
         return ids
     }

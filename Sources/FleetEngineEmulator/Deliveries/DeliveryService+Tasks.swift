@@ -7,11 +7,12 @@ extension DeliveryService {
     /// The fields UpdateTask may write, in proto spelling; `fixed` ones are refused by name.
     static let taskUpdatable: Set<String> = [
         "state", "task_outcome", "task_outcome_time", "task_outcome_location", "target_time_window",
-        "task_tracking_view_config", "attributes", "task_duration",
+        "task_tracking_view_config", "attributes",
     ]
+    /// Immutable (`type`, `tracking_id`, `planned_location`, `task_duration`) or kept by the server.
     static let taskFixed: Set<String> = [
         "name", "type", "tracking_id", "delivery_vehicle_id", "planned_location", "journey_sharing_info",
-        "task_outcome_location_source",
+        "task_outcome_location_source", "task_duration",
     ]
 
     /// The fields ListTasks' `filter` compares.
@@ -168,12 +169,35 @@ extension DeliveryService {
             if let last = vehicle.remainingVehicleJourneySegments.firstIndex(where: { segment in
                 segment.stop.tasks.contains { $0.taskID == id }
             }) {
-                sharing.remainingVehicleJourneySegments = Array(vehicle.remainingVehicleJourneySegments[...last])
+                sharing.remainingVehicleJourneySegments = Self.sharedSegments(
+                    vehicle.remainingVehicleJourneySegments[...last],
+                    of: vehicle
+                )
             }
             if vehicle.hasLastLocation { sharing.lastLocation = vehicle.lastLocation }
             answer.journeySharingInfo = sharing
         }
         return answer
+    }
+
+    /// The journey segments GetTask shares: each segment's distance, duration and path, never its stop (Google:
+    /// a stop's `plannedLocation`, `tasks` and `state` are not populated in GetTask's answer, so one customer does
+    /// not see the others' addresses and task IDs). The first segment takes the driver's own remaining distance and
+    /// duration when it has reported them.
+    static func sharedSegments(
+        _ segments: ArraySlice<FleetEngineDelivery.VehicleJourneySegment>,
+        of vehicle: FleetEngineDelivery.DeliveryVehicle
+    ) -> [FleetEngineDelivery.VehicleJourneySegment] {
+        var shared = segments.map { segment in
+            var copy = segment
+            copy.clearStop()
+            return copy
+        }
+        if !shared.isEmpty {
+            if vehicle.hasRemainingDistanceMeters { shared[0].drivingDistanceMeters = vehicle.remainingDistanceMeters }
+            if vehicle.hasRemainingDuration { shared[0].drivingDuration = vehicle.remainingDuration }
+        }
+        return shared
     }
 
     /// UpdateTask: the fields the mask names. A task's outcome is set once; a CLOSED task never reopens; a task
@@ -202,12 +226,6 @@ extension DeliveryService {
                 "task.taskOutcomeLocation",
                 required: true
             )
-        }
-        if paths.contains("task_duration") {
-            guard given.hasTaskDuration else {
-                throw GoogleAPIError.invalidArgument("task.taskDuration is in the update mask but not set.")
-            }
-            try DeliveryChecks.duration(given.taskDuration, "task.taskDuration")
         }
         if paths.contains("target_time_window") { try Self.checkWindow(given, field: "task") }
         if paths.contains("attributes") {
@@ -279,7 +297,6 @@ extension DeliveryService {
                     next.taskTrackingViewConfig = given.taskTrackingViewConfig
                     if !given.hasTaskTrackingViewConfig { next.clearTaskTrackingViewConfig() }
                 case "attributes": next.attributes = given.attributes
-                case "task_duration": next.taskDuration = given.taskDuration
                 default: break
                 }
             }

@@ -9,7 +9,8 @@ extension DeliveryService {
         "remaining_vehicle_journey_segments", "attributes", "type",
     ])
 
-    /// CreateDeliveryVehicle: only `type`, `lastLocation` and `attributes` may be set (`name` is ignored).
+    /// CreateDeliveryVehicle: only `type`, `lastLocation` and `attributes` may be set (`name` is ignored); a vehicle
+    /// created without `type` is `AUTO`.
     public func createDeliveryVehicle(_ request: FleetEngineDelivery.CreateDeliveryVehicleRequest, caller: Principal)
         async throws -> FleetEngineDelivery.DeliveryVehicle
     {
@@ -35,19 +36,29 @@ extension DeliveryService {
             field: "deliveryVehicle.attributes"
         )
         vehicle.name = ""
+        if vehicle.type == .unspecified { vehicle.type = .auto }
         if vehicle.hasLastLocation { vehicle.lastLocation.serverTime = Google_Protobuf_Timestamp(date: now) }
         try await store.insertDeliveryVehicle(vehicle, provider: provider, id: id)
         return render(vehicle, provider: provider, id: id)
     }
 
-    /// GetDeliveryVehicle.
+    /// GetDeliveryVehicle, the only answer whose stops carry each task's `targetTimeWindow`.
     public func getDeliveryVehicle(_ request: FleetEngineDelivery.GetDeliveryVehicleRequest, caller: Principal)
         async throws -> FleetEngineDelivery.DeliveryVehicle
     {
         let (provider, id) = try ResourceName.resource(request.name, collection: "deliveryVehicles")
         try authorize(caller, .getDeliveryVehicle, .deliveryVehicle(id), provider: provider)
-        guard let vehicle = try await store.deliveryVehicle(provider: provider, id: id) else {
+        guard var vehicle = try await store.deliveryVehicle(provider: provider, id: id) else {
             throw GoogleAPIError.notFound("Delivery vehicle \(request.name) not found.")
+        }
+        for segment in vehicle.remainingVehicleJourneySegments.indices {
+            for index in vehicle.remainingVehicleJourneySegments[segment].stop.tasks.indices {
+                let taskID = vehicle.remainingVehicleJourneySegments[segment].stop.tasks[index].taskID
+                if let task = try await store.task(provider: provider, id: taskID), task.hasTargetTimeWindow {
+                    vehicle.remainingVehicleJourneySegments[segment].stop.tasks[index].targetTimeWindow =
+                        task.targetTimeWindow
+                }
+            }
         }
         return render(vehicle, provider: provider, id: id)
     }
@@ -124,6 +135,7 @@ extension DeliveryService {
         }
         let given = source
         let listed = named
+        let speed = self.speed
         let updated = try await store.updateDeliveryVehicle(provider: provider, id: id, naming: Set(listed)) {
             current,
             tasks in
@@ -151,7 +163,7 @@ extension DeliveryService {
                     next.remainingDuration = given.remainingDuration
                     if !given.hasRemainingDuration { next.clearRemainingDuration() }
                 case "attributes": next.attributes = given.attributes
-                case "type": next.type = given.type
+                case "type": next.type = given.type == .unspecified ? .auto : given.type
                 case "remaining_vehicle_journey_segments":
                     changed = try Self.assign(
                         listed,
@@ -163,10 +175,64 @@ extension DeliveryService {
                 default: break
                 }
             }
+            if next.currentRouteSegment.isEmpty {
+                // Google ignores the segment's end point and remaining distance and duration without a segment.
+                next.currentRouteSegmentEndPoint = current.currentRouteSegmentEndPoint
+                if !current.hasCurrentRouteSegmentEndPoint { next.clearCurrentRouteSegmentEndPoint() }
+                next.remainingDistanceMeters = current.remainingDistanceMeters
+                if !current.hasRemainingDistanceMeters { next.clearRemainingDistanceMeters() }
+                next.remainingDuration = current.remainingDuration
+                if !current.hasRemainingDuration { next.clearRemainingDuration() }
+            }
             next.pastLocations = []
+            if paths.contains("remaining_vehicle_journey_segments") {
+                next.remainingVehicleJourneySegments = Self.annotated(
+                    next.remainingVehicleJourneySegments,
+                    from: next.hasLastLocation && next.lastLocation.hasLocation ? next.lastLocation.location : nil,
+                    tasks: tasks,
+                    speed: speed
+                )
+            }
             return DeliveryVehicleChange(vehicle: next, tasks: changed)
         }
         return render(updated, provider: provider, id: id)
+    }
+
+    /// Journey segments as stored, their output-only fields computed as Fleet Engine fills them: each stop's tasks
+    /// with their `taskDuration` (never a `targetTimeWindow`, which only GetDeliveryVehicle's answer carries), and
+    /// each segment's `drivingDistanceMeters`, `drivingDuration` and `path` from the previous stop — the first from
+    /// `start`, the vehicle's location as the stops are written — in straight lines at `speed` (<doc:Deliveries>).
+    /// Whatever the request put in those fields is ignored.
+    static func annotated(
+        _ segments: [FleetEngineDelivery.VehicleJourneySegment],
+        from start: FleetEngineV1.LatLng?,
+        tasks: [String: FleetEngineDelivery.Task],
+        speed: Double
+    ) -> [FleetEngineDelivery.VehicleJourneySegment] {
+        var from = start
+        return segments.map { segment in
+            var copy = segment
+            copy.clearDrivingDistanceMeters()
+            copy.clearDrivingDuration()
+            copy.path = []
+            for index in copy.stop.tasks.indices {
+                copy.stop.tasks[index].clearTargetTimeWindow()
+                copy.stop.tasks[index].clearTaskDuration()
+                if let task = tasks[copy.stop.tasks[index].taskID], task.hasTaskDuration {
+                    copy.stop.tasks[index].taskDuration = task.taskDuration
+                }
+            }
+            let stop = copy.stop.plannedLocation
+            let to: FleetEngineV1.LatLng? = stop.hasPoint ? stop.point : nil
+            if let from, let to {
+                let metres = RouteEstimator.distance(from, to)
+                copy.drivingDistanceMeters = Google_Protobuf_Int32Value(Int32(clamping: Int64(metres.rounded())))
+                copy.drivingDuration = Google_Protobuf_Duration(seconds: Int64((metres / speed).rounded()))
+                copy.path = [from, to]
+            }
+            if let to { from = to }
+            return copy
+        }
     }
 
     /// The task changes of new journey segments naming `named`: each named task assigned to `vehicleID`, each OPEN
@@ -210,7 +276,8 @@ extension DeliveryService {
     }
 
     /// ListDeliveryVehicles: in ID order, filtered by attributes (`filter`) and by a `viewport` around the last
-    /// location, `totalSize` counting the matches of every page.
+    /// location, `totalSize` counting the matches of every page; without the vehicles' journey segments and current
+    /// route segment, which Google does not list.
     public func listDeliveryVehicles(_ request: FleetEngineDelivery.ListDeliveryVehiclesRequest, caller: Principal)
         async throws -> FleetEngineDelivery.ListDeliveryVehiclesResponse
     {
@@ -230,7 +297,13 @@ extension DeliveryService {
         )
         let page = vehicles.prefix(size)
         var response = FleetEngineDelivery.ListDeliveryVehiclesResponse()
-        response.deliveryVehicles = page.map { render($0.vehicle, provider: provider, id: $0.id) }
+        response.deliveryVehicles = page.map { stored in
+            // Google leaves the stops and the current route out of listed vehicles.
+            var vehicle = render(stored.vehicle, provider: provider, id: stored.id)
+            vehicle.remainingVehicleJourneySegments = []
+            vehicle.currentRouteSegment = Data()
+            return vehicle
+        }
         if vehicles.count > size, let last = page.last {
             response.nextPageToken = FleetEngineService.pageToken(after: last.id)
         }

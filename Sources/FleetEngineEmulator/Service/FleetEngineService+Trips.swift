@@ -22,6 +22,7 @@ extension FleetEngineService {
         guard given.hasPickupPoint, given.pickupPoint.hasPoint else {
             throw GoogleAPIError.invalidArgument("trip.pickupPoint is required.")
         }
+        try Self.checkIntermediateDestinations(given)
         var trip = FleetEngineV1.Trip()
         trip.tripStatus = .new
         trip.tripType = given.tripType
@@ -42,6 +43,15 @@ extension FleetEngineService {
         return try await render(stored, provider: provider, answer: .write)
     }
 
+    /// Google: "Only EXCLUSIVE trips support intermediate_destinations".
+    static func checkIntermediateDestinations(_ trip: FleetEngineV1.Trip) throws(GoogleAPIError) {
+        if trip.tripType == .shared, !trip.intermediateDestinations.isEmpty {
+            throw .invalidArgument(
+                "trip.intermediateDestinations is only supported for EXCLUSIVE trips; this trip is SHARED."
+            )
+        }
+    }
+
     /// Reads a trip after checking the role, then the claim (which needs the trip's assigned vehicle): a caller
     /// without the role reads nothing, and a missing trip is `NOT_FOUND` only to callers the claim allows.
     func authorizedTrip(_ name: String, _ methods: [FleetEngineMethod], caller: Principal) async throws
@@ -57,8 +67,9 @@ extension FleetEngineService {
         return (provider, trip)
     }
 
-    /// GetTrip. `currentRouteSegmentVersion` and `remainingWaypointsVersion` leave out what has not changed since;
-    /// the other riders' stops (`vehicleWaypoints`) are never shown.
+    /// GetTrip. `currentRouteSegmentVersion` leaves out the route segment and `remainingWaypointsRouteVersion` the
+    /// waypoints' path and traffic when they have not changed since; `remainingWaypointsVersion` is deprecated and
+    /// changes nothing; the other riders' stops (`vehicleWaypoints`) are never shown.
     public func getTrip(_ request: FleetEngineV1.GetTripRequest, caller: Principal) async throws -> FleetEngineV1.Trip {
         try MessageChecks.known(request.view, "view")
         try MessageChecks.known(request.routeFormatType, "routeFormatType")
@@ -86,7 +97,9 @@ extension FleetEngineService {
         if paths.contains("vehicle_id"), !source.vehicleID.isEmpty {
             let target = try ResourceName.id(source.vehicleID, field: "trip.vehicleId")
             // A driver may not hand its trip to another vehicle.
-            if let claim = caller.claims.vehicleID, claim != FleetEngineID.wildcard, !target.hasSameBytes(as: claim) {
+            if !caller.account.ignoresClaims(for: .tripsUpdate), let claim = caller.claims.vehicleID,
+                claim != FleetEngineID.wildcard, !target.hasSameBytes(as: claim)
+            {
                 throw GoogleAPIError.permissionDenied(
                     "The token's authorization claims do not cover vehicle \(target)"
                 )
@@ -115,6 +128,7 @@ extension FleetEngineService {
                 )
             }
             for path in paths { FieldMasks.write(path, from: source, to: &next.trip) }
+            try Self.checkIntermediateDestinations(next.trip)
             if paths.contains("intermediate_destinations"),
                 next.trip.intermediateDestinations != stored.trip.intermediateDestinations
             {
@@ -173,7 +187,8 @@ extension FleetEngineService {
     }
 
     /// SearchTrips: a vehicle's trips (every trip of the provider when no vehicle is named, which needs
-    /// `vehicleid: "*"`), optionally active ones only, and with `minimumStaleness` only those unchanged for at
+    /// `vehicleid: "*"`, and then without `currentRouteSegment`, `remainingWaypoints`, `remainingDistanceMeters` and
+    /// `etaToFirstWaypoint`), optionally active ones only, and with `minimumStaleness` only those unchanged for at
     /// least that long.
     public func searchTrips(_ request: FleetEngineV1.SearchTripsRequest, caller: Principal) async throws
         -> FleetEngineV1.SearchTripsResponse
@@ -198,7 +213,11 @@ extension FleetEngineService {
         let more = found.count > page.size
         if more { found.removeLast() }
         var response = FleetEngineV1.SearchTripsResponse()
-        for trip in found { response.trips.append(try await render(trip, provider: provider, answer: .read(nil))) }
+        for trip in found {
+            response.trips.append(
+                try await render(trip, provider: provider, answer: .search(vehicleNamed: vehicleID != nil))
+            )
+        }
         if more, let last = found.last { response.nextPageToken = Self.pageToken(after: last.id) }
         return response
     }

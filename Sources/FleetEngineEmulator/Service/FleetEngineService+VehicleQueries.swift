@@ -161,7 +161,13 @@ struct VehicleCriteria {
                 )
             )
         }
-        if !request.filter.isEmpty { conditions.append(try AttributeFilter(request.filter).condition) }
+        if !request.filter.isEmpty {
+            try Self.filterAlone(
+                request.requiredAttributes.isEmpty && request.requiredOneOfAttributes.isEmpty
+                    && request.requiredOneOfAttributeSets.isEmpty
+            )
+            conditions.append(try AttributeFilter(request.filter).condition)
+        }
         if !conditions.isEmpty { query.attributes = .all(conditions) }
         if request.hasViewport {
             guard request.viewport.hasLow, request.viewport.hasHigh else {
@@ -195,8 +201,23 @@ struct VehicleCriteria {
         if !request.requiredOneOfAttributeSets.isEmpty {
             conditions.append(.any(request.requiredOneOfAttributeSets.map { .all($0.attributes.map(equals)) }))
         }
-        if !request.filter.isEmpty { conditions.append(try AttributeFilter(request.filter).condition) }
+        if !request.filter.isEmpty {
+            try Self.filterAlone(
+                request.requiredAttributes.isEmpty && request.requiredOneOfAttributes.isEmpty
+                    && request.requiredOneOfAttributeSets.isEmpty
+            )
+            conditions.append(try AttributeFilter(request.filter).condition)
+        }
         if !conditions.isEmpty { query.attributes = .all(conditions) }
+    }
+
+    /// `filter` replaces the required-attribute fields: Google says they must be empty when it is set.
+    static func filterAlone(_ requiredFieldsEmpty: Bool) throws(GoogleAPIError) {
+        guard requiredFieldsEmpty else {
+            throw .invalidArgument(
+                "filter replaces requiredAttributes, requiredOneOfAttributes and requiredOneOfAttributeSets; when filter is set, they must be empty."
+            )
+        }
     }
 
     private static func equals(_ pair: (key: String, value: String)) -> AttributeCondition {

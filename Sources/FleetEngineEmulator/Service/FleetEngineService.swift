@@ -88,10 +88,12 @@ public struct FleetEngineService: Sendable {
     }
 
     /// Why a trip is rendered: its create and update answers also carry the vehicle's waypoints, which GetTrip
-    /// never shows (other riders' stops are private).
+    /// never shows (other riders' stops are private); SearchTrips without a vehicle leaves out the route and the
+    /// estimates.
     enum TripAnswer {
         case write
-        case read(FleetEngineV1.GetTripRequest?)
+        case read(FleetEngineV1.GetTripRequest)
+        case search(vehicleNamed: Bool)
     }
 
     /// A trip as answered: its name, and while active on a vehicle, the vehicle's last location and the estimates
@@ -99,7 +101,7 @@ public struct FleetEngineService: Sendable {
     func render(_ stored: StoredTrip, provider: String, answer: TripAnswer) async throws -> FleetEngineV1.Trip {
         var trip = stored.trip
         trip.name = ResourceName.tripName(provider: provider, id: stored.id)
-        if case .read(let request?) = answer { trip.view = request.view }
+        if case .read(let request) = answer { trip.view = request.view }
         guard stored.isActive, let vehicleID = stored.vehicleID,
             let (vehicle, trips) = try await store.vehicleWithActiveTrips(provider: provider, id: vehicleID)
         else { return trip }
@@ -110,6 +112,10 @@ public struct FleetEngineService: Sendable {
         }
         if let version = trips.map(\.updatedAt).max() {
             trip.remainingWaypointsVersion = Google_Protobuf_Timestamp(milliseconds: version)
+        }
+        if let first = waypoints.first {
+            // `Trip.route`, the LAT_LNG_LIST form of the route to the first remaining waypoint (the default).
+            trip.route = first.pathToWaypoint
         }
         if let first = waypoints.first, first.hasEta {
             trip.remainingDistanceMeters = first.distanceMeters
@@ -140,19 +146,30 @@ public struct FleetEngineService: Sendable {
         switch answer {
         case .write:
             trip.vehicleWaypoints = waypoints
-        case .read(let request?):
+        case .read(let request):
+            if request.routeFormatType == .encodedPolylineType { trip.route = [] }
             if request.hasCurrentRouteSegmentVersion, trip.hasCurrentRouteSegmentVersion,
                 trip.currentRouteSegmentVersion.date <= request.currentRouteSegmentVersion.date
             {
                 trip.currentRouteSegment = ""
             }
-            if request.hasRemainingWaypointsVersion, trip.hasRemainingWaypointsVersion,
-                trip.remainingWaypointsVersion.date <= request.remainingWaypointsVersion.date
+            // `remainingWaypointsVersion` is deprecated: the waypoints are always answered. Only their traffic and
+            // path depend on `remainingWaypointsRouteVersion`.
+            if request.hasRemainingWaypointsRouteVersion, trip.hasRemainingWaypointsVersion,
+                trip.remainingWaypointsVersion.date <= request.remainingWaypointsRouteVersion.date
             {
-                trip.remainingWaypoints = []
+                for index in trip.remainingWaypoints.indices {
+                    trip.remainingWaypoints[index].pathToWaypoint = []
+                    trip.remainingWaypoints[index].clearTrafficToWaypoint()
+                }
             }
-        case .read(nil):
-            break
+        case .search(let vehicleNamed):
+            if !vehicleNamed {
+                trip.currentRouteSegment = ""
+                trip.remainingWaypoints = []
+                trip.clearRemainingDistanceMeters()
+                trip.clearEtaToFirstWaypoint()
+            }
         }
         return trip
     }

@@ -76,6 +76,9 @@ struct VehicleSearch {
         }
         try MessageChecks.known(request.currentTripsPresent, "currentTripsPresent")
         currentTrips = request.currentTripsPresent
+        if tripType == .shared, currentTrips == .unspecified {
+            throw .invalidArgument("currentTripsPresent must be set (NONE or ANY) when tripTypes includes SHARED.")
+        }
         includeBackToBack = request.includeBackToBack
         if currentTrips != .unspecified, includeBackToBack {
             throw .invalidArgument("includeBackToBack cannot be true when currentTripsPresent is set.")

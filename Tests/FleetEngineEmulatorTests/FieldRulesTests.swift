@@ -1,0 +1,346 @@
+import FleetAuthCore
+import FleetAuthServerTesting
+import FleetEngineEmulator
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// Rules Google's published field comments state, checked over REST (the gRPC transport calls the same service
+/// methods). Each test names the phrase it follows; the emulator's Deliveries and authorization articles list them.
+@Suite("Google's field rules", .temporaryResources)
+struct FieldRulesTests {
+    typealias F = EmulatorFixture
+    typealias D = DeliveryFixture
+    static let vehicles = "/v1/providers/demo-project/vehicles"
+    static let trips = "/v1/providers/demo-project/trips"
+    static let base = "/v1/providers/demo-project"
+
+    // MARK: Deliveries
+
+    /// Creates delivery vehicle van-1 at 51.49, -0.12.
+    static func createVan(_ client: any TestClientProtocol) async throws {
+        let (created, _) = try await client.call(
+            .post,
+            "\(base)/deliveryVehicles?deliveryVehicleId=van-1",
+            token: D.server,
+            body: #"{"lastLocation":{"location":{"latitude":51.49,"longitude":-0.12}}}"#
+        )
+        try #require(created == .ok)
+    }
+
+    @Test(
+        "GetTask shares the vehicle's segments without their stops: no planned location, tasks or state",
+        arguments: FleetStoreDriver.all
+    )
+    func getTaskHidesStops(_ driver: FleetStoreDriver) async throws {
+        try await D.withEmulator(driver) { client in
+            let base = Self.base
+            try await Self.createVan(client)
+            for (id, latitude) in [("t-other", 51.5), ("t-mine", 51.51)] {
+                let (created, _) = try await client.call(
+                    .post,
+                    "\(base)/tasks?taskId=\(id)",
+                    token: D.server,
+                    body: D.task("DELIVERY", tracking: "parcel-\(id)", latitude: latitude)
+                )
+                try #require(created == .ok)
+            }
+            let (assigned, _) = try await client.call(
+                .patch,
+                "\(base)/deliveryVehicles/van-1?updateMask=remainingVehicleJourneySegments",
+                token: D.server,
+                body: D.stops([["t-other"], ["t-mine"]])
+            )
+            try #require(assigned == .ok)
+            let (status, task) = try await client.call(.get, "\(base)/tasks/t-mine", token: D.server)
+            #expect(status == .ok)
+            let sharing = try #require(task["journeySharingInfo"]?.objectValue)
+            let segments = try #require(sharing["remainingVehicleJourneySegments"]?.arrayValue)
+            #expect(segments.count == 2, "the stops up to and including the task's")
+            for segment in segments.compactMap({ $0.objectValue }) {
+                #expect(segment["stop"] == nil, "\(segment.jsonText)")
+                #expect(segment["drivingDistanceMeters"]?.integerValue != nil, "\(segment.jsonText)")
+                #expect(segment["drivingDuration"]?.stringValue != nil)
+            }
+            #expect(!task.jsonText.contains("t-other"), "another customer's task ID leaked: \(task.jsonText)")
+            #expect(sharing["lastLocation"]?.objectValue?["location"] == ["latitude": 51.49, "longitude": -0.12])
+
+            // The driver's remaining distance and duration count only with a current route segment; then they are
+            // the first shared segment's.
+            let remaining = #"{"remainingDistanceMeters":500,"remainingDuration":"70s""#
+            let (ignored, vehicle) = try await client.call(
+                .patch,
+                "\(base)/deliveryVehicles/van-1?updateMask=remainingDistanceMeters,remainingDuration",
+                token: D.server,
+                body: remaining + "}"
+            )
+            #expect(ignored == .ok)
+            #expect(vehicle["remainingDistanceMeters"] == nil, "\(vehicle.jsonText)")
+            let (reported, _) = try await client.call(
+                .patch,
+                "\(base)/deliveryVehicles/van-1?updateMask=remainingDistanceMeters,remainingDuration,currentRouteSegment",
+                token: D.server,
+                body: remaining + #","currentRouteSegment":"YWJj"}"#
+            )
+            #expect(reported == .ok)
+            let (_, again) = try await client.call(.get, "\(base)/tasks/t-mine", token: D.server)
+            let first = again["journeySharingInfo"]?.objectValue?["remainingVehicleJourneySegments"]?.arrayValue?
+                .first?.objectValue
+            #expect(first?["drivingDistanceMeters"] == 500)
+            #expect(first?["drivingDuration"] == "70s")
+        }
+    }
+
+    @Test(
+        "the vehicle's stops carry computed output-only fields; targetTimeWindow only in GetDeliveryVehicle; listing leaves stops out",
+        arguments: FleetStoreDriver.all
+    )
+    func deliveryVehicleOutputOnly(_ driver: FleetStoreDriver) async throws {
+        try await D.withEmulator(driver) { client in
+            let base = Self.base
+            try await Self.createVan(client)
+            let window = #","targetTimeWindow":{"startTime":"2030-01-01T10:00:00Z","endTime":"2030-01-01T11:00:00Z"}"#
+            let (created, _) = try await client.call(
+                .post,
+                "\(base)/tasks?taskId=t1",
+                token: D.server,
+                body: D.task("DELIVERY", tracking: "parcel-1", extra: window)
+            )
+            try #require(created == .ok)
+            // The request's own values for output-only fields (60 s, a made-up distance) are ignored.
+            let stops = D.stops([["t1"]]).replacingOccurrences(
+                of: #""state":"NEW"}"#,
+                with: #""state":"NEW"},"drivingDistanceMeters":7"#
+            )
+            let (updated, vehicle) = try await client.call(
+                .patch,
+                "\(base)/deliveryVehicles/van-1?updateMask=remainingVehicleJourneySegments,currentRouteSegment",
+                token: D.server,
+                body: String(stops.dropLast()) + #","currentRouteSegment":"YWJj"}"#
+            )
+            #expect(updated == .ok, "\(vehicle.jsonText)")
+            let segment = try #require(vehicle["remainingVehicleJourneySegments"]?.arrayValue?.first?.objectValue)
+            let meters = try #require(segment["drivingDistanceMeters"]?.integerValue)
+            #expect((1_100...1_125).contains(meters), "0.01° of latitude is about 1,112 m, not the 7 sent")
+            #expect(segment["drivingDuration"]?.stringValue != nil)
+            #expect(segment["path"]?.arrayValue?.count == 2)
+            let info = try #require(segment["stop"]?.objectValue?["tasks"]?.arrayValue?.first?.objectValue)
+            #expect(info["taskDuration"] == "120s", "the task's own duration, not the 60 s the request claimed")
+            #expect(info["targetTimeWindow"] == nil, "only GetDeliveryVehicle's answer carries the window")
+
+            let (_, got) = try await client.call(.get, "\(base)/deliveryVehicles/van-1", token: D.server)
+            let gotInfo = got["remainingVehicleJourneySegments"]?.arrayValue?.first?.objectValue?["stop"]?
+                .objectValue?["tasks"]?.arrayValue?.first?.objectValue
+            #expect(gotInfo?["targetTimeWindow"]?.objectValue?["startTime"] == "2030-01-01T10:00:00Z")
+            #expect(got["currentRouteSegment"] == "YWJj")
+
+            let (listed, page) = try await client.call(.get, "\(base)/deliveryVehicles", token: D.server)
+            #expect(listed == .ok)
+            let first = try #require(page["deliveryVehicles"]?.arrayValue?.first?.objectValue)
+            #expect(first["name"] == "providers/demo-project/deliveryVehicles/van-1")
+            #expect(first["remainingVehicleJourneySegments"] == nil)
+            #expect(first["currentRouteSegment"] == nil)
+        }
+    }
+
+    @Test(
+        "a delivery vehicle created without type is AUTO; a task's taskDuration is immutable",
+        arguments: FleetStoreDriver.all
+    )
+    func deliveryDefaultsAndImmutables(_ driver: FleetStoreDriver) async throws {
+        try await D.withEmulator(driver) { client in
+            let base = Self.base
+            let (created, vehicle) = try await client.call(
+                .post,
+                "\(base)/deliveryVehicles?deliveryVehicleId=van-1",
+                token: D.server,
+                body: "{}"
+            )
+            #expect(created == .ok)
+            #expect(vehicle["type"] == "AUTO")
+            let (_, got) = try await client.call(.get, "\(base)/deliveryVehicles/van-1", token: D.server)
+            #expect(got["type"] == "AUTO")
+
+            _ = try await client.call(
+                .post,
+                "\(base)/tasks?taskId=t1",
+                token: D.server,
+                body: D.task("DELIVERY", tracking: "parcel-1")
+            )
+            let (refused, error) = try await client.call(
+                .patch,
+                "\(base)/tasks/t1?updateMask=taskDuration",
+                token: D.server,
+                body: #"{"taskDuration":"999s"}"#
+            )
+            #expect(refused == .badRequest)
+            #expect(error["error"]?.objectValue?["status"] == "INVALID_ARGUMENT")
+            #expect(error["error"]?.objectValue?["message"]?.stringValue?.contains("taskDuration") == true)
+            let (_, task) = try await client.call(.get, "\(base)/tasks/t1", token: D.server)
+            #expect(task["taskDuration"] == "120s")
+        }
+    }
+
+    // MARK: On-demand
+
+    static let vehicleBody =
+        #"{"vehicleState":"ONLINE","supportedTripTypes":["EXCLUSIVE","SHARED"],"maximumCapacity":4,"vehicleType":{"category":"AUTO"},"lastLocation":{"location":{"latitude":37.39,"longitude":-122.1}}}"#
+    static let tripBody =
+        #"{"tripType":"EXCLUSIVE","vehicleId":"v1","pickupPoint":{"point":{"latitude":37.4,"longitude":-122.1}},"dropoffPoint":{"point":{"latitude":37.5,"longitude":-122.2}}}"#
+
+    @Test(
+        "SearchTrips without vehicleId leaves out currentRouteSegment, remainingWaypoints, remainingDistanceMeters and etaToFirstWaypoint"
+    )
+    func searchTripsWithoutVehicle() async throws {
+        let fixture = try F()
+        try await fixture.application.test(.router) { client in
+            _ = try await client.call(.post, "\(Self.vehicles)?vehicleId=v1", token: F.server, body: Self.vehicleBody)
+            let (created, _) = try await client.call(
+                .post,
+                "\(Self.trips)?tripId=t1",
+                token: F.server,
+                body: Self.tripBody
+            )
+            try #require(created == .ok)
+            let (_, named) = try await client.call(
+                .post,
+                "\(Self.trips):search",
+                token: F.server,
+                body: #"{"vehicleId":"v1"}"#
+            )
+            let withVehicle = try #require(named["trips"]?.arrayValue?.first?.objectValue)
+            #expect(withVehicle["remainingWaypoints"] != nil)
+            #expect(withVehicle["etaToFirstWaypoint"] != nil)
+            #expect(withVehicle["remainingDistanceMeters"] != nil)
+            let (status, all) = try await client.call(.post, "\(Self.trips):search", token: F.server, body: "{}")
+            #expect(status == .ok)
+            let trip = try #require(all["trips"]?.arrayValue?.first?.objectValue)
+            #expect(trip["name"] == "providers/demo-project/trips/t1")
+            for field in ["currentRouteSegment", "remainingWaypoints", "remainingDistanceMeters", "etaToFirstWaypoint"]
+            {
+                #expect(trip[field] == nil, "\(field) in \(trip.jsonText)")
+            }
+        }
+    }
+
+    @Test(
+        "GetTrip: remainingWaypointsVersion is deprecated and filters nothing; remainingWaypointsRouteVersion drops path and traffic; route is filled"
+    )
+    func getTripVersions() async throws {
+        let fixture = try F()
+        try await fixture.application.test(.router) { client in
+            _ = try await client.call(.post, "\(Self.vehicles)?vehicleId=v1", token: F.server, body: Self.vehicleBody)
+            _ = try await client.call(.post, "\(Self.trips)?tripId=t1", token: F.server, body: Self.tripBody)
+            let later = "2100-01-01T00:00:00Z"
+            let (_, plain) = try await client.call(.get, "\(Self.trips)/t1", token: F.server)
+            #expect(plain["route"]?.arrayValue?.count == 2, "the route to the first remaining waypoint")
+            let (_, deprecated) = try await client.call(
+                .get,
+                "\(Self.trips)/t1?remainingWaypointsVersion=\(later)",
+                token: F.server
+            )
+            #expect(deprecated["remainingWaypoints"]?.arrayValue?.isEmpty == false)
+            let (_, unchanged) = try await client.call(
+                .get,
+                "\(Self.trips)/t1?remainingWaypointsRouteVersion=\(later)",
+                token: F.server
+            )
+            let waypoints = (unchanged["remainingWaypoints"]?.arrayValue ?? []).compactMap(\.objectValue)
+            #expect(!waypoints.isEmpty)
+            #expect(waypoints.allSatisfy { $0["pathToWaypoint"] == nil && $0["location"] != nil })
+            let (_, changed) = try await client.call(
+                .get,
+                "\(Self.trips)/t1?remainingWaypointsRouteVersion=2000-01-01T00:00:00Z",
+                token: F.server
+            )
+            #expect(changed["remainingWaypoints"]?.arrayValue?.first?.objectValue?["pathToWaypoint"] != nil)
+            let (_, encoded) = try await client.call(
+                .get,
+                "\(Self.trips)/t1?routeFormatType=ENCODED_POLYLINE_TYPE",
+                token: F.server
+            )
+            #expect(encoded["route"] == nil)
+        }
+    }
+
+    @Test("only EXCLUSIVE trips take intermediateDestinations, on create and on update")
+    func sharedTripsHaveNoIntermediateDestinations() async throws {
+        let fixture = try F()
+        try await fixture.application.test(.router) { client in
+            let stop = #","intermediateDestinations":[{"point":{"latitude":37.45,"longitude":-122.15}}]}"#
+            let shared = Self.tripBody.replacingOccurrences(of: "EXCLUSIVE", with: "SHARED")
+                .replacingOccurrences(of: #""vehicleId":"v1","#, with: "")
+            let (refused, error) = try await client.call(
+                .post,
+                "\(Self.trips)?tripId=t1",
+                token: F.server,
+                body: String(shared.dropLast()) + stop
+            )
+            #expect(refused == .badRequest)
+            #expect(error["error"]?.objectValue?["message"]?.stringValue?.contains("intermediateDestinations") == true)
+            let exclusive = Self.tripBody.replacingOccurrences(of: #""vehicleId":"v1","#, with: "")
+            let (created, _) = try await client.call(
+                .post,
+                "\(Self.trips)?tripId=t2",
+                token: F.server,
+                body: String(exclusive.dropLast()) + stop
+            )
+            #expect(created == .ok)
+            let (switched, _) = try await client.call(
+                .put,
+                "\(Self.trips)/t2?updateMask=tripType",
+                token: F.server,
+                body: #"{"tripType":"SHARED"}"#
+            )
+            #expect(switched == .badRequest)
+            let (_, kept) = try await client.call(.get, "\(Self.trips)/t2", token: F.server)
+            #expect(kept["tripType"] == "EXCLUSIVE")
+        }
+    }
+
+    @Test("SearchVehicles: SHARED needs currentTripsPresent; filter excludes the required-attribute fields")
+    func searchRules() async throws {
+        let fixture = try F()
+        try await fixture.application.test(.router) { client in
+            let search =
+                #"{"pickupPoint":{"point":{"latitude":37.4,"longitude":-122.1}},"dropoffPoint":{"point":{"latitude":37.5,"longitude":-122.2}},"pickupRadiusMeters":5000,"count":10,"minimumCapacity":1,"vehicleTypes":[{"category":"AUTO"}],"orderBy":"PICKUP_POINT_ETA""#
+            let (shared, error) = try await client.call(
+                .post,
+                "\(Self.vehicles):search",
+                token: F.server,
+                body: search + #","tripTypes":["SHARED"]}"#
+            )
+            #expect(shared == .badRequest)
+            #expect(error["error"]?.objectValue?["message"]?.stringValue?.contains("currentTripsPresent") == true)
+            let (sharedAny, _) = try await client.call(
+                .post,
+                "\(Self.vehicles):search",
+                token: F.server,
+                body: search + #","tripTypes":["SHARED"],"currentTripsPresent":"ANY"}"#
+            )
+            #expect(sharedAny == .ok)
+            let (both, bothError) = try await client.call(
+                .post,
+                "\(Self.vehicles):search",
+                token: F.server,
+                body: search
+                    + #","tripTypes":["EXCLUSIVE"],"filter":"attributes.a = \"b\"","requiredAttributes":[{"key":"c","value":"d"}]}"#
+            )
+            #expect(both == .badRequest)
+            #expect(bothError["error"]?.objectValue?["message"]?.stringValue?.contains("filter") == true)
+            let (listed, listError) = try await client.call(
+                .get,
+                "\(Self.vehicles)?filter=attributes.a%20%3D%20%22b%22&requiredAttributes=c:d",
+                token: F.server
+            )
+            #expect(listed == .badRequest, "\(listError.jsonText)")
+            let (filterOnly, _) = try await client.call(
+                .get,
+                "\(Self.vehicles)?filter=attributes.a%20%3D%20%22b%22",
+                token: F.server
+            )
+            #expect(filterOnly == .ok)
+        }
+    }
+}
