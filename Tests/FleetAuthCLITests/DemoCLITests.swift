@@ -100,16 +100,16 @@ struct DemoCLITests {
         }
     }
 
-    /// Runs, in bash, the lines `serve` printed to paste next, as a newcomer would (with `fleetauth` on the PATH): the
-    /// operator creates v1, dana is added and granted it, her driver token updates v1 and is refused for v2.
-    /// Returns what the commands wrote.
+    /// Runs, in bash, the lines `serve` printed to paste next, as a newcomer would: the printed `export PATH` alone
+    /// puts `fleetauth` on the PATH; the operator creates v1, dana is added and granted it, her driver token updates
+    /// v1 and is refused for v2. Returns what the commands wrote.
     static func pasteFirstSteps(from text: String, in directory: String) async throws -> String {
         let script = "set -euo pipefail\n" + (try firstSteps(in: text)).joined(separator: "\n") + "\n"
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         let result = try await CLI.run(
             ["-c", script],
             in: directory,
-            environment: ["PATH": CLI.executable.deletingLastPathComponent().path + ":" + path],
+            environment: ["PATH": path],
             timeout: 120,
             program: URL(fileURLWithPath: "/bin/bash")
         )
