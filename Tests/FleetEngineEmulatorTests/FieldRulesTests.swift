@@ -343,4 +343,65 @@ struct FieldRulesTests {
             #expect(filterOnly == .ok)
         }
     }
+
+    @Test(
+        "FLEET_ENGINE_LOCATION is refused in requests; ListVehicles refuses UNKNOWN categories; at most 50 relatedIds"
+    )
+    func requestLimits() async throws {
+        let fixture = try F()
+        try await fixture.application.test(.router) { client in
+            _ = try await client.call(.post, "\(Self.vehicles)?vehicleId=v1", token: F.server, body: Self.vehicleBody)
+            let (sensor, error) = try await client.call(
+                .put,
+                "\(Self.vehicles)/v1?updateMask=lastLocation",
+                token: F.driver("v1"),
+                body:
+                    #"{"lastLocation":{"location":{"latitude":37.4,"longitude":-122.1},"locationSensor":"FLEET_ENGINE_LOCATION"}}"#
+            )
+            #expect(sensor == .badRequest)
+            #expect(error["error"]?.objectValue?["message"]?.stringValue?.contains("locationSensor") == true)
+            let (gps, _) = try await client.call(
+                .put,
+                "\(Self.vehicles)/v1?updateMask=lastLocation",
+                token: F.driver("v1"),
+                body: #"{"lastLocation":{"location":{"latitude":37.4,"longitude":-122.1},"locationSensor":"GPS"}}"#
+            )
+            #expect(gps == .ok)
+            let (unknown, _) = try await client.call(
+                .get,
+                "\(Self.vehicles)?vehicleTypeCategories=UNKNOWN",
+                token: F.server
+            )
+            #expect(unknown == .badRequest)
+            let (auto, _) = try await client.call(.get, "\(Self.vehicles)?vehicleTypeCategories=AUTO", token: F.server)
+            #expect(auto == .ok)
+            func report(_ count: Int) async throws -> HTTPResponse.Status {
+                let ids = (0..<count).map { "\"r\($0)\"" }.joined(separator: ",")
+                return try await client.call(
+                    .post,
+                    "/v1/providers/demo-project/billableTrips/t1:report",
+                    token: F.server,
+                    body: #"{"countryCode":"US","relatedIds":[\#(ids)]}"#
+                ).0
+            }
+            #expect(try await report(50) == .ok)
+            #expect(try await report(51) == .badRequest)
+        }
+    }
+
+    @Test("a delivery vehicle's location may not claim Fleet Engine as its sensor", arguments: FleetStoreDriver.all)
+    func deliverySensor(_ driver: FleetStoreDriver) async throws {
+        try await D.withEmulator(driver) { client in
+            try await Self.createVan(client)
+            let (status, error) = try await client.call(
+                .patch,
+                "\(Self.base)/deliveryVehicles/van-1?updateMask=lastLocation",
+                token: D.untrusted("van-1"),
+                body:
+                    #"{"lastLocation":{"location":{"latitude":51.4,"longitude":-0.1},"rawLocationSensor":"FLEET_ENGINE_LOCATION"}}"#
+            )
+            #expect(status == .badRequest)
+            #expect(error["error"]?.objectValue?["message"]?.stringValue?.contains("rawLocationSensor") == true)
+        }
+    }
 }

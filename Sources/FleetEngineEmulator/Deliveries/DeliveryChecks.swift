@@ -23,9 +23,9 @@ enum DeliveryChecks {
         if location.hasSpeed, location.speed.value < 0 {
             throw .invalidArgument("\(field).speed must not be negative.")
         }
-        try MessageChecks.known(location.locationSensor, "\(field).locationSensor")
-        try MessageChecks.known(location.rawLocationSensor, "\(field).rawLocationSensor")
-        try MessageChecks.known(location.supplementalLocationSensor, "\(field).supplementalLocationSensor")
+        try MessageChecks.sensor(location.locationSensor, "\(field).locationSensor")
+        try MessageChecks.sensor(location.rawLocationSensor, "\(field).rawLocationSensor")
+        try MessageChecks.sensor(location.supplementalLocationSensor, "\(field).supplementalLocationSensor")
     }
 
     /// A `LocationInfo` with a valid point (`required`: it must have one).

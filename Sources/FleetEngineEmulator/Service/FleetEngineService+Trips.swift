@@ -232,6 +232,11 @@ extension FleetEngineService {
         }
         try MessageChecks.known(request.platform, "platform")
         try MessageChecks.known(request.solutionType, "solutionType")
+        guard request.relatedIds.count <= 50 else {
+            throw GoogleAPIError.invalidArgument(
+                "relatedIds lists \(request.relatedIds.count) IDs; at most 50 are allowed."
+            )
+        }
         for (index, related) in request.relatedIds.enumerated() {
             _ = try ResourceName.id(related, field: "relatedIds[\(index)]")
         }

@@ -128,6 +128,9 @@ struct VehicleCriteria {
         }
         for (index, category) in request.vehicleTypeCategories.enumerated() {
             try MessageChecks.known(category, "vehicleTypeCategories[\(index)]")
+            guard category != .unknown else {
+                throw .invalidArgument("vehicleTypeCategories[\(index)] cannot be UNKNOWN.")
+            }
         }
         query.categories = Set(request.vehicleTypeCategories)
         for (index, type) in request.tripTypes.enumerated() { try MessageChecks.known(type, "tripTypes[\(index)]") }

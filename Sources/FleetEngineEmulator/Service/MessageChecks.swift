@@ -20,6 +20,18 @@ enum MessageChecks {
         }
     }
 
+    /// `DeviceLocationSensor.FLEET_ENGINE_LOCATION` (6, in both APIs' enums) marks a location Fleet Engine computed;
+    /// Google: "This value will be rejected if it is received in a request."
+    static let fleetEngineLocationSensor = 6
+
+    /// A location sensor a request may send: known, and not Fleet Engine's own.
+    static func sensor<E: SwiftProtobuf.Enum & CaseIterable>(_ value: E, _ field: String) throws(GoogleAPIError) {
+        try known(value, field)
+        guard value.rawValue != fleetEngineLocationSensor else {
+            throw .invalidArgument("\(field) cannot be FLEET_ENGINE_LOCATION: only Fleet Engine sets it.")
+        }
+    }
+
     static func location(_ location: FleetEngineV1.VehicleLocation, _ field: String) throws(GoogleAPIError) {
         for (point, has, name) in [
             (location.location, location.hasLocation, "location"),
@@ -35,9 +47,9 @@ enum MessageChecks {
         if location.hasSpeed, location.speed.value < 0 {
             throw .invalidArgument("\(field).speed must not be negative.")
         }
-        try known(location.locationSensor, "\(field).locationSensor")
-        try known(location.rawLocationSensor, "\(field).rawLocationSensor")
-        try known(location.supplementalLocationSensor, "\(field).supplementalLocationSensor")
+        try sensor(location.locationSensor, "\(field).locationSensor")
+        try sensor(location.rawLocationSensor, "\(field).rawLocationSensor")
+        try sensor(location.supplementalLocationSensor, "\(field).supplementalLocationSensor")
     }
 
     static func terminal(_ location: FleetEngineV1.TerminalLocation, _ field: String, required: Bool = false)
