@@ -145,7 +145,7 @@ struct FieldRulesTests {
     }
 
     @Test(
-        "a delivery vehicle created without type is AUTO; a task's taskDuration is immutable",
+        "a delivery vehicle created without type is AUTO; taskDuration is immutable; always and never cannot be false",
         arguments: FleetStoreDriver.all
     )
     func deliveryDefaultsAndImmutables(_ driver: FleetStoreDriver) async throws {
@@ -179,6 +179,33 @@ struct FieldRulesTests {
             #expect(error["error"]?.objectValue?["message"]?.stringValue?.contains("taskDuration") == true)
             let (_, task) = try await client.call(.get, "\(base)/tasks/t1", token: D.server)
             #expect(task["taskDuration"] == "120s")
+
+            // A view config's `always` and `never` cannot be false, on create or update.
+            let falseNever = #","taskTrackingViewConfig":{"vehicleLocationVisibility":{"never":false}}"#
+            let (createdFalse, refusal) = try await client.call(
+                .post,
+                "\(base)/tasks?taskId=t2",
+                token: D.server,
+                body: D.task("DELIVERY", tracking: "parcel-2", extra: falseNever)
+            )
+            #expect(createdFalse == .badRequest)
+            #expect(
+                refusal["error"]?.objectValue?["message"]?.stringValue?.contains("vehicleLocationVisibility") == true
+            )
+            let (updated, _) = try await client.call(
+                .patch,
+                "\(base)/tasks/t1?updateMask=taskTrackingViewConfig",
+                token: D.server,
+                body: #"{"taskTrackingViewConfig":{"routePolylinePointsVisibility":{"always":false}}}"#
+            )
+            #expect(updated == .badRequest)
+            let (allowed, _) = try await client.call(
+                .patch,
+                "\(base)/tasks/t1?updateMask=taskTrackingViewConfig",
+                token: D.server,
+                body: #"{"taskTrackingViewConfig":{"routePolylinePointsVisibility":{"always":true}}}"#
+            )
+            #expect(allowed == .ok)
         }
     }
 
@@ -345,7 +372,7 @@ struct FieldRulesTests {
     }
 
     @Test(
-        "FLEET_ENGINE_LOCATION is refused in requests; ListVehicles refuses UNKNOWN categories; at most 50 relatedIds"
+        "FLEET_ENGINE_LOCATION is refused; the end point needs its route segment; UNKNOWN categories and >50 relatedIds are refused"
     )
     func requestLimits() async throws {
         let fixture = try F()
@@ -360,6 +387,31 @@ struct FieldRulesTests {
             )
             #expect(sensor == .badRequest)
             #expect(error["error"]?.objectValue?["message"]?.stringValue?.contains("locationSensor") == true)
+            // The route segment's end point counts only with the segment in the same request.
+            let endPoint = #""currentRouteSegmentEndPoint":{"location":{"point":{"latitude":37.5,"longitude":-122.2}}}"#
+            let (alone, ignored) = try await client.call(
+                .put,
+                "\(Self.vehicles)/v1?updateMask=currentRouteSegmentEndPoint",
+                token: F.driver("v1"),
+                body: "{\(endPoint)}"
+            )
+            #expect(alone == .ok)
+            #expect(ignored["currentRouteSegmentEndPoint"] == nil, "\(ignored.jsonText)")
+            let (both, kept) = try await client.call(
+                .put,
+                "\(Self.vehicles)/v1?updateMask=currentRouteSegmentEndPoint,currentRouteSegment",
+                token: F.driver("v1"),
+                body: #"{"currentRouteSegment":"abc","# + endPoint + "}"
+            )
+            #expect(both == .ok)
+            #expect(kept["currentRouteSegmentEndPoint"] != nil, "\(kept.jsonText)")
+            let (available, _) = try await client.call(
+                .put,
+                "\(Self.vehicles)/v1?updateMask=availableCapacity",
+                token: F.server,
+                body: #"{"availableCapacity":3}"#
+            )
+            #expect(available == .badRequest)
             let (gps, _) = try await client.call(
                 .put,
                 "\(Self.vehicles)/v1?updateMask=lastLocation",

@@ -121,6 +121,11 @@ def test_every_rpc(clients, tokens, transport):
                                                 [f"{transport}-pickup"], [f"{transport}-drop"])),
         update_mask={"paths": ["remaining_vehicle_journey_segments"]}), metadata=auth(tokens.trusted(v)))
     assert len(updated.remaining_vehicle_journey_segments) == 2
+    # Output only, computed by the emulator as Fleet Engine fills them: each stop's task durations, each segment's
+    # driving distance (about 1.1 km per 0.01 degree of latitude here).
+    first = updated.remaining_vehicle_journey_segments[0]
+    assert first.stop.tasks[0].task_duration.total_seconds() == 120
+    assert 1000 < first.driving_distance_meters < 1300
     moved = client.update_delivery_vehicle(fd.UpdateDeliveryVehicleRequest(
         delivery_vehicle=fd.DeliveryVehicle(name=f"{PROVIDER}/deliveryVehicles/{v}",
                                             last_location={"location": {"latitude": 51.495, "longitude": -0.12}}),
@@ -133,10 +138,16 @@ def test_every_rpc(clients, tokens, transport):
     drop = client.get_task(fd.GetTaskRequest(name=f"{PROVIDER}/tasks/{transport}-drop"), metadata=server)
     assert drop.delivery_vehicle_id == v
     assert len(drop.journey_sharing_info.remaining_vehicle_journey_segments) == 2
+    # GetTask shares segments, never their stops (their locations, tasks and states are left out of its answer).
+    for segment in drop.journey_sharing_info.remaining_vehicle_journey_segments:
+        assert not fd.VehicleJourneySegment.pb(segment).HasField("stop")
+        assert segment.driving_distance_meters > 0
 
     listed = client.list_delivery_vehicles(fd.ListDeliveryVehiclesRequest(
         parent=PROVIDER, filter='attributes.depot = "west"'), metadata=auth(tokens.reader))
     assert v in [x.name.split("/")[-1] for x in listed]
+    # Listed vehicles carry no journey segments.
+    assert all(len(x.remaining_vehicle_journey_segments) == 0 for x in listed)
     tasks = client.list_tasks(fd.ListTasksRequest(
         parent=PROVIDER, filter=f'delivery_vehicle_id = "{v}" AND type = DELIVERY'), metadata=auth(tokens.reader))
     assert [t.name.split("/")[-1] for t in tasks] == [f"{transport}-drop"]

@@ -75,6 +75,28 @@ enum DeliveryChecks {
         return result
     }
 
+    /// A task's view config: each option's `always` and `never`, when chosen, must be true (Google: "This field
+    /// cannot be set to false").
+    static func viewConfig(_ config: FleetEngineDelivery.TaskTrackingViewConfig, field: String)
+        throws(GoogleAPIError)
+    {
+        let options: [(FleetEngineDelivery.TaskTrackingViewConfig.VisibilityOption, String)] = [
+            (config.routePolylinePointsVisibility, "routePolylinePointsVisibility"),
+            (config.estimatedArrivalTimeVisibility, "estimatedArrivalTimeVisibility"),
+            (config.estimatedTaskCompletionTimeVisibility, "estimatedTaskCompletionTimeVisibility"),
+            (config.remainingDrivingDistanceVisibility, "remainingDrivingDistanceVisibility"),
+            (config.remainingStopCountVisibility, "remainingStopCountVisibility"),
+            (config.vehicleLocationVisibility, "vehicleLocationVisibility"),
+        ]
+        for (option, name) in options {
+            switch option.visibilityOption {
+            case .always(false): throw .invalidArgument("\(field).\(name).always cannot be false.")
+            case .never(false): throw .invalidArgument("\(field).\(name).never cannot be false.")
+            default: break
+            }
+        }
+    }
+
     static func taskAttributes(_ attributes: [FleetEngineDelivery.TaskAttribute], field: String)
         throws(GoogleAPIError)
     {

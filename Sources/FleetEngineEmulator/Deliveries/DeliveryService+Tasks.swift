@@ -119,6 +119,7 @@ extension DeliveryService {
         guard task.hasTaskDuration else { throw .invalidArgument("\(field).taskDuration is required.") }
         try DeliveryChecks.duration(task.taskDuration, "\(field).taskDuration")
         try checkWindow(task, field: field)
+        try DeliveryChecks.viewConfig(task.taskTrackingViewConfig, field: "\(field).taskTrackingViewConfig")
         try DeliveryChecks.taskAttributes(task.attributes, field: "\(field).attributes")
         var rest = task
         rest.type = .unspecified
@@ -228,6 +229,9 @@ extension DeliveryService {
             )
         }
         if paths.contains("target_time_window") { try Self.checkWindow(given, field: "task") }
+        if paths.contains("task_tracking_view_config") {
+            try DeliveryChecks.viewConfig(given.taskTrackingViewConfig, field: "task.taskTrackingViewConfig")
+        }
         if paths.contains("attributes") {
             try DeliveryChecks.taskAttributes(given.attributes, field: "task.attributes")
         }

@@ -87,7 +87,7 @@ enum FieldMasks {
     ]
     /// Vehicle fields the server manages.
     static let vehicleFixed: Set<String> = [
-        "name", "current_trips", "current_route_segment_version", "waypoints_version",
+        "name", "current_trips", "current_route_segment_version", "waypoints_version", "available_capacity",
     ]
 
     /// Writes the field at `path` of `source` into `target`.

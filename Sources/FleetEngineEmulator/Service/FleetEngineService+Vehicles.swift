@@ -108,6 +108,9 @@ extension FleetEngineService {
             var next = current
             for path in paths {
                 if path == "waypoints" { try Self.checkReorder(given.waypoints, of: trips, field: "vehicle.waypoints") }
+                // Google: the end point "is ignored in UpdateVehicle calls unless current_route_segment is also
+                // specified".
+                if path == "current_route_segment_end_point", !paths.contains("current_route_segment") { continue }
                 FieldMasks.write(path, from: given, to: &next)
             }
             if paths.contains("last_location"), next.hasLastLocation {

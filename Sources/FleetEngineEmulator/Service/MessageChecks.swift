@@ -103,7 +103,13 @@ enum MessageChecks {
         if vehicle.hasVehicleType { try known(vehicle.vehicleType.category, "\(field).vehicleType.category") }
         for (index, stop) in vehicle.route.enumerated() { try terminal(stop, "\(field).route[\(index)]") }
         if vehicle.hasCurrentRouteSegmentEndPoint {
-            try waypoint(vehicle.currentRouteSegmentEndPoint, "\(field).currentRouteSegmentEndPoint")
+            // Google accepts "a full trip waypoint, a waypoint LatLng, or … the last LatLng" of the segment: only
+            // the location is required.
+            let end = vehicle.currentRouteSegmentEndPoint
+            let place = "\(field).currentRouteSegmentEndPoint"
+            try terminal(end.location, "\(place).location", required: true)
+            try known(end.waypointType, "\(place).waypointType")
+            if !end.tripID.isEmpty { _ = try ResourceName.id(end.tripID, field: "\(place).tripId") }
         }
         if vehicle.hasRemainingDistanceMeters, vehicle.remainingDistanceMeters.value < 0 {
             throw .invalidArgument("\(field).remainingDistanceMeters must not be negative.")
