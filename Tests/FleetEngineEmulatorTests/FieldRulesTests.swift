@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthServerTesting
+import FleetAuthTesting
 import FleetEngineEmulator
 import Foundation
 import Hummingbird
@@ -141,6 +142,57 @@ struct FieldRulesTests {
             #expect(first["name"] == "providers/demo-project/deliveryVehicles/van-1")
             #expect(first["remainingVehicleJourneySegments"] == nil)
             #expect(first["currentRouteSegment"] == nil)
+        }
+    }
+
+    @Test(
+        "tracking counts the durations of the tasks at earlier stops, though the driver's stops carry none",
+        arguments: FleetStoreDriver.all
+    )
+    func trackingCountsEarlierTaskDurations(_ driver: FleetStoreDriver) async throws {
+        let (store, _) = try await driver.open()
+        let start = Date(timeIntervalSince1970: (Date().timeIntervalSince1970).rounded(.down))
+        let clock = ManualClock(date: start)
+        let router = FleetEngineEmulator.makeRouter(
+            authenticator: TokenAuthenticator(accounts: D.accounts),
+            store: store,
+            clock: clock
+        )
+        try await Application(router: router).test(.router) { client in
+            try await Self.createVan(client)
+            for (id, latitude) in [("t-first", 51.5), ("t-second", 51.51)] {
+                let (created, _) = try await client.call(
+                    .post,
+                    "\(Self.base)/tasks?taskId=\(id)",
+                    token: D.server,
+                    body: D.task("DELIVERY", tracking: "parcel-\(id)", latitude: latitude)
+                )
+                try #require(created == .ok)
+            }
+            // As Google's Driver SDK sends them: stops with task IDs only.
+            let segments = [("t-first", 51.5), ("t-second", 51.51)].map { id, latitude in
+                #"{"stop":{"plannedLocation":{"point":{"latitude":\#(latitude),"longitude":-0.12}},"tasks":[{"taskId":"\#(id)"}],"state":"NEW"}}"#
+            }
+            let (assigned, _) = try await client.call(
+                .patch,
+                "\(Self.base)/deliveryVehicles/van-1?updateMask=remainingVehicleJourneySegments",
+                token: D.server,
+                body: #"{"remainingVehicleJourneySegments":[\#(segments.joined(separator: ","))]}"#
+            )
+            try #require(assigned == .ok)
+            let (status, info) = try await client.call(
+                .get,
+                "\(Self.base)/taskTrackingInfo/parcel-t-second",
+                token: D.consumer(tracking: "parcel-t-second")
+            )
+            #expect(status == .ok)
+            let text = try #require(info["estimatedArrivalTime"]?.stringValue)
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            let arrival = try #require(formatter.date(from: text) ?? ISO8601DateFormatter().date(from: text))
+            // 2,224 m in straight lines at 10 m/s (222 s) plus the first stop's task, 120 s.
+            let seconds = arrival.timeIntervalSince(start)
+            #expect((340...345).contains(seconds), "\(seconds) s: \(info.jsonText)")
         }
     }
 
@@ -314,6 +366,15 @@ struct FieldRulesTests {
                 body: String(exclusive.dropLast()) + stop
             )
             #expect(created == .ok)
+            // A choice (Google's guides are silent; the field is annotated Immutable): the passenger count is fixed.
+            let (passengers, refusal) = try await client.call(
+                .put,
+                "\(Self.trips)/t2?updateMask=numberOfPassengers",
+                token: F.server,
+                body: #"{"numberOfPassengers":3}"#
+            )
+            #expect(passengers == .badRequest)
+            #expect(refusal["error"]?.objectValue?["message"]?.stringValue?.contains("numberOfPassengers") == true)
             let (switched, _) = try await client.call(
                 .put,
                 "\(Self.trips)/t2?updateMask=tripType",
