@@ -306,8 +306,12 @@ def main():
             return True
 
     text = yaml.dump(document, Dumper=Dumper, sort_keys=False, width=120, allow_unicode=True)
-    with open(OUT, "w") as out:
-        out.write(header + text)
+    # Rewritten only when the text changed: an unchanged file keeps its modification time, and a build that follows
+    # does not copy the resource again.
+    previous = open(OUT).read() if os.path.exists(OUT) else None
+    if previous != header + text:
+        with open(OUT, "w") as out:
+            out.write(header + text)
     print("wrote", os.path.relpath(OUT, ROOT), len(text.splitlines()), "lines")
 
 

@@ -36,17 +36,21 @@ SWIFT
 fi
 bin="${bin:-$PWD/$plugins/.build/release}"
 
-out=Sources/FleetEngineAPI
-rm -f "$out"/*.pb.swift "$out"/*.grpc.swift "$out"/ProtoFileDescriptors.swift
+# Written to a temporary folder first; then only the files whose text changed replace their committed copies, and
+# files no longer generated are removed. An unchanged file keeps its modification time, so a build that follows does
+# not recompile FleetEngineAPI (CI regenerates to prove the committed code current, then builds again).
+target=Sources/FleetEngineAPI
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
 protos=$(cd Protos && find . -name '*.proto' | sed 's|^\./||' | sort)
 (
     cd Protos
     "$PROTOC" -I . -I "$INCLUDE" \
         --plugin=protoc-gen-swift="$bin/protoc-gen-swift" \
         --plugin=protoc-gen-grpc-swift="$bin/protoc-gen-grpc-swift-2" \
-        --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_out="../$out" \
+        --swift_opt=Visibility=Public --swift_opt=FileNaming=PathToUnderscores --swift_out="$out" \
         --grpc-swift_opt=Visibility=Public,Client=true,Server=true,FileNaming=PathToUnderscores \
-        --grpc-swift_out="../$out" \
+        --grpc-swift_out="$out" \
         $protos
 )
 # Every file's descriptor (with the well-known types it imports), for gRPC server reflection: base64 in Swift, in
@@ -68,4 +72,14 @@ set="$(mktemp)"
 rm -f "$set"
 # Files without a service get an empty gRPC file: drop them.
 grep -l "This file contained no services" "$out"/*.grpc.swift | xargs rm -f
-echo "Generated $(ls "$out"/*.swift | wc -l) files in $out from: $protos"
+for file in "$target"/*.pb.swift "$target"/*.grpc.swift "$target"/ProtoFileDescriptors.swift; do
+    if [ -e "$file" ] && [ ! -e "$out/$(basename "$file")" ]; then rm "$file"; fi
+done
+changed=0
+for file in "$out"/*.swift; do
+    if ! cmp -s "$file" "$target/$(basename "$file")"; then
+        cp "$file" "$target/$(basename "$file")"
+        changed=$((changed + 1))
+    fi
+done
+echo "Generated $(ls "$out"/*.swift | wc -l) files for $target ($changed changed) from: $protos"
