@@ -8,11 +8,12 @@
 // For information on using the generated types, please see the documentation:
 //   https://github.com/apple/swift-protobuf/
 
-// FleetAuth's copy of the wire contract of Fleet Engine's Deliveries API (maps.fleetengine.delivery.v1), written
-// from Google's published definitions (googleapis, google/maps/fleetengine/delivery/v1/header.proto). Package, service,
-// method, message, enum and field names, numbers and types are the published ones; the comments are ours. Google's
-// REST mapping, field-behavior and routing annotations are left out: they are not part of the wire contract, and the
-// emulator serves the REST paths by hand.
+// FleetAuth's copy of the contract of Fleet Engine's Deliveries API (maps.fleetengine.delivery.v1), written from
+// Google's published definitions (googleapis, google/maps/fleetengine/delivery/v1/header.proto). Package, service,
+// method, message, enum and field names, numbers and types are the published ones, and so are Google's annotations:
+// each RPC's REST binding (google.api.http) and routing parameters, each field's documented behaviour
+// (google.api.field_behavior: REQUIRED, OUTPUT_ONLY, IMMUTABLE, OPTIONAL) and resource references. The comments are
+// ours.
 
 import SwiftProtobuf
 

@@ -8,9 +8,11 @@
 // For information on using the generated types, please see the documentation:
 //   https://github.com/apple/swift-protobuf/
 
-// FleetAuth's copy of the wire contract of Fleet Engine's maps.fleetengine.v1 API, written from Google's
-// published definitions (googleapis, google/maps/fleetengine/v1/fleetengine.proto). Package, message, enum and
-// field names, numbers and types are the published ones; the comments are ours.
+// FleetAuth's copy of the contract of Fleet Engine's maps.fleetengine.v1 API, written from Google's published
+// definitions (googleapis, google/maps/fleetengine/v1/fleetengine.proto). Package, service, method, message, enum and
+// field names, numbers and types are the published ones, and so are Google's annotations: each RPC's REST binding
+// (google.api.http) and routing parameters, each field's documented behaviour (google.api.field_behavior: REQUIRED,
+// OUTPUT_ONLY, IMMUTABLE, OPTIONAL) and resource references. The comments are ours.
 
 import SwiftProtobuf
 

@@ -1,7 +1,8 @@
-// FleetAuth's copy of the wire contract of Fleet Engine's maps.fleetengine.v1 API, written from Google's
-// published definitions (googleapis, google/maps/fleetengine/v1/trip_api.proto). Package, service, method,
-// message, enum and field names, numbers and types are the published ones; the comments are ours. Google's
-// REST mapping and routing annotations are left out: they are not part of the wire contract.
+// FleetAuth's copy of the contract of Fleet Engine's maps.fleetengine.v1 API, written from Google's published
+// definitions (googleapis, google/maps/fleetengine/v1/trip_api.proto). Package, service, method, message, enum and
+// field names, numbers and types are the published ones, and so are Google's annotations: each RPC's REST binding
+// (google.api.http) and routing parameters, each field's documented behaviour (google.api.field_behavior: REQUIRED,
+// OUTPUT_ONLY, IMMUTABLE, OPTIONAL) and resource references. The comments are ours.
 
 // DO NOT EDIT.
 // swift-format-ignore-file
