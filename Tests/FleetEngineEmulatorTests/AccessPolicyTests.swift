@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthTesting
+import FleetEngineAPI
 import FleetEngineEmulator
 import Foundation
 import Testing
@@ -181,5 +182,21 @@ struct AccessPolicyTests {
             JSONValue.object(error.jsonObject).jsonText
                 == #"{"error":{"code":403,"message":"JWT does not contain any scopes.","status":"PERMISSION_DENIED"}}"#
         )
+    }
+
+    @Test("the permission table names every RPC the generated services declare, by their descriptors")
+    func everyRPCHasAPermission() {
+        let declared = Set(
+            Maps_Fleetengine_V1_VehicleService.Method.descriptors + Maps_Fleetengine_V1_TripService.Method.descriptors
+                + Maps_Fleetengine_Delivery_V1_DeliveryService.Method.descriptors
+        )
+        let table = Set(FleetEngineMethod.all.map(\.rpc))
+        #expect(declared.count == 25)
+        #expect(
+            table == declared,
+            "without a permission: \(declared.subtracting(table)); not an RPC: \(table.subtracting(declared))"
+        )
+        // An RPC with several entries (UpdateVehicle, UpdateTrip, UpdateDeliveryVehicle) has one per permission.
+        #expect(Set(FleetEngineMethod.all).count == FleetEngineMethod.all.count)
     }
 }

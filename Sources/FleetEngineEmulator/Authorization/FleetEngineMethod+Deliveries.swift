@@ -1,36 +1,59 @@
 import FleetAuthCore
+import FleetEngineAPI
 
 extension FleetEngineMethod {
     public static let createDeliveryVehicle = Self(
-        name: "CreateDeliveryVehicle",
+        Deliveries.CreateDeliveryVehicle.descriptor,
         permission: .deliveryVehiclesCreate
     )
-    public static let getDeliveryVehicle = Self(name: "GetDeliveryVehicle", permission: .deliveryVehiclesGet)
+    public static let getDeliveryVehicle = Self(
+        Deliveries.GetDeliveryVehicle.descriptor,
+        permission: .deliveryVehiclesGet
+    )
     /// UpdateDeliveryVehicle with a mask of location and navigation fields: `deliveryvehicles.updateLocation`.
     public static let updateDeliveryVehicleLocation = Self(
-        name: "UpdateDeliveryVehicle",
+        Deliveries.UpdateDeliveryVehicle.descriptor,
         permission: .deliveryVehiclesUpdateLocation
     )
     /// UpdateDeliveryVehicle with `remaining_vehicle_journey_segments` in the mask:
     /// `deliveryvehicles.updateVehicleStops`.
     public static let updateDeliveryVehicleStops = Self(
-        name: "UpdateDeliveryVehicle",
+        Deliveries.UpdateDeliveryVehicle.descriptor,
         permission: .deliveryVehiclesUpdateVehicleStops
     )
     /// UpdateDeliveryVehicle with `attributes` or `type` in the mask: `deliveryvehicles.update`.
-    public static let updateDeliveryVehicle = Self(name: "UpdateDeliveryVehicle", permission: .deliveryVehiclesUpdate)
+    public static let updateDeliveryVehicle = Self(
+        Deliveries.UpdateDeliveryVehicle.descriptor,
+        permission: .deliveryVehiclesUpdate
+    )
     public static let deleteDeliveryVehicle = Self(
-        name: "DeleteDeliveryVehicle",
+        Deliveries.DeleteDeliveryVehicle.descriptor,
         permission: .deliveryVehiclesDelete
     )
-    public static let listDeliveryVehicles = Self(name: "ListDeliveryVehicles", permission: .deliveryVehiclesList)
-    public static let createTask = Self(name: "CreateTask", permission: .tasksCreate)
-    public static let batchCreateTasks = Self(name: "BatchCreateTasks", permission: .tasksCreate)
-    public static let getTask = Self(name: "GetTask", permission: .tasksGet)
-    public static let updateTask = Self(name: "UpdateTask", permission: .tasksUpdate)
-    public static let deleteTask = Self(name: "DeleteTask", permission: .tasksDelete)
-    public static let listTasks = Self(name: "ListTasks", permission: .tasksList)
-    public static let getTaskTrackingInfo = Self(name: "GetTaskTrackingInfo", permission: .taskTrackingInfoGet)
+    public static let listDeliveryVehicles = Self(
+        Deliveries.ListDeliveryVehicles.descriptor,
+        permission: .deliveryVehiclesList
+    )
+    public static let createTask = Self(Deliveries.CreateTask.descriptor, permission: .tasksCreate)
+    public static let batchCreateTasks = Self(Deliveries.BatchCreateTasks.descriptor, permission: .tasksCreate)
+    public static let getTask = Self(Deliveries.GetTask.descriptor, permission: .tasksGet)
+    public static let updateTask = Self(Deliveries.UpdateTask.descriptor, permission: .tasksUpdate)
+    public static let deleteTask = Self(Deliveries.DeleteTask.descriptor, permission: .tasksDelete)
+    public static let listTasks = Self(Deliveries.ListTasks.descriptor, permission: .tasksList)
+    public static let getTaskTrackingInfo = Self(
+        Deliveries.GetTaskTrackingInfo.descriptor,
+        permission: .taskTrackingInfoGet
+    )
+
+    /// Every entry of the permission table, both APIs: a test checks that each RPC the generated services declare has
+    /// at least one.
+    public static let all: [FleetEngineMethod] = [
+        .createVehicle, .getVehicle, .updateVehicleLocation, .updateVehicle, .updateVehicleAttributes, .listVehicles,
+        .deleteVehicle, .searchVehicles, .createTrip, .getTrip, .updateTrip, .updateTripState, .deleteTrip,
+        .searchTrips, .reportBillableTrip, .createDeliveryVehicle, .getDeliveryVehicle, .updateDeliveryVehicleLocation,
+        .updateDeliveryVehicleStops, .updateDeliveryVehicle, .deleteDeliveryVehicle, .listDeliveryVehicles, .createTask,
+        .batchCreateTasks, .getTask, .updateTask, .deleteTask, .listTasks, .getTaskTrackingInfo,
+    ]
 
     /// Delivery vehicle fields a driver's app reports with `deliveryvehicles.updateLocation`, in proto spelling.
     public static let deliveryDriverReportableFields: Set<String> = [
