@@ -254,7 +254,7 @@ let package = Package(
         .testTarget(
             name: "FleetAuthServerSupportTests",
             dependencies: ["FleetAuthCore", "FleetAuthServerSupport", "FleetAuthServerTesting", "FleetAuthTesting"]
-                + products(["GRDB", "Logging", "NIOConcurrencyHelpers", "PostgresNIO"]),
+                + products(["GRDB", "Logging", "NIOConcurrencyHelpers", "NIOSSL", "PostgresNIO", "ServiceLifecycle"]),
             swiftSettings: swiftSettings
         ),
         .testTarget(

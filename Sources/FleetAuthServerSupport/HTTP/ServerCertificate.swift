@@ -1,3 +1,4 @@
+package import FleetAuthCore
 import Foundation
 package import Logging
 import NIOCertificateReloading
@@ -11,7 +12,7 @@ import UnixSignals
 /// changes: every new connection's handshake uses the current pair, connections already open keep theirs. A pair
 /// that does not load (a half-written file, a key that does not match) is logged and the previous one kept.
 ///
-/// One instance serves every listener of a process (REST, gRPC); ``watcher(interval:logger:)`` is the service that
+/// One instance serves every listener of a process (REST, gRPC); ``watcher(interval:clock:logger:)`` is the service that
 /// reloads it.
 package final class ServerCertificate: CertificateReloader {
     /// The PEM file with the certificate chain, leaf first.
@@ -82,9 +83,12 @@ package final class ServerCertificate: CertificateReloader {
     }
 
     /// The service that reloads the pair on SIGHUP and whenever a file's modification time changes (looked at every
-    /// `interval`); a failed reload is logged as an error and the previous pair kept.
-    package func watcher(interval: Duration = .seconds(2), logger: Logger) -> some Service {
-        CertificateWatcher(certificate: self, interval: interval, logger: logger)
+    /// `interval` of `clock`: the system's in servers, a manual one in tests); a failed reload is logged as an error
+    /// and the previous pair kept.
+    package func watcher(interval: Duration = .seconds(2), clock: any WallClock = .system, logger: Logger)
+        -> some Service
+    {
+        CertificateWatcher(certificate: self, interval: interval, clock: clock, logger: logger)
     }
 
     private static func stamp(_ paths: String...) -> [Date?] {
@@ -130,6 +134,7 @@ package struct ServerCertificateError: Error, CustomStringConvertible {
 private struct CertificateWatcher: Service {
     let certificate: ServerCertificate
     let interval: Duration
+    let clock: any WallClock
     let logger: Logger
 
     func run() async throws {
@@ -141,7 +146,7 @@ private struct CertificateWatcher: Service {
             }
             group.addTask {
                 while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                    guard (try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }) != nil
+                    guard (try? await cancelWhenGracefulShutdown { try await clock.sleep(for: interval) }) != nil
                     else { return }
                     reload(force: false, reason: "the files changed")
                 }
