@@ -45,6 +45,44 @@ struct DemoCLITests {
         #expect(result.stdout.contains("FAILED"))
     }
 
+    @Test("Ctrl-C stops the demo while its apps run, even when the shell started it with SIGINT ignored")
+    func demoInterrupted() async throws {
+        let process = Process()
+        let output = Pipe()
+        // A background job of a non-interactive shell inherits SIGINT as "ignored"; the demo must trap it anyway.
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", #"trap '' INT; exec "$0" demo --shipments 0"#, CLI.executable.path]
+        process.environment = CLI.environment([:])
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let text = try await CLI.detached {
+            var text = ""
+            let guardLimit = ContinuousClock.now + Waiting.hangLimit
+            while ContinuousClock.now < guardLimit, !text.contains("Provisioned") {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { break }
+                text += String(decoding: chunk, as: UTF8.self)
+            }
+            return text
+        }
+        guard text.contains("Provisioned") else {
+            process.terminate()
+            Issue.record("the demo never provisioned its fleet: \(text)")
+            return
+        }
+        kill(process.processIdentifier, SIGINT)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        try await Waiting.until("the demo ending after SIGINT") { !process.isRunning }
+        let rest = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(text)\(rest)")
+        #expect(rest.contains("Interrupted before the checks finished."), "\(rest)")
+        let data = try #require(
+            text.split(separator: "\n").first { $0.hasPrefix("Data: ") }?.dropFirst(6).split(separator: " ").first
+        )
+        #expect(!FileManager.default.fileExists(atPath: String(data)), "the demo left \(data) behind")
+    }
+
     @Test("demo refuses bad options with a message")
     func demoOptions() async throws {
         let result = try await CLI.run(["demo", "--drivers", "0"])

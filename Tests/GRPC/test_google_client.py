@@ -13,7 +13,6 @@ import os
 import sys
 import re
 import subprocess
-import tempfile
 import time
 import typing
 import urllib.error
@@ -75,16 +74,6 @@ class Emulator:
         self.process.terminate()
         self.process.wait(timeout=30)
         self.log.close()
-
-
-@pytest.fixture(scope="module")
-def emulator():
-    with tempfile.TemporaryDirectory() as directory:
-        instance = Emulator(directory)
-        try:
-            yield instance
-        finally:
-            instance.stop()
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ REST answers equal to gRPC answers of the same state, and our .proto files again
 import contextlib
 import os
 import subprocess
-import tempfile
 
 import pytest
 from google.api_core import exceptions
@@ -18,19 +17,9 @@ from google.maps.fleetengine_delivery_v1.services.delivery_service.transports im
     DeliveryServiceGrpcTransport, DeliveryServiceRestTransport)
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format
 
-from test_google_client import ROOT, Emulator, client_methods
+from test_google_client import ROOT, client_methods
 
 PROVIDER = "providers/demo-project"
-
-
-@pytest.fixture(scope="module")
-def emulator():
-    with tempfile.TemporaryDirectory() as directory:
-        instance = Emulator(directory)
-        try:
-            yield instance
-        finally:
-            instance.stop()
 
 
 class TokenInMetadata(AnonymousCredentials):

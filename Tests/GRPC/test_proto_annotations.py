@@ -19,7 +19,6 @@ import json
 import os
 import re
 import subprocess
-import tempfile
 import urllib.error
 import urllib.request
 
@@ -32,7 +31,7 @@ from google.maps import fleetengine_delivery_v1 as fd
 from google.maps.fleetengine_delivery_v1.services.delivery_service.transports import rest_base
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 
-from test_google_client import Emulator
+import test_google_client  # noqa: F401 (puts the on-demand client's descriptors in the default pool)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PACKAGES = ("maps.fleetengine.v1", "maps.fleetengine.delivery.v1")
@@ -99,8 +98,8 @@ def test_google_api_protos_are_googles(ours):
         for message in mine.message_type:
             descriptor = pool.FindMessageTypeByName(f"google.api.{message.name}")
             assert {f.name: (f.number, f.type, f.type_name.lstrip(".")) for f in message.field} == {
-                f.name: f.number and (f.number, f.type, (f.message_type or f.enum_type).full_name
-                                      if (f.message_type or f.enum_type) else "")
+                f.name: (f.number, f.type, (f.message_type or f.enum_type).full_name
+                         if (f.message_type or f.enum_type) else "")
                 for f in descriptor.fields if f.name in {g.name for g in message.field}}, message.name
             for enum in message.enum_type:
                 assert {v.name: v.number for v in enum.value} == {
@@ -237,16 +236,6 @@ def test_resource_references_name_declared_resources(ours):
     assert references == 13
 
 
-@pytest.fixture(scope="module")
-def emulator():
-    with tempfile.TemporaryDirectory() as directory:
-        instance = Emulator(directory)
-        try:
-            yield instance
-        finally:
-            instance.stop()
-
-
 def concrete(template, rpc):
     """A path template's variable made concrete: `providers/*` is the demo provider, every other `*` a name that
     exists nowhere (so each RPC answers with its own refusal, which both transports must agree on)."""
@@ -259,7 +248,7 @@ def test_every_rpc_answers_on_rest_at_its_annotated_path_as_on_grpc(ours, emulat
     tokens = {"maps.fleetengine.v1": emulator.token("service-super-user", "--type", "server"),
               "maps.fleetengine.delivery.v1": emulator.token("delivery-super-user", "--type", "delivery_server")}
     pool = descriptor_pool.Default()
-    fd.Task.pb(fd.Task())  # both clients' descriptors are in the default pool (the on-demand one via Emulator)
+    fd.Task.pb(fd.Task())  # both clients' descriptors are in the default pool (the on-demand one through test_google_client)
     checked = 0
     for file, service, method in methods(ours):
         verb, path, body = binding(method)

@@ -100,7 +100,10 @@ def environment():
 
 
 class Server:
-    """A command started in the background, its output in a file, stopped with SIGINT (then SIGKILL)."""
+    """A command started in the background, its output in a file, stopped with SIGINT as Ctrl-C would.
+
+    A command still running `HANG` seconds after SIGINT is killed, and the snippet fails: the documents tell the
+    reader that Ctrl-C stops it."""
 
     def __init__(self, command, folder, until):
         self.command = command
@@ -128,14 +131,18 @@ class Server:
             return f.read()
 
     def stop(self):
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGINT)
-            try:
-                self.process.wait(timeout=HANG)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
-        os.unlink(self.output.name)
+        try:
+            if self.process.poll() is None:
+                os.killpg(self.process.pid, signal.SIGINT)
+                try:
+                    self.process.wait(timeout=HANG)
+                except subprocess.TimeoutExpired:
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                    self.process.wait()
+                    raise AssertionError(f"`{self.command}` was still running {HANG} s after SIGINT (Ctrl-C):\n"
+                                         f"{self.text()}")
+        finally:
+            os.unlink(self.output.name)
 
 
 def run(text, attributes, folder):

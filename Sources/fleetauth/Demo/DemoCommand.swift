@@ -22,7 +22,7 @@ struct DemoCommand: AsyncParsableCommand {
             along routes) and consumer apps (TripTracker) through FleetAuthClient on an accelerated clock; then \
             the delivery half: couriers' apps (DeliveryVehicleReporter) driving routes of parcels planned by a \
             dispatcher, and recipients' tracking pages (ShipmentTracker). Ends with a summary table and a list of \
-            checks; exits 1 if any check failed.
+            checks; exits 1 if any check failed, and 130 if Ctrl-C (or SIGTERM) stopped it before the checks ended.
 
             With --token-server and --emulator it runs the same apps and checks against servers already running \
             (a deployed pair, or instances behind a load balancer): users are created through the token server's \
@@ -77,10 +77,48 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Ctrl-C or SIGTERM stops the demo in every phase. The signals are trapped rather than left to their default
+        // action, which a shell that started the demo in the background has set to "ignore".
+        let signals = await UnixSignalsSequence(trapping: .sigint, .sigterm)
+        let outcome: Bool?
         if let tokenServer, let emulator {
-            try await runExternal(tokenServer: tokenServer, emulator: emulator)
-            return
+            outcome = try await Self.cancelling(on: signals) {
+                try await runExternal(tokenServer: tokenServer, emulator: emulator)
+            }
+        } else {
+            outcome = try await runLocal(cancellingOn: signals)
         }
+        switch outcome {
+        case .some(true): return
+        case .some(false): throw ExitCode(1)
+        case .none:
+            say("Interrupted before the checks finished.")
+            throw ExitCode(130)
+        }
+    }
+
+    /// Runs `work` until it returns, or until one of `signals` arrives and cancels it. Returns what `work` returned
+    /// (`--keep` returns its verdict once cancelled), or nil if it ended by throwing after a signal.
+    static func cancelling<Value: Sendable>(
+        on signals: UnixSignalsSequence,
+        _ work: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value? {
+        try await withThrowingTaskGroup(of: Value?.self, returning: Value?.self) { group in
+            group.addTask { try await work() }
+            group.addTask {
+                for await _ in signals { return nil }
+                return nil
+            }
+            defer { group.cancelAll() }
+            if case .some(.some(let value)) = try await group.next() { return value }
+            group.cancelAll()
+            do { return try await group.next() ?? nil } catch { return nil }
+        }
+    }
+
+    /// The demo against a local stack; true if every check passed, nil if a signal interrupted the checks. The
+    /// signals cancel the apps only, so the servers still shut down gracefully.
+    func runLocal(cancellingOn signals: UnixSignalsSequence) async throws -> Bool? {
         let directory =
             data
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("fleetauth-demo-\(UUID().uuidString)")
@@ -103,75 +141,68 @@ struct DemoCommand: AsyncParsableCommand {
             consumers: consumers,
             simulatedDuration: .seconds(duration) * speed
         )
-        let passed = try await stack.run { endpoints in
+        let users = stack.tokenServer.users
+        return try await stack.run { endpoints in
             say(
                 "Token server: \(endpoints.tokenServerURL)   Fleet Engine emulator: \(endpoints.emulatorURL)"
                     + (endpoints.emulatorGRPCAddress.map { " (gRPC \($0))" } ?? "")
             )
-            let passed = try await Self.play(
-                scenario,
-                users: stack.tokenServer.users,
-                endpoints: endpoints,
-                speed: speed,
-                vans: deliveryDrivers,
-                shipments: shipments
-            )
-            if keep { try await keepRunning(stack, endpoints) }
-            return passed
+            return try await Self.cancelling(on: signals) {
+                let passed = try await Self.play(
+                    scenario,
+                    users: users,
+                    endpoints: endpoints,
+                    speed: speed,
+                    vans: deliveryDrivers,
+                    shipments: shipments
+                )
+                if keep {
+                    try await keepRunning(users, endpoints)
+                    say("Stopped.")
+                }
+                return passed
+            }
         }
-        if !passed { throw ExitCode(1) }
     }
 
-    /// `--keep`: new rounds of the same fleet until SIGINT or SIGTERM, with the pages' URLs and logins printed.
-    func keepRunning(_ stack: LocalStack, _ endpoints: LocalStack.Endpoints) async throws {
+    /// `--keep`: new rounds of the same fleet until the task is cancelled (by SIGINT or SIGTERM), with the pages'
+    /// URLs and logins printed.
+    func keepRunning(_ users: UserDirectory, _ endpoints: LocalStack.Endpoints) async throws {
         let operatorPassword = UserDirectory.generatePassword()
-        try await stack.tokenServer.users.addUser(
+        try await users.addUser(
             AppUser(username: "console", role: .operator),
             password: operatorPassword
         )
         say("")
         say("Keeping the fleet running; Ctrl-C stops it.")
         say("Fleet console:   \(endpoints.tokenServerURL)/app/console   (console / \(operatorPassword))")
-        let users = stack.tokenServer.users
-        let (drivers, consumers, duration, speed) = (self.drivers, self.consumers, self.duration, self.speed)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) { return }
+        var round = 1
+        while !Task.isCancelled {
+            let scenario = DemoScenario(
+                drivers: drivers,
+                consumers: max(consumers, 1),
+                simulatedDuration: .seconds(duration) * speed,
+                prefix: "live\(round)-"
+            )
+            let trip = scenario.trips[0].id
+            say(
+                "Round \(round): journey sharing at \(endpoints.tokenServerURL)/app/trip/\(trip)   "
+                    + "(log in as rider-\(trip), password \(DemoRun.password))"
+            )
+            let run = DemoRun(scenario: scenario, users: users, endpoints: endpoints, speed: speed)
+            let report = DemoReport()
+            do {
+                _ = try await run.run(progress: report)
+            } catch  where Task.isCancelled {
+                // Whatever the interrupted round was waiting on, cancellation is the end asked for.
             }
-            group.addTask {
-                var round = 1
-                while !Task.isCancelled {
-                    let scenario = DemoScenario(
-                        drivers: drivers,
-                        consumers: max(consumers, 1),
-                        simulatedDuration: .seconds(duration) * speed,
-                        prefix: "live\(round)-"
-                    )
-                    let trip = scenario.trips[0].id
-                    say(
-                        "Round \(round): journey sharing at \(endpoints.tokenServerURL)/app/trip/\(trip)   "
-                            + "(log in as rider-\(trip), password \(DemoRun.password))"
-                    )
-                    let run = DemoRun(
-                        scenario: scenario,
-                        users: users,
-                        endpoints: endpoints,
-                        speed: speed
-                    )
-                    let report = DemoReport()
-                    _ = try await run.run(progress: report)
-                    report.endProgress()
-                    round += 1
-                }
-            }
-            try await group.next()
-            group.cancelAll()
+            report.endProgress()
+            round += 1
         }
-        say("Stopped.")
     }
 
     /// The same apps and checks against servers already running.
-    func runExternal(tokenServer: String, emulator: String) async throws {
+    func runExternal(tokenServer: String, emulator: String) async throws -> Bool {
         let password: String
         if let operatorPasswordFile {
             guard let data = FileManager.default.contents(atPath: operatorPasswordFile) else {
@@ -206,16 +237,14 @@ struct DemoCommand: AsyncParsableCommand {
             simulatedDuration: .seconds(duration) * speed,
             prefix: prefix
         )
-        if !(try await Self.play(
+        return try await Self.play(
             scenario,
             users: users,
             endpoints: endpoints,
             speed: speed,
             vans: deliveryDrivers,
             shipments: shipments
-        )) {
-            throw ExitCode(1)
-        }
+        )
     }
 
     /// Runs the apps, then the checks; prints the summary and returns whether every check passed.
