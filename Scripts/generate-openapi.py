@@ -166,7 +166,8 @@ def paths(schemas):
                                  query("tripTypes", list_enum("ListVehiclesRequest", "tripTypes")),
                                  query("maximumStaleness", WELL_KNOWN[".google.protobuf.Duration"]),
                                  query("vehicleTypeCategories",
-                                       list_enum("ListVehiclesRequest", "vehicleTypeCategories")),
+                                       dict(list_enum("ListVehiclesRequest", "vehicleTypeCategories"), minItems=1),
+                                       required=True),
                                  query("requiredAttributes", {"type": "array", "items": {
                                      "type": "string", "pattern": "^[^:|]+:[^|]*$"}}),
                                  query("vehicleState", enum("ListVehiclesRequest", "vehicleState")),

@@ -140,6 +140,7 @@ extension BenchCommand {
             listOpenTasks.filter = "state = OPEN"
             var listVehicles = FleetEngineV1.ListVehiclesRequest()
             listVehicles.parent = parent
+            listVehicles.vehicleTypeCategories = [.auto]
             listVehicles.pageSize = 50
             listVehicles.filter = #"attributes.tier = "premium""#
             var matched: Int64 = 0

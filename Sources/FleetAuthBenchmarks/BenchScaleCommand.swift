@@ -137,10 +137,12 @@ extension BenchCommand {
             search.orderBy = .pickupPointStraightDistance
             var byFilter = FleetEngineV1.ListVehiclesRequest()
             byFilter.parent = search.parent
+            byFilter.vehicleTypeCategories = [.auto]
             byFilter.pageSize = 50
             byFilter.filter = #"attributes.tier = "premium""#
             var byState = FleetEngineV1.ListVehiclesRequest()
             byState.parent = search.parent
+            byState.vehicleTypeCategories = [.auto]
             byState.pageSize = 50
             byState.vehicleState = .online
 

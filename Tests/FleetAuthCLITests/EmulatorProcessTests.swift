@@ -233,7 +233,7 @@ struct GracefulShutdownTests {
         repeat {
             let (listed, text) = try await second.request(
                 "GET",
-                "/v1/providers/demo-project/vehicles?pageSize=1000&pageToken=\(pageToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")",
+                "/v1/providers/demo-project/vehicles?vehicleTypeCategories=AUTO&pageSize=1000&pageToken=\(pageToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")",
                 token: server
             )
             #expect(listed == 200)

@@ -419,13 +419,13 @@ struct FieldRulesTests {
             #expect(bothError["error"]?.objectValue?["message"]?.stringValue?.contains("filter") == true)
             let (listed, listError) = try await client.call(
                 .get,
-                "\(Self.vehicles)?filter=attributes.a%20%3D%20%22b%22&requiredAttributes=c:d",
+                "\(Self.vehicles)?\(F.autos)&filter=attributes.a%20%3D%20%22b%22&requiredAttributes=c:d",
                 token: F.server
             )
             #expect(listed == .badRequest, "\(listError.jsonText)")
             let (filterOnly, _) = try await client.call(
                 .get,
-                "\(Self.vehicles)?filter=attributes.a%20%3D%20%22b%22",
+                "\(Self.vehicles)?\(F.autos)&filter=attributes.a%20%3D%20%22b%22",
                 token: F.server
             )
             #expect(filterOnly == .ok)

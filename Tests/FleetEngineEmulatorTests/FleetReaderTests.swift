@@ -46,7 +46,8 @@ struct FleetReaderTests {
                 try #require(status == .ok, "seeding \(path): \(answer.jsonText)")
             }
             for path in [
-                "/vehicles/v1", "/vehicles", "/trips/t1", "/deliveryVehicles/dv1", "/deliveryVehicles", "/tasks/task1",
+                "/vehicles/v1", "/vehicles?\(EmulatorFixture.autos)", "/trips/t1", "/deliveryVehicles/dv1",
+                "/deliveryVehicles", "/tasks/task1",
                 "/tasks", "/taskTrackingInfo/track-1",
             ] {
                 let (status, answer) = try await client.call(.get, Self.base + path, token: Self.reader)
@@ -97,6 +98,7 @@ struct FleetReaderTests {
             var createDeliveryVehicle = FleetEngineDelivery.CreateDeliveryVehicleRequest()
             createDeliveryVehicle.parent = GRPCEmulator.provider
             createDeliveryVehicle.deliveryVehicleID = "dv9"
+            createDeliveryVehicle.deliveryVehicle = .init()
             let createRequest = createDeliveryVehicle
             let online = Requests.vehicle(state: .online)
             let calls: [(String, @Sendable () async throws -> Void)] = [

@@ -90,7 +90,7 @@ struct FullDiskTests {
             #expect(try await client.call(.post, "\(base)?vehicleId=after", token: F.server, body: body).0 == .ok)
             #expect(recorder.lines.filter { $0.contains("can be written again") }.count == 1, "\(recorder.lines)")
             // Nothing acknowledged was lost; nothing refused was kept.
-            let (listed, page) = try await client.call(.get, "\(base)?pageSize=500", token: F.server)
+            let (listed, page) = try await client.call(.get, "\(base)?\(F.autos)&pageSize=500", token: F.server)
             #expect(listed == .ok)
             let names = Set(page["vehicles"]?.arrayValue?.compactMap { $0.objectValue?["name"]?.stringValue } ?? [])
             #expect(names.count == created + 2, "\(names.count) listed, \(created) created before the disk filled")

@@ -170,7 +170,8 @@ enum Requests {
         var request = FleetEngineV1.UpdateVehicleRequest()
         request.name = "\(GRPCEmulator.provider)/vehicles/\(id)"
         request.vehicle = vehicle
-        request.updateMask.paths = mask
+        // No paths: no mask at all, as a REST update without `updateMask` transcodes.
+        if !mask.isEmpty { request.updateMask.paths = mask }
         return request
     }
 

@@ -69,6 +69,7 @@ struct GRPCTransportTests {
             // Dispatch queries.
             var list = FleetEngineV1.ListVehiclesRequest()
             list.parent = GRPCEmulator.provider
+            list.vehicleTypeCategories = [.auto]
             list.vehicleState = .online
             let listed = try await emulator.vehicles.listVehicles(list, metadata: server)
             #expect(listed.vehicles.map(\.name) == [Self.v1])
@@ -309,10 +310,11 @@ struct GRPCTransportTests {
             )
             var list = FleetEngineV1.ListVehiclesRequest()
             list.parent = p
+            list.vehicleTypeCategories = [.auto]
             list.pageSize = 1
             try await same(
                 try await emulator.vehicles.listVehicles(list, metadata: server),
-                "/v1/\(p)/vehicles?pageSize=1"
+                "/v1/\(p)/vehicles?vehicleTypeCategories=AUTO&pageSize=1"
             )
             let search = Requests.search(tripID: "t2")
             try await same(
@@ -396,6 +398,7 @@ struct GRPCTransportTests {
         .listVehicles: {
             var request = FleetEngineV1.ListVehiclesRequest()
             request.parent = GRPCEmulator.provider
+            request.vehicleTypeCategories = [.auto]
             request.pageSize = 10
             _ = try await $0.vehicles.listVehicles(request, metadata: $1)
         },

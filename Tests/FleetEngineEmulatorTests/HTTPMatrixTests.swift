@@ -102,7 +102,7 @@ struct HTTPMatrixTests {
         Call(
             method: .listVehicles,
             httpMethod: .get,
-            path: "\(vehicles)?pageSize=10",
+            path: "\(vehicles)?\(EmulatorFixture.autos)&pageSize=10",
             body: nil,
             covering: .init(vehicleID: "*"),
             other: .init(vehicleID: "v1")

@@ -196,8 +196,10 @@ struct ProtoContractTests {
                 )
                 try #require(status == .ok, "\(answer.jsonText)")
             }
+            // `vehicleTypeCategories` is required (Google: "Required."); both categories of the fleet are named.
+            let both = "vehicleTypeCategories=AUTO&vehicleTypeCategories=TWO_WHEELER"
             for (query, expected) in [
-                ("", ["a", "b", "c"]),
+                (both, ["a", "b", "c"]),
                 ("vehicleState=ONLINE", ["a", "b"]),
                 ("vehicleTypeCategories=TWO_WHEELER", ["c"]),
                 ("minimumCapacity=5", ["c"]),
@@ -213,29 +215,37 @@ struct ProtoContractTests {
                 ),
                 ("onTripOnly=true", []),
             ] {
-                let (status, body) = try await client.call(.get, "\(Self.vehicles)?\(query)", token: F.server)
+                let named = query.contains("vehicleTypeCategories") ? query : "\(both)&\(query)"
+                let (status, body) = try await client.call(.get, "\(Self.vehicles)?\(named)", token: F.server)
                 #expect(status == .ok, "\(query): \(body.jsonText)")
                 #expect(Self.names(body, "vehicles") == expected, "\(query)")
                 // int64 as a string; zero, the default, is omitted.
                 #expect(body["totalSize"]?.stringValue ?? "0" == "\(expected.count)", "\(query): \(body.jsonText)")
             }
-            let (_, first) = try await client.call(.get, "\(Self.vehicles)?pageSize=2", token: F.server)
+            let (_, first) = try await client.call(.get, "\(Self.vehicles)?\(both)&pageSize=2", token: F.server)
             #expect(Self.names(first, "vehicles") == ["a", "b"])
             #expect(first["totalSize"]?.stringValue == "3")
             let next = try #require(first["nextPageToken"]?.stringValue)
             let (_, second) = try await client.call(
                 .get,
-                "\(Self.vehicles)?pageSize=2&pageToken=\(next)",
+                "\(Self.vehicles)?\(both)&pageSize=2&pageToken=\(next)",
                 token: F.server
             )
             #expect(Self.names(second, "vehicles") == ["c"])
             #expect(second["nextPageToken"] == nil)
             #expect(
-                try await client.call(.get, "\(Self.vehicles)?filter=attributes.color%3D", token: F.server).0
+                try await client.call(.get, "\(Self.vehicles)?\(both)&filter=attributes.color%3D", token: F.server).0
                     == .badRequest
             )
             #expect(
-                try await client.call(.get, "\(Self.vehicles)?vehicleState=FLYING", token: F.server).0 == .badRequest
+                try await client.call(.get, "\(Self.vehicles)?\(both)&vehicleState=FLYING", token: F.server).0
+                    == .badRequest
+            )
+            let (unnamed, refusal) = try await client.call(.get, "\(Self.vehicles)?pageSize=2", token: F.server)
+            #expect(unnamed == .badRequest)
+            #expect(
+                refusal["error"]?.objectValue?["message"]?.stringValue == "vehicleTypeCategories is required.",
+                "\(refusal.jsonText)"
             )
         }
     }

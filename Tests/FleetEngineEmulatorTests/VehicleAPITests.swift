@@ -67,6 +67,9 @@ struct EmulatorFixture {
 
     static let vehicleBody =
         #"{"vehicleState":"OFFLINE","supportedTripTypes":["EXCLUSIVE"],"maximumCapacity":4,"vehicleType":{"category":"AUTO"}}"#
+
+    /// ListVehicles' required `vehicleTypeCategories`, naming the category of ``vehicleBody``.
+    static let autos = "vehicleTypeCategories=AUTO"
 }
 
 extension TestClientProtocol {
@@ -125,11 +128,15 @@ struct VehicleAPITests {
             #expect(moved["maximumCapacity"] == 4)
 
             _ = try await client.call(.post, "\(base)?vehicleId=v2", token: F.server, body: F.vehicleBody)
-            let (listed, page) = try await client.call(.get, "\(base)?pageSize=1", token: F.server)
+            let (listed, page) = try await client.call(.get, "\(base)?\(F.autos)&pageSize=1", token: F.server)
             #expect(listed == .ok)
             #expect(page["vehicles"]?.arrayValue?.count == 1)
             let token = try #require(page["nextPageToken"]?.stringValue)
-            let (_, rest) = try await client.call(.get, "\(base)?pageSize=1&pageToken=\(token)", token: F.server)
+            let (_, rest) = try await client.call(
+                .get,
+                "\(base)?\(F.autos)&pageSize=1&pageToken=\(token)",
+                token: F.server
+            )
             #expect(rest["vehicles"]?.arrayValue?.first?.objectValue?["name"] == "providers/demo-project/vehicles/v2")
             #expect(rest["nextPageToken"] == nil)
 
@@ -159,7 +166,7 @@ struct VehicleAPITests {
             let (got, vehicle) = try await client.call(.get, "\(base)/v1", token: claimless)
             #expect(got == .ok)
             #expect(vehicle["name"] == "providers/demo-project/vehicles/v1")
-            let (listed, page) = try await client.call(.get, base, token: narrowed)
+            let (listed, page) = try await client.call(.get, "\(base)?\(F.autos)", token: narrowed)
             #expect(listed == .ok)
             #expect(page["vehicles"]?.arrayValue?.count == 1)
             // The provider is still the account's project.
@@ -246,7 +253,7 @@ struct VehicleAPITests {
             #expect(attributes == .forbidden)
             #expect(try await fixture.store.vehicle(provider: "demo-project", id: "v1")?.maximumCapacity == 4)
             // A consumer token cannot list vehicles or move them.
-            let (consumerList, _) = try await client.call(.get, base, token: F.consumer("t1"))
+            let (consumerList, _) = try await client.call(.get, "\(base)?\(F.autos)", token: F.consumer("t1"))
             #expect(consumerList == .forbidden)
         }
     }

@@ -208,19 +208,27 @@ def test_search_and_list_with_filters_and_paging(emulator, tokens, fleet):
     filtered = emulator.vehicles.search_vehicles(search_request(filter='attributes.color="blue"'), metadata=server)
     assert [m.vehicle.name.split("/")[-1] for m in filtered.matches] == ["py-b"]
 
+    # vehicle_type_categories is required ("Required."): without it, INVALID_ARGUMENT naming it.
+    with pytest.raises(exceptions.InvalidArgument, match="vehicleTypeCategories is required"):
+        emulator.vehicles.list_vehicles(fe.ListVehiclesRequest(parent=PROVIDER), metadata=server)
+    Category = fe.Vehicle.VehicleType.Category
+    every = [Category.AUTO, Category.TWO_WHEELER]  # the fleet's categories
     online = emulator.vehicles.list_vehicles(
-        fe.ListVehiclesRequest(parent=PROVIDER, vehicle_state=fe.VehicleState.ONLINE), metadata=server)
+        fe.ListVehiclesRequest(parent=PROVIDER, vehicle_type_categories=every, vehicle_state=fe.VehicleState.ONLINE),
+        metadata=server)
     names = [v.name.split("/")[-1] for v in online]
     assert "py-c" not in names and {"py-a", "py-b"} <= set(names)
     bikes = emulator.vehicles.list_vehicles(
-        fe.ListVehiclesRequest(parent=PROVIDER, vehicle_type_categories=[fe.Vehicle.VehicleType.Category.TWO_WHEELER]), metadata=server)
+        fe.ListVehiclesRequest(parent=PROVIDER, vehicle_type_categories=[Category.TWO_WHEELER]), metadata=server)
     assert [v.name.split("/")[-1] for v in bikes] == ["py-c"]
     blue = emulator.vehicles.list_vehicles(
-        fe.ListVehiclesRequest(parent=PROVIDER, required_attributes=["color:blue"]), metadata=server)
+        fe.ListVehiclesRequest(parent=PROVIDER, vehicle_type_categories=every, required_attributes=["color:blue"]),
+        metadata=server)
     assert [v.name.split("/")[-1] for v in blue] == ["py-b"]
 
     # Paging: the client's pager follows next_page_token with the same metadata.
-    pager = emulator.vehicles.list_vehicles(fe.ListVehiclesRequest(parent=PROVIDER, page_size=1), metadata=server)
+    pager = emulator.vehicles.list_vehicles(
+        fe.ListVehiclesRequest(parent=PROVIDER, vehicle_type_categories=every, page_size=1), metadata=server)
     first_page = next(iter(pager.pages))
     assert len(first_page.vehicles) == 1 and first_page.next_page_token
     assert first_page.total_size >= 3
@@ -305,9 +313,10 @@ def test_rest_answers_are_the_json_mapping_of_grpc_answers(emulator, tokens, fle
          rest(emulator, "GET", f"{PROVIDER}/vehicles/py-a", token)),
         (emulator.trips.get_trip(fe.GetTripRequest(name=f"{PROVIDER}/trips/py-t2"), metadata=server),
          rest(emulator, "GET", f"{PROVIDER}/trips/py-t2", token)),
-        (emulator.vehicles.list_vehicles(fe.ListVehiclesRequest(parent=PROVIDER, page_size=2),
-                                         metadata=server)._response,
-         rest(emulator, "GET", f"{PROVIDER}/vehicles?pageSize=2", token)),
+        (emulator.vehicles.list_vehicles(
+            fe.ListVehiclesRequest(parent=PROVIDER, vehicle_type_categories=[fe.Vehicle.VehicleType.Category.AUTO],
+                                   page_size=2), metadata=server)._response,
+         rest(emulator, "GET", f"{PROVIDER}/vehicles?vehicleTypeCategories=AUTO&pageSize=2", token)),
         (emulator.trips.search_trips(fe.SearchTripsRequest(parent=PROVIDER), metadata=server)._response,
          rest(emulator, "POST", f"{PROVIDER}/trips:search", token, {})),
         (emulator.vehicles.search_vehicles(search_request(), metadata=server),

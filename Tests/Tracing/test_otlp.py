@@ -117,7 +117,7 @@ def test_one_call_is_one_trace():
             assert status == 201, session
             status, token = call(base + "/token/fleet_reader", bearer=session["sessionToken"])
             assert status == 200, token
-            status, listed = call(f"http://127.0.0.1:{rest}/v1/providers/demo-project/vehicles",
+            status, listed = call(f"http://127.0.0.1:{rest}/v1/providers/demo-project/vehicles?vehicleTypeCategories=AUTO",
                                   bearer=token["token"])
             assert status == 200, listed
             channel = grpc.insecure_channel(f"127.0.0.1:{grpc_port}")

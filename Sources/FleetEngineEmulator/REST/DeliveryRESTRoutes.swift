@@ -48,7 +48,7 @@ struct DeliveryRESTRoutes: Sendable {
             var rpc = try Bindings.empty.decode(rest, as: FleetEngineDelivery.UpdateDeliveryVehicleRequest.self)
             vehicle.name = try name(context, "deliveryVehicles", "deliveryVehicle")
             rpc.deliveryVehicle = vehicle
-            rpc.updateMask.paths = mask
+            if !mask.isEmpty { rpc.updateMask.paths = mask }
             return try ProtoJSON.response(
                 try await service.updateDeliveryVehicle(rpc, caller: context.requirePrincipal())
             )
@@ -90,7 +90,7 @@ struct DeliveryRESTRoutes: Sendable {
             var rpc = try Bindings.empty.decode(rest, as: FleetEngineDelivery.UpdateTaskRequest.self)
             task.name = try name(context, "tasks", "task")
             rpc.task = task
-            rpc.updateMask.paths = mask
+            if !mask.isEmpty { rpc.updateMask.paths = mask }
             return try ProtoJSON.response(try await service.updateTask(rpc, caller: context.requirePrincipal()))
         }
         v1.delete("tasks/{task}") { request, context in

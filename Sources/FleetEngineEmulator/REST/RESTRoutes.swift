@@ -37,7 +37,7 @@ struct RESTRoutes: Sendable {
             var rpc = try Bindings.empty.decode(rest, as: FleetEngineV1.UpdateVehicleRequest.self)
             rpc.name = try name(context, "vehicles", "vehicle")
             rpc.vehicle = vehicle
-            rpc.updateMask.paths = mask
+            if !mask.isEmpty { rpc.updateMask.paths = mask }
             return try ProtoJSON.response(try await service.updateVehicle(rpc, caller: context.requirePrincipal()))
         }
         v1.delete("vehicles/{vehicle}") { request, context in
@@ -77,7 +77,7 @@ struct RESTRoutes: Sendable {
             var rpc = try Bindings.empty.decode(rest, as: FleetEngineV1.UpdateTripRequest.self)
             rpc.name = try name(context, "trips", "trip")
             rpc.trip = trip
-            rpc.updateMask.paths = mask
+            if !mask.isEmpty { rpc.updateMask.paths = mask }
             return try ProtoJSON.response(try await service.updateTrip(rpc, caller: context.requirePrincipal()))
         }
         v1.delete("trips/{trip}") { request, context in

@@ -9,6 +9,7 @@ extension FleetEngineService {
     public func createVehicle(_ request: FleetEngineV1.CreateVehicleRequest, caller: Principal) async throws
         -> FleetEngineV1.Vehicle
     {
+        try FieldBehaviors.checkRequired(request)
         let provider = try ResourceName.provider(request.parent)
         let id = try ResourceName.id(request.vehicleID, field: "vehicleId")
         try authorize(caller, .createVehicle, .vehicle(id), provider: provider)
@@ -23,7 +24,6 @@ extension FleetEngineService {
         guard vehicle.maximumCapacity >= 1 else {
             throw GoogleAPIError.invalidArgument("vehicle.maximumCapacity is required (at least 1).")
         }
-        guard vehicle.hasVehicleType else { throw GoogleAPIError.invalidArgument("vehicle.vehicleType is required.") }
         vehicle.attributes = try Attributes.normalized(vehicle.attributes, field: "vehicle.attributes")
         // Ignored on create (the server manages or derives them), and input only (read, not kept).
         vehicle.name = ""
@@ -50,6 +50,7 @@ extension FleetEngineService {
     public func getVehicle(_ request: FleetEngineV1.GetVehicleRequest, caller: Principal) async throws
         -> FleetEngineV1.Vehicle
     {
+        try FieldBehaviors.checkRequired(request)
         let (provider, id) = try ResourceName.vehicle(request.name)
         try authorize(caller, .getVehicle, .vehicle(id), provider: provider)
         guard let (stored, trips) = try await store.vehicleWithActiveTrips(provider: provider, id: id) else {
@@ -75,6 +76,7 @@ extension FleetEngineService {
     public func updateVehicle(_ request: FleetEngineV1.UpdateVehicleRequest, caller: Principal) async throws
         -> FleetEngineV1.Vehicle
     {
+        try FieldBehaviors.checkRequired(request)
         let (provider, id) = try ResourceName.vehicle(request.name)
         let paths = try FieldMasks.paths(
             request.updateMask.paths,
@@ -152,6 +154,7 @@ extension FleetEngineService {
         _ request: FleetEngineV1.UpdateVehicleAttributesRequest,
         caller: Principal
     ) async throws -> FleetEngineV1.UpdateVehicleAttributesResponse {
+        try FieldBehaviors.checkRequired(request)
         let (provider, id) = try ResourceName.vehicle(request.name)
         try authorize(caller, .updateVehicleAttributes, .vehicle(id), provider: provider)
         guard !request.attributes.isEmpty else {
@@ -183,6 +186,7 @@ extension FleetEngineService {
 
     /// DeleteVehicle: refused (`FAILED_PRECONDITION`) while trips are active on the vehicle.
     public func deleteVehicle(_ request: FleetEngineV1.DeleteVehicleRequest, caller: Principal) async throws {
+        try FieldBehaviors.checkRequired(request)
         let (provider, id) = try ResourceName.vehicle(request.name)
         try authorize(caller, .deleteVehicle, .vehicle(id), provider: provider)
         try await store.deleteVehicle(provider: provider, id: id)

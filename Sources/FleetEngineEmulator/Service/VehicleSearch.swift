@@ -27,9 +27,7 @@ struct VehicleSearch {
     let includeBackToBack: Bool
 
     init(_ request: FleetEngineV1.SearchVehiclesRequest) throws(GoogleAPIError) {
-        guard request.hasPickupPoint, request.pickupPoint.hasPoint else {
-            throw .invalidArgument("pickupPoint is required.")
-        }
+        // Presence (pickupPoint and its point, orderBy, …) is checked first, from the annotations (FieldBehaviors).
         try MessageChecks.latLng(request.pickupPoint.point, "pickupPoint.point")
         pickup = request.pickupPoint.point
         if request.hasDropoffPoint {
@@ -64,9 +62,6 @@ struct VehicleSearch {
             }
         }
         try MessageChecks.known(request.orderBy, "orderBy")
-        guard request.orderBy != .unknownVehicleMatchOrder else {
-            throw .invalidArgument("orderBy is required.")
-        }
         order = request.orderBy
         if order == .dropoffPointEta, dropoff == nil {
             throw .invalidArgument("orderBy DROPOFF_POINT_ETA needs a dropoffPoint.")

@@ -53,12 +53,17 @@ async function json(answer, what) {
   return answer.json();
 }
 
+// ListVehicles requires the type categories to list (UNKNOWN is refused): every other one.
+const everyCategory = ["AUTO", "TAXI", "TRUCK", "TWO_WHEELER", "BICYCLE", "PEDESTRIAN"]
+  .map((category) => `vehicleTypeCategories=${category}`)
+  .join("&");
+
 async function refresh(session, config, provider, map) {
   const base = `${config.fleetEngineURL}/v1/providers/${encodeURIComponent(config.project)}`;
   // The Deliveries API's lists are optional: an emulator without it answers 404, and the tables stay empty.
   const optional = (answer) => (answer.ok ? answer.json() : {});
   const [vehicleList, deliveryVehicleList, taskList, audit, metrics] = await Promise.all([
-    callFleetEngine(provider, `${base}/vehicles?pageSize=500`).then((a) => json(a, "ListVehicles")),
+    callFleetEngine(provider, `${base}/vehicles?${everyCategory}&pageSize=500`).then((a) => json(a, "ListVehicles")),
     callFleetEngine(provider, `${base}/deliveryVehicles?pageSize=500`).then(optional),
     callFleetEngine(provider, `${base}/tasks?pageSize=100&filter=${encodeURIComponent("state = OPEN")}`).then(optional),
     fetch("/v1/admin/audit?limit=30", { headers: { Authorization: `Bearer ${session.token}` } }).then((a) => {

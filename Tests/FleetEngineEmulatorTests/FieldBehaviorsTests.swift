@@ -1,0 +1,144 @@
+import FleetAuthServerSupport
+import FleetEngineAPI
+import FleetEngineEmulator
+import SwiftProtobuf
+import Testing
+
+/// `REQUIRED` from the protos' `google.api.field_behavior`, enforced by one check for every RPC of both APIs.
+@Suite("Field behaviours: REQUIRED from the annotations")
+struct FieldBehaviorsTests {
+    struct Empty: Sendable, CustomTestStringConvertible {
+        let request: any SwiftProtobuf.Message & Sendable
+        /// The first field the request's comment calls "Required.", in REST spelling.
+        let first: String
+        var testDescription: String { type(of: request).protoMessageName }
+    }
+
+    /// Every RPC's request, empty: refused naming its first required field (Google's field comments, in order).
+    static let empties: [Empty] = [
+        .init(request: FleetEngineV1.CreateVehicleRequest(), first: "parent"),
+        .init(request: FleetEngineV1.GetVehicleRequest(), first: "name"),
+        .init(request: FleetEngineV1.DeleteVehicleRequest(), first: "name"),
+        .init(request: FleetEngineV1.UpdateVehicleRequest(), first: "name"),
+        .init(request: FleetEngineV1.UpdateVehicleAttributesRequest(), first: "name"),
+        .init(request: FleetEngineV1.ListVehiclesRequest(), first: "parent"),
+        .init(request: FleetEngineV1.SearchVehiclesRequest(), first: "parent"),
+        .init(request: FleetEngineV1.CreateTripRequest(), first: "parent"),
+        .init(request: FleetEngineV1.GetTripRequest(), first: "name"),
+        .init(request: FleetEngineV1.DeleteTripRequest(), first: "name"),
+        .init(request: FleetEngineV1.ReportBillableTripRequest(), first: "name"),
+        .init(request: FleetEngineV1.UpdateTripRequest(), first: "name"),
+        .init(request: FleetEngineV1.SearchTripsRequest(), first: "parent"),
+        .init(request: FleetEngineDelivery.CreateDeliveryVehicleRequest(), first: "parent"),
+        .init(request: FleetEngineDelivery.GetDeliveryVehicleRequest(), first: "name"),
+        .init(request: FleetEngineDelivery.DeleteDeliveryVehicleRequest(), first: "name"),
+        .init(request: FleetEngineDelivery.ListDeliveryVehiclesRequest(), first: "parent"),
+        .init(request: FleetEngineDelivery.UpdateDeliveryVehicleRequest(), first: "deliveryVehicle"),
+        .init(request: FleetEngineDelivery.BatchCreateTasksRequest(), first: "parent"),
+        .init(request: FleetEngineDelivery.CreateTaskRequest(), first: "parent"),
+        .init(request: FleetEngineDelivery.GetTaskRequest(), first: "name"),
+        .init(request: FleetEngineDelivery.DeleteTaskRequest(), first: "name"),
+        .init(request: FleetEngineDelivery.UpdateTaskRequest(), first: "task"),
+        .init(request: FleetEngineDelivery.ListTasksRequest(), first: "parent"),
+        .init(request: FleetEngineDelivery.GetTaskTrackingInfoRequest(), first: "name"),
+    ]
+
+    static func refusal(_ request: some SwiftProtobuf.Message) -> GoogleAPIError? {
+        do {
+            try FieldBehaviors.checkRequired(request)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("every RPC's empty request is INVALID_ARGUMENT naming its first required field", arguments: empties)
+    func emptyRequests(_ empty: Empty) {
+        let error = Self.refusal(empty.request)
+        #expect(error?.code == .invalidArgument)
+        #expect(error?.message == "\(empty.first) is required.")
+    }
+
+    @Test("a request is refused until every required field is set; proto3 defaults count as unset")
+    func oneFieldAtATime() throws {
+        var list = FleetEngineV1.ListVehiclesRequest()
+        list.parent = "providers/p"
+        #expect(Self.refusal(list)?.message == "vehicleTypeCategories is required.")
+        list.vehicleTypeCategories = [.auto]
+        #expect(Self.refusal(list) == nil)
+
+        var search = FleetEngineV1.SearchVehiclesRequest()
+        search.parent = "providers/p"
+        search.pickupPoint.point.latitude = 37.4
+        search.pickupRadiusMeters = 400
+        search.count = 10
+        #expect(Self.refusal(search)?.message == "minimumCapacity is required.")
+        search.minimumCapacity = 1
+        search.tripTypes = [.exclusive]
+        search.vehicleTypes = [.with { $0.category = .auto }]
+        // The enum's zero value (UNKNOWN_VEHICLE_MATCH_ORDER) is no order at all.
+        #expect(Self.refusal(search)?.message == "orderBy is required.")
+        search.orderBy = .pickupPointEta
+        #expect(Self.refusal(search) == nil)
+    }
+
+    @Test("messages set inside a request have their required fields checked, with their path")
+    func nested() {
+        var create = FleetEngineV1.CreateTripRequest()
+        create.parent = "providers/p"
+        create.tripID = "t1"
+        create.trip.tripType = .exclusive
+        create.trip.pickupPoint = .init()
+        #expect(Self.refusal(create)?.message == "trip.pickupPoint.point is required.")
+        create.trip.pickupPoint.point.latitude = 37.4
+        #expect(Self.refusal(create) == nil)
+
+        var vehicle = FleetEngineV1.CreateVehicleRequest()
+        vehicle.parent = "providers/p"
+        vehicle.vehicleID = "v1"
+        vehicle.vehicle = .init()
+        #expect(Self.refusal(vehicle)?.message == "vehicle.vehicleType is required.")
+        vehicle.vehicle.vehicleType.category = .auto
+        vehicle.vehicle.licensePlate.lastCharacter = "7"
+        #expect(Self.refusal(vehicle)?.message == "vehicle.licensePlate.countryCode is required.")
+    }
+
+    @Test("an update's resource carries only the masked fields: its own required fields are not asked for")
+    func partialResource() {
+        var update = FleetEngineV1.UpdateVehicleRequest()
+        update.name = "providers/p/vehicles/v1"
+        update.updateMask.paths = ["vehicle_state"]
+        update.vehicle.vehicleState = .online
+        // Vehicle.vehicle_type is required on create; an update leaves it out.
+        #expect(Self.refusal(update) == nil)
+        update.updateMask.paths = ["waypoints"]
+        update.vehicle.waypoints = [.with { $0.tripID = "t1" }, .with { $0.location.point.latitude = 1 }]
+        update.vehicle.waypoints[0].location = .init()
+        #expect(Self.refusal(update)?.message == "vehicle.waypoints[0].location.point is required.")
+
+        var task = FleetEngineDelivery.UpdateTaskRequest()
+        task.task.trackingID = "parcel-1"
+        #expect(Self.refusal(task)?.message == "updateMask is required.")
+        task.updateMask.paths = ["tracking_id"]
+        #expect(Self.refusal(task) == nil)
+    }
+
+    @Test("a batch's requests may leave parent to the batch; their other required fields are asked for")
+    func batch() {
+        var batch = FleetEngineDelivery.BatchCreateTasksRequest()
+        batch.parent = "providers/p"
+        #expect(Self.refusal(batch)?.message == "requests is required.")
+        var item = FleetEngineDelivery.CreateTaskRequest()
+        item.taskID = "task-1"
+        item.task.type = .pickup
+        item.task.state = .open
+        item.task.taskDuration.seconds = 60
+        batch.requests = [item, item]
+        #expect(Self.refusal(batch) == nil)
+        batch.requests[1].taskID = ""
+        #expect(Self.refusal(batch)?.message == "requests[1].taskId is required.")
+        batch.requests[1].taskID = "task-2"
+        batch.requests[1].task.type = .unspecified
+        #expect(Self.refusal(batch)?.message == "requests[1].task.type is required.")
+    }
+}
