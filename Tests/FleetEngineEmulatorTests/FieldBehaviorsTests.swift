@@ -141,4 +141,23 @@ struct FieldBehaviorsTests {
         batch.requests[1].task.type = .unspecified
         #expect(Self.refusal(batch)?.message == "requests[1].task.type is required.")
     }
+
+    @Test("an update mask may not name what the annotations make immutable or output only, nor the name")
+    func fixedFields() {
+        let trip = FieldBehaviors.fixedFields(of: FleetEngineV1.Trip.self)
+        #expect(trip["number_of_passengers"] == "immutable")
+        #expect(trip["remaining_waypoints"] == "output only")
+        #expect(trip["name"] != nil)
+        #expect(trip["vehicle_id"] == nil && trip["trip_status"] == nil)
+        let task = FieldBehaviors.fixedFields(of: FleetEngineDelivery.Task.self)
+        #expect(
+            Set(task.filter { $0.value == "immutable" }.keys)
+                == ["type", "tracking_id", "planned_location", "task_duration"]
+        )
+        #expect(task["journey_sharing_info"] == "output only" && task["state"] == nil)
+        #expect(FieldBehaviors.fixedFields(of: FleetEngineV1.Vehicle.self)["current_trips"] == "output only")
+        #expect(
+            FieldBehaviors.fixedFields(of: FleetEngineDelivery.DeliveryVehicle.self) == ["name": "the resource's name"]
+        )
+    }
 }

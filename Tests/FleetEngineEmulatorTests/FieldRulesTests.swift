@@ -375,6 +375,7 @@ struct FieldRulesTests {
             )
             #expect(passengers == .badRequest)
             #expect(refusal["error"]?.objectValue?["message"]?.stringValue?.contains("numberOfPassengers") == true)
+            #expect(refusal["error"]?.objectValue?["message"]?.stringValue?.hasSuffix("(immutable).") == true)
             let (switched, _) = try await client.call(
                 .put,
                 "\(Self.trips)/t2?updateMask=tripType",

@@ -9,11 +9,11 @@ extension DeliveryService {
         "state", "task_outcome", "task_outcome_time", "task_outcome_location", "target_time_window",
         "task_tracking_view_config", "attributes",
     ]
-    /// Immutable (`type`, `tracking_id`, `planned_location`, `task_duration`) or kept by the server.
-    static let taskFixed: Set<String> = [
-        "name", "type", "tracking_id", "delivery_vehicle_id", "planned_location", "journey_sharing_info",
-        "task_outcome_location_source", "task_duration",
-    ]
+    /// Task fields an update may not name: the annotations' immutable (`type`, `tracking_id`, `planned_location`,
+    /// `task_duration`) and output-only fields, and `task_outcome_location_source`, which the server sets with
+    /// the outcome's location.
+    static let taskFixed = FieldBehaviors.fixedFields(of: FleetEngineDelivery.Task.self)
+        .merging(["task_outcome_location_source": "set with taskOutcomeLocation"]) { $1 }
 
     /// The fields ListTasks' `filter` compares.
     static let taskFilterFields: [String: AIPFilter.FieldKind] = [

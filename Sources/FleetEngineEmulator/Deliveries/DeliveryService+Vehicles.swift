@@ -92,7 +92,7 @@ extension DeliveryService {
         let paths = try FieldMasks.paths(
             request.updateMask.paths,
             updatable: Self.vehicleUpdatable,
-            fixed: ["name"],
+            fixed: FieldBehaviors.fixedFields(of: FleetEngineDelivery.DeliveryVehicle.self),
             message: "DeliveryVehicle"
         )
         var methods: [FleetEngineMethod] = []

@@ -68,6 +68,21 @@ public enum FieldBehaviors {
         return messages
     }()
 
+    /// The fields of a resource that an update mask may not name, by proto name, each with the reason: those the
+    /// annotations mark `IMMUTABLE` ("immutable") or `OUTPUT_ONLY` ("output only"), and `name`, which the request's
+    /// path gives.
+    public static func fixedFields(of resource: any SwiftProtobuf.Message.Type) -> [String: String] {
+        var fixed = ["name": "the resource's name"]
+        for field in messages[resource.protoMessageName]?.fields.values ?? [:].values {
+            if field.behaviors.contains(.immutable) {
+                fixed[field.name] = "immutable"
+            } else if field.behaviors.contains(.outputOnly) {
+                fixed[field.name] = "output only"
+            }
+        }
+        return fixed
+    }
+
     /// Throws `INVALID_ARGUMENT` naming the first `REQUIRED` field that `request` (or a message set inside it) leaves
     /// unset.
     public static func checkRequired(_ request: some SwiftProtobuf.Message) throws(GoogleAPIError) {

@@ -35,11 +35,12 @@ enum FieldMasks {
         return result
     }
 
-    /// The mask's paths in proto spelling; refuses an empty mask, unknown paths and fields that cannot change.
+    /// The mask's paths in proto spelling; refuses an empty mask, unknown paths and fields that cannot change
+    /// (`fixed`: each with the reason the refusal gives).
     static func paths(
         _ mask: [String],
         updatable: Set<String>,
-        fixed: Set<String>,
+        fixed: [String: String],
         message: String
     ) throws(GoogleAPIError) -> [String] {
         guard !mask.isEmpty else {
@@ -53,8 +54,10 @@ enum FieldMasks {
                     "updateMask must list at least one field, separated by commas, without empty paths."
                 )
             }
-            if fixed.contains(path) {
-                throw .invalidArgument("updateMask path \"\(raw.prefix(64))\" names a field that cannot be updated.")
+            if let reason = fixed[path] {
+                throw .invalidArgument(
+                    "updateMask path \"\(raw.prefix(64))\" names a field that cannot be updated (\(reason))."
+                )
             }
             guard updatable.contains(path) else {
                 throw .invalidArgument("updateMask path \"\(raw.prefix(64))\" is not a \(message) field.")
@@ -85,10 +88,10 @@ enum FieldMasks {
         "current_route_segment_end_point", "remaining_distance_meters", "eta_to_first_waypoint",
         "remaining_time_seconds", "waypoints", "back_to_back_enabled", "navigation_status", "device_settings",
     ]
-    /// Vehicle fields the server manages.
-    static let vehicleFixed: Set<String> = [
-        "name", "current_trips", "current_route_segment_version", "waypoints_version", "available_capacity",
-    ]
+    /// Vehicle fields an update may not name: the annotations' output-only fields, and `available_capacity`, which
+    /// Fleet Engine derives from the trips (its comment: "the available capacity of the vehicle").
+    static let vehicleFixed = FieldBehaviors.fixedFields(of: FleetEngineV1.Vehicle.self)
+        .merging(["available_capacity": "derived from the vehicle's trips"]) { $1 }
 
     /// Writes the field at `path` of `source` into `target`.
     static func write(_ path: String, from source: FleetEngineV1.Vehicle, to target: inout FleetEngineV1.Vehicle) {
@@ -144,14 +147,10 @@ enum FieldMasks {
         "intermediate_destination_index", "actual_intermediate_destination_arrival_points",
         "actual_intermediate_destinations", "dropoff_point", "actual_dropoff_point", "vehicle_waypoints", "attributes",
     ]
-    /// Trip fields the server manages, or that cannot change after creation.
-    static let tripFixed: Set<String> = [
-        "name", "pickup_time", "dropoff_time", "remaining_waypoints", "route", "current_route_segment",
-        "current_route_segment_version", "current_route_segment_traffic", "current_route_segment_traffic_version",
-        "current_route_segment_end_point", "remaining_distance_meters", "eta_to_first_waypoint",
-        "remaining_time_to_first_waypoint", "remaining_waypoints_version", "remaining_waypoints_route_version",
-        "number_of_passengers", "last_location", "last_location_snappable", "view",
-    ]
+    /// Trip fields an update may not name: the annotations' output-only and immutable fields, and `view`, which
+    /// says which fields an answer carries.
+    static let tripFixed = FieldBehaviors.fixedFields(of: FleetEngineV1.Trip.self)
+        .merging(["view": "it describes an answer"]) { $1 }
 
     /// Writes the field at `path` of `source` into `target` (`intermediate_destinations_version` writes nothing).
     static func write(_ path: String, from source: FleetEngineV1.Trip, to target: inout FleetEngineV1.Trip) {
