@@ -82,7 +82,7 @@ extension BenchCommand {
             tokens: (server: String, delivery: String)
         ) async throws {
             let emulator = try await EmulatorServer(trust: trust, store: store)
-            guard let deliveries = emulator.deliveries else { throw BenchmarkFailure("No Deliveries API.") }
+            let deliveries = emulator.deliveries
             let backend = try emulator.authenticator.authenticate(authorization: "Bearer \(tokens.server)")
             let dispatcher = try emulator.authenticator.authenticate(authorization: "Bearer \(tokens.delivery)")
             let parent = "providers/\(Self.provider)"

@@ -95,7 +95,7 @@ extension BenchCommand {
 
         /// Fills the store to `size` vehicles (keeping those already there), then times each query.
         func measure(
-            _ store: any FleetStore,
+            _ store: any EmulatorStore,
             name: String,
             size: Int,
             trust: TrustConfiguration,

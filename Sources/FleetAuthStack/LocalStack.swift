@@ -41,7 +41,7 @@ public struct LocalStack {
     /// The token server (its store, users, login and keys).
     public let tokenServer: TokenServer
     /// The emulator's vehicles and trips.
-    public let fleetStore: any FleetStore
+    public let fleetStore: any EmulatorStore
     /// Keyless mode: the loopback port of the emulator's stand-ins for Google's IAM and metadata server, which hold
     /// the token server's accounts' keys (`DATA/iam/`) and sign only as those; the token server signs every family
     /// through them.
@@ -89,7 +89,7 @@ public struct LocalStack {
         dataDirectory: String,
         tokenServer configuration: TokenServer.Configuration? = nil,
         tokenServerStore: any TokenServerStorage,
-        fleetStore: any FleetStore,
+        fleetStore: any EmulatorStore,
         clock: any WallClock = .system,
         auditLogger: Logger = .silent(label: "fleetauth.token-server.audit"),
         keylessIAMPort: Int? = nil,

@@ -53,17 +53,16 @@ public struct EmulatorServer {
     public static let databaseFileName = "fleet-engine.sqlite"
 
     public let configuration: Configuration
-    /// Where vehicles and trips live.
-    public let store: any FleetStore
+    /// Where both APIs' vehicles, trips and tasks live.
+    public let store: any EmulatorStore
     /// Verifies bearer tokens; shared by every connection.
     public let authenticator: TokenAuthenticator
     /// The Prometheus metrics served at `GET /metrics`.
     public let metrics: EmulatorMetrics
     /// The RPCs, shared by both transports.
     public let service: FleetEngineService
-    /// The Deliveries API's RPCs, shared by both transports: present when the store keeps delivery vehicles and
-    /// tasks (both of the project's stores do).
-    public let deliveries: DeliveryService?
+    /// The Deliveries API's RPCs, shared by both transports.
+    public let deliveries: DeliveryService
     /// The REST API.
     public let router: Router<EmulatorRequestContext>
     /// The local stand-in for Google's IAM and metadata server, when asked for: served only by
@@ -79,14 +78,14 @@ public struct EmulatorServer {
     /// - Parameters:
     ///   - configuration: where to listen, limits, and the token cache.
     ///   - trust: which service accounts to trust.
-    ///   - store: where vehicles and trips live.
+    ///   - store: where both APIs' vehicles, trips and tasks live.
     ///   - iam: the local stand-in for Google's IAM and metadata server, for keyless signing on a laptop; nil (the
     ///     default) for none. It is served only by ``iamApplication(host:port:logger:onServerRunning:)``.
     ///   - clock: the clock for token checks and server-set times.
     public init(
         configuration: Configuration = Configuration(),
         trust: TrustConfiguration,
-        store: any FleetStore,
+        store: any EmulatorStore,
         iam: LocalIAM? = nil,
         clock: any WallClock = .system
     ) async throws {
@@ -110,14 +109,14 @@ public struct EmulatorServer {
     ///   - configuration: where to listen, limits, and the token cache.
     ///   - accounts: the trusted accounts and their keys.
     ///   - keyURLs: the JWK set URL of each account (by email) whose keys are refetched on an unknown `kid`.
-    ///   - store: where vehicles and trips live.
+    ///   - store: where both APIs' vehicles, trips and tasks live.
     ///   - iam: the stand-in for Google's IAM and metadata server, if any (served on a listener of its own).
     ///   - clock: the clock for token checks and server-set times.
     public init(
         configuration: Configuration = Configuration(),
         accounts: [(TrustedServiceAccount, [RSAVerificationKey])],
         keyURLs: [String: String] = [:],
-        store: any FleetStore,
+        store: any EmulatorStore,
         iam: LocalIAM? = nil,
         clock: any WallClock = .system
     ) {
@@ -130,9 +129,7 @@ public struct EmulatorServer {
             onAuthentication: { metrics.tokenAuthenticated(in: $0, cached: $1) }
         )
         let service = FleetEngineService(store: store, clock: clock, configuration: configuration.service)
-        let deliveries = (store as? any DeliveryStore).map {
-            DeliveryService(store: $0, clock: clock, speed: configuration.service.speed)
-        }
+        let deliveries = DeliveryService(store: store, clock: clock, speed: configuration.service.speed)
         let refresher = keyURLs.isEmpty ? nil : KeyRefresher(urls: keyURLs, clock: clock)
         self.configuration = configuration
         self.store = store

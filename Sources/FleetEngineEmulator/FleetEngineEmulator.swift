@@ -27,7 +27,7 @@ public enum FleetEngineEmulator {
     ///   - allowedOrigins: the web origins whose pages may call the API from the browser (CORS); none by default.
     public static func makeRouter(
         authenticator: TokenAuthenticator,
-        store: any FleetStore,
+        store: any EmulatorStore,
         keyRefresher: KeyRefresher? = nil,
         metrics: EmulatorMetrics = EmulatorMetrics(),
         maximumBodySize: Int = ServerLimits().maximumBodySize,
@@ -38,9 +38,7 @@ public enum FleetEngineEmulator {
         makeRouter(
             authenticator: authenticator,
             service: FleetEngineService(store: store, clock: clock, configuration: configuration),
-            deliveries: (store as? any DeliveryStore).map {
-                DeliveryService(store: $0, clock: clock, speed: configuration.speed)
-            },
+            deliveries: DeliveryService(store: store, clock: clock, speed: configuration.speed),
             keyRefresher: keyRefresher,
             metrics: metrics,
             maximumBodySize: maximumBodySize,
@@ -91,7 +89,7 @@ public enum FleetEngineEmulator {
     static func makeRouter(
         authenticator: TokenAuthenticator,
         service: FleetEngineService,
-        deliveries: DeliveryService?,
+        deliveries: DeliveryService,
         keyRefresher: KeyRefresher?,
         metrics: EmulatorMetrics,
         maximumBodySize: Int,
@@ -131,9 +129,7 @@ public enum FleetEngineEmulator {
             middleware: AuthenticationMiddleware(authenticator: authenticator, refresher: keyRefresher)
         )
         RESTRoutes(service: service, maximumBodySize: maximumBodySize).register(on: v1)
-        if let deliveries {
-            DeliveryRESTRoutes(service: deliveries, maximumBodySize: maximumBodySize).register(on: v1)
-        }
+        DeliveryRESTRoutes(service: deliveries, maximumBodySize: maximumBodySize).register(on: v1)
         return router
     }
 }

@@ -190,7 +190,7 @@ struct EmulatorCommand: AsyncParsableCommand {
 
     private func serve(
         trust: TrustConfiguration,
-        store: any FleetStore,
+        store: any EmulatorStore,
         certificate: ServerCertificate?,
         exporter: (any Service)?
     ) async throws {

@@ -162,7 +162,7 @@ struct DeliveryQueryTests {
         arguments: FleetStoreDriver.all
     )
     func randomTasks(_ driver: FleetStoreDriver) async throws {
-        let store = try #require(try await driver.open().store as? any DeliveryStore)
+        let store: any DeliveryStore = try await driver.open().store
         var random = SplitMix64(state: 0x7A5C5)
         let tasks = (0..<240).map { StoredTask(id: String(format: "t%03d", $0), task: Self.randomTask(&random)) }
         try await store.insertTasks(Array(tasks[..<200]), provider: "p")
@@ -222,7 +222,7 @@ struct DeliveryQueryTests {
         arguments: FleetStoreDriver.all
     )
     func attributeIndexCounts(_ driver: FleetStoreDriver) async throws {
-        let store = try #require(try await driver.open().store as? any DeliveryStore)
+        let store: any DeliveryStore = try await driver.open().store
         var random = SplitMix64(state: 0xC0A7)
         let tasks = (0..<300).map { StoredTask(id: String(format: "t%03d", $0), task: Self.randomTask(&random)) }
         try await store.insertTasks(Array(tasks[..<250]), provider: "p")
@@ -262,7 +262,7 @@ struct DeliveryQueryTests {
         arguments: FleetStoreDriver.all
     )
     func randomVehicles(_ driver: FleetStoreDriver) async throws {
-        let store = try #require(try await driver.open().store as? any DeliveryStore)
+        let store: any DeliveryStore = try await driver.open().store
         var random = SplitMix64(state: 0xDE11)
         for index in 0..<150 {
             try await store.insertDeliveryVehicle(

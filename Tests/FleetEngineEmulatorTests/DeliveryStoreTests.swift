@@ -19,18 +19,14 @@ struct DeliveryStoreTests {
         return task
     }
 
-    static func delivery(_ store: any FleetStore) throws -> any DeliveryStore {
-        try #require(store as? any DeliveryStore)
-    }
-
     @Test(
         "two instances on the same data: each sees the other's writes; concurrent route changes lose nothing",
         arguments: FleetStoreDriver.persistent
     )
     func twoInstances(_ driver: FleetStoreDriver) async throws {
         let (first, reopen) = try await driver.open()
-        let a = try Self.delivery(first)
-        let b = try Self.delivery(try #require(try await reopen?()))
+        let a: any DeliveryStore = first
+        let b: any DeliveryStore = try #require(try await reopen?())
         try await a.insertDeliveryVehicle(.init(), provider: "p", id: "van")
         try await b.insertTasks((0..<20).map { StoredTask(id: "t\($0)", task: Self.task()) }, provider: "p")
         #expect(try await b.deliveryVehicle(provider: "p", id: "van") != nil)
@@ -75,7 +71,7 @@ struct DeliveryStoreTests {
         arguments: FleetStoreDriver.all
     )
     func rules(_ driver: FleetStoreDriver) async throws {
-        let store = try Self.delivery(try await driver.open().store)
+        let store: any DeliveryStore = try await driver.open().store
         try await store.insertTasks([StoredTask(id: "taken", task: Self.task())], provider: "p")
         await #expect(throws: StoreError.self) {
             try await store.insertTasks(

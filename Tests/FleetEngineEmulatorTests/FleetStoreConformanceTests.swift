@@ -10,12 +10,14 @@ import PostgresNIO
 import SwiftProtobuf
 import Testing
 
-/// A way to open a ``FleetStore``: every driver runs the same conformance suite.
+/// A way to open the emulator's store (both APIs): every driver runs the same conformance suites.
 struct FleetStoreDriver: Sendable, CustomTestStringConvertible {
     let name: String
     /// A new, empty store, and (for drivers that keep data) a way to open the same data again.
     let open:
-        @Sendable () async throws -> (store: any FleetStore, reopen: (@Sendable () async throws -> any FleetStore)?)
+        @Sendable () async throws -> (
+            store: any EmulatorStore, reopen: (@Sendable () async throws -> any EmulatorStore)?
+        )
 
     var testDescription: String { name }
 

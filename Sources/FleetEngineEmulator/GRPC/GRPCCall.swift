@@ -9,8 +9,8 @@ import GRPCCore
 @available(FleetAuthGRPC, *)
 struct GRPCCall: Sendable {
     let service: FleetEngineService
-    /// The Deliveries API, when the store keeps delivery vehicles and tasks.
-    var deliveries: DeliveryService?
+    /// The Deliveries API.
+    let deliveries: DeliveryService
     let authenticator: TokenAuthenticator
     let refresher: KeyRefresher?
     let metrics: EmulatorMetrics

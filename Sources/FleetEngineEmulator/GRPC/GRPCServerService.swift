@@ -8,7 +8,7 @@ import NIOPosix
 public import ServiceLifecycle
 
 /// The emulator's gRPC server as a service: plaintext HTTP/2 (h2c) or TLS on `host:port`, serving the vehicle and
-/// trip services, the Deliveries API (when the store keeps deliveries), gRPC health checking (`grpc.health.v1.Health`) and server reflection (`grpc.reflection.v1` and
+/// trip services, the Deliveries API, gRPC health checking (`grpc.health.v1.Health`) and server reflection (`grpc.reflection.v1` and
 /// `v1alpha`), with request messages limited like REST bodies (larger ones are `RESOURCE_EXHAUSTED`, checked by
 /// each method; the transport itself resets streams only past four times that), and connections kept as
 /// ``GRPCConnectionPolicy`` says. It calls `onServerRunning` with its port once it listens and shuts down gracefully
@@ -46,16 +46,14 @@ public struct GRPCServerService: Service {
         )
         let tracing = ServerTracing.isOn
         let shuttingDown = NIOLockedValueBox(false)
-        var names = [
+        let names = [
             FleetEngineV1.VehicleService.descriptor.fullyQualifiedService,
             FleetEngineV1.TripService.descriptor.fullyQualifiedService,
+            FleetEngineDelivery.DeliveryService.descriptor.fullyQualifiedService,
             Grpc_Health_V1_Health.descriptor.fullyQualifiedService,
             Grpc_Reflection_V1_ServerReflection.descriptor.fullyQualifiedService,
             Grpc_Reflection_V1alpha_ServerReflection.descriptor.fullyQualifiedService,
         ]
-        if call.deliveries != nil {
-            names.insert(FleetEngineDelivery.DeliveryService.descriptor.fullyQualifiedService, at: 2)
-        }
         let reflection = ReflectionService(services: names)
         let health = HealthService(
             services: Set(names),
@@ -64,16 +62,12 @@ public struct GRPCServerService: Service {
             shuttingDown: shuttingDown
         )
         makeServer = { listener in
-            var services: [any RegistrableRPCService] = [
+            let services: [any RegistrableRPCService] = [
                 VehicleServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
                 TripServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
+                DeliveryServiceHandler(call: call, deliveries: call.deliveries, maximumMessageSize: maximumMessageSize),
                 health, reflection, ReflectionServiceV1Alpha(reflection: reflection),
             ]
-            if let deliveries = call.deliveries {
-                services.append(
-                    DeliveryServiceHandler(call: call, deliveries: deliveries, maximumMessageSize: maximumMessageSize)
-                )
-            }
             return GRPCServer(
                 transport: HTTP2ServerTransport.Custom(listenerFactory: listener, config: config),
                 services: services,

@@ -3,6 +3,11 @@ public import FleetEngineAPI
 import Foundation
 import SwiftProtobuf
 
+/// The database the emulator keeps: one store for both APIs, each through its own protocol. The on-demand service
+/// sees it as a ``FleetStore``, the Deliveries service as a ``DeliveryStore``; both of the project's stores
+/// (``SQLiteFleetStore``, ``PostgresFleetStore``) are each.
+public typealias EmulatorStore = FleetStore & DeliveryStore
+
 /// Where the emulator keeps the Deliveries API's delivery vehicles and tasks: each as its
 /// `maps.fleetengine.delivery.v1` message (without its `name`), keyed by provider and ID. A task's assigned vehicle,
 /// state and tracking ID are read from the message and indexed, so "the open tasks of a vehicle" and "the tasks of a
