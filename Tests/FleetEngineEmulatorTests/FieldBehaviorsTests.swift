@@ -1,11 +1,12 @@
 import FleetAuthServerSupport
 import FleetEngineAPI
 import FleetEngineEmulator
+import Foundation
 import SwiftProtobuf
 import Testing
 
 /// `REQUIRED` from the protos' `google.api.field_behavior`, enforced by one check for every RPC of both APIs.
-@Suite("Field behaviours: REQUIRED from the annotations")
+@Suite("Field behaviours: REQUIRED and OUTPUT_ONLY from the annotations")
 struct FieldBehaviorsTests {
     struct Empty: Sendable, CustomTestStringConvertible {
         let request: any SwiftProtobuf.Message & Sendable
@@ -45,7 +46,7 @@ struct FieldBehaviorsTests {
 
     static func refusal(_ request: some SwiftProtobuf.Message) -> GoogleAPIError? {
         do {
-            try FieldBehaviors.checkRequired(request)
+            _ = try FieldBehaviors.checked(request)
             return nil
         } catch {
             return error
@@ -158,6 +159,74 @@ struct FieldBehaviorsTests {
         #expect(FieldBehaviors.fixedFields(of: FleetEngineV1.Vehicle.self)["current_trips"] == "output only")
         #expect(
             FieldBehaviors.fixedFields(of: FleetEngineDelivery.DeliveryVehicle.self) == ["name": "the resource's name"]
+        )
+    }
+
+    @Test("output-only fields are left out of a request at any depth; everything else is kept, unknown fields too")
+    func outputOnlyIgnored() throws {
+        var create = FleetEngineV1.CreateVehicleRequest()
+        create.parent = "providers/p"
+        create.vehicleID = "v1"
+        create.vehicle.vehicleType.category = .auto
+        create.vehicle.maximumCapacity = 4
+        create.vehicle.name = "providers/p/vehicles/other"
+        create.vehicle.currentTrips = ["t1"]
+        create.vehicle.lastLocation.location.latitude = 37.4
+        create.vehicle.lastLocation.serverTime.seconds = 1_700_000_000
+        // Field 2047 (not in the proto), varint 1: an unknown field travels on untouched.
+        create.vehicle = try FleetEngineV1.Vehicle(
+            serializedBytes: try create.vehicle.serializedData() + [0xF8, 0x7F, 0x01]
+        )
+        let checked = try FieldBehaviors.checked(create)
+        var expected = create
+        expected.vehicle.name = ""
+        expected.vehicle.currentTrips = []
+        expected.vehicle.lastLocation.clearServerTime()
+        #expect(checked == expected)
+        #expect(checked.vehicle.unknownFields.data == Data([0xF8, 0x7F, 0x01]))
+
+        var update = FleetEngineDelivery.UpdateDeliveryVehicleRequest()
+        update.deliveryVehicle.name = "providers/p/deliveryVehicles/van"
+        update.updateMask.paths = ["remaining_vehicle_journey_segments"]
+        var segment = FleetEngineDelivery.VehicleJourneySegment()
+        segment.stop.plannedLocation.point.latitude = 1
+        segment.drivingDistanceMeters.value = 5_000
+        update.deliveryVehicle.remainingVehicleJourneySegments = [segment, segment]
+        let stripped = try FieldBehaviors.checked(update)
+        #expect(stripped.deliveryVehicle.remainingVehicleJourneySegments.allSatisfy { !$0.hasDrivingDistanceMeters })
+        #expect(stripped.deliveryVehicle.remainingVehicleJourneySegments.map(\.stop) == [segment.stop, segment.stop])
+        #expect(stripped.deliveryVehicle.name == update.deliveryVehicle.name)
+
+        // Nothing output-only: the very request comes back.
+        var list = FleetEngineV1.ListVehiclesRequest()
+        list.parent = "providers/p"
+        list.vehicleTypeCategories = [.auto, .taxi]
+        #expect(try FieldBehaviors.checked(list) == list)
+    }
+
+    @Test("CreateTask and CreateDeliveryVehicle refuse output-only fields, as their comments say, in a batch too")
+    func outputOnlyRefused() {
+        var create = FleetEngineDelivery.CreateTaskRequest()
+        create.parent = "providers/p"
+        create.taskID = "task-1"
+        create.task.type = .delivery
+        create.task.state = .open
+        create.task.taskDuration.seconds = 60
+        create.task.deliveryVehicleID = "van-1"
+        #expect(Self.refusal(create)?.message == "task.deliveryVehicleId is output only: it must not be set.")
+        var batch = FleetEngineDelivery.BatchCreateTasksRequest()
+        batch.parent = "providers/p"
+        batch.requests = [create]
+        #expect(
+            Self.refusal(batch)?.message == "requests[0].task.deliveryVehicleId is output only: it must not be set."
+        )
+        var vehicle = FleetEngineDelivery.CreateDeliveryVehicleRequest()
+        vehicle.parent = "providers/p"
+        vehicle.deliveryVehicleID = "van-1"
+        vehicle.deliveryVehicle.lastLocation.serverTime.seconds = 1
+        #expect(
+            Self.refusal(vehicle)?.message
+                == "deliveryVehicle.lastLocation.serverTime is output only: it must not be set."
         )
     }
 }

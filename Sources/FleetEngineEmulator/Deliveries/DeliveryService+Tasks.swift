@@ -32,7 +32,7 @@ extension DeliveryService {
     public func createTask(_ request: FleetEngineDelivery.CreateTaskRequest, caller: Principal) async throws
         -> FleetEngineDelivery.Task
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         let id = try ResourceName.id(request.taskID, field: "taskId")
         try authorize(caller, .createTask, .task(id, assignedVehicleID: nil), provider: provider)
@@ -46,7 +46,7 @@ extension DeliveryService {
     public func batchCreateTasks(_ request: FleetEngineDelivery.BatchCreateTasksRequest, caller: Principal)
         async throws -> FleetEngineDelivery.BatchCreateTasksResponse
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         guard !request.requests.isEmpty else {
             throw GoogleAPIError.invalidArgument("requests must hold at least one CreateTaskRequest.")
@@ -150,7 +150,7 @@ extension DeliveryService {
     public func getTask(_ request: FleetEngineDelivery.GetTaskRequest, caller: Principal) async throws
         -> FleetEngineDelivery.Task
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.resource(request.name, collection: "tasks")
         try AccessPolicy.checkRole(account: caller.account, method: .getTask)
         let task = try await store.task(provider: provider, id: id)
@@ -206,7 +206,7 @@ extension DeliveryService {
     public func updateTask(_ request: FleetEngineDelivery.UpdateTaskRequest, caller: Principal) async throws
         -> FleetEngineDelivery.Task
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.resource(request.task.name, collection: "tasks", field: "task.name")
         let paths = try FieldMasks.paths(
             request.updateMask.paths,
@@ -312,7 +312,7 @@ extension DeliveryService {
 
     /// DeleteTask: `FAILED_PRECONDITION` while the task is OPEN and assigned to a vehicle.
     public func deleteTask(_ request: FleetEngineDelivery.DeleteTaskRequest, caller: Principal) async throws {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.resource(request.name, collection: "tasks")
         try AccessPolicy.checkRole(account: caller.account, method: .deleteTask)
         let task = try await store.task(provider: provider, id: id)
@@ -346,7 +346,7 @@ extension DeliveryService {
     public func listTasks(_ request: FleetEngineDelivery.ListTasksRequest, caller: Principal) async throws
         -> FleetEngineDelivery.ListTasksResponse
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         try authorize(caller, .listTasks, .allTasks, provider: provider)
         let (size, afterID) = try FleetEngineService.page(size: request.pageSize, token: request.pageToken)

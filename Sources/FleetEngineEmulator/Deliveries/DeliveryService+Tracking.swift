@@ -16,7 +16,7 @@ extension DeliveryService {
     public func getTaskTrackingInfo(_ request: FleetEngineDelivery.GetTaskTrackingInfoRequest, caller: Principal)
         async throws -> FleetEngineDelivery.TaskTrackingInfo
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let (provider, trackingID) = try ResourceName.resource(
             request.name,
             collection: "taskTrackingInfo",

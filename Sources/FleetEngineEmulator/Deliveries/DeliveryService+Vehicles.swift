@@ -14,7 +14,7 @@ extension DeliveryService {
     public func createDeliveryVehicle(_ request: FleetEngineDelivery.CreateDeliveryVehicleRequest, caller: Principal)
         async throws -> FleetEngineDelivery.DeliveryVehicle
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         let id = try ResourceName.id(request.deliveryVehicleID, field: "deliveryVehicleId")
         try authorize(caller, .createDeliveryVehicle, .deliveryVehicle(id), provider: provider)
@@ -47,7 +47,7 @@ extension DeliveryService {
     public func getDeliveryVehicle(_ request: FleetEngineDelivery.GetDeliveryVehicleRequest, caller: Principal)
         async throws -> FleetEngineDelivery.DeliveryVehicle
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.resource(request.name, collection: "deliveryVehicles")
         try authorize(caller, .getDeliveryVehicle, .deliveryVehicle(id), provider: provider)
         guard var vehicle = try await store.deliveryVehicle(provider: provider, id: id) else {
@@ -69,7 +69,7 @@ extension DeliveryService {
     public func deleteDeliveryVehicle(_ request: FleetEngineDelivery.DeleteDeliveryVehicleRequest, caller: Principal)
         async throws
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.resource(request.name, collection: "deliveryVehicles")
         try authorize(caller, .deleteDeliveryVehicle, .deliveryVehicle(id), provider: provider)
         try await store.deleteDeliveryVehicle(provider: provider, id: id)
@@ -83,7 +83,7 @@ extension DeliveryService {
     public func updateDeliveryVehicle(_ request: FleetEngineDelivery.UpdateDeliveryVehicleRequest, caller: Principal)
         async throws -> FleetEngineDelivery.DeliveryVehicle
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.resource(
             request.deliveryVehicle.name,
             collection: "deliveryVehicles",
@@ -285,7 +285,7 @@ extension DeliveryService {
     public func listDeliveryVehicles(_ request: FleetEngineDelivery.ListDeliveryVehiclesRequest, caller: Principal)
         async throws -> FleetEngineDelivery.ListDeliveryVehiclesResponse
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         try authorize(caller, .listDeliveryVehicles, .allDeliveryVehicles, provider: provider)
         let (size, afterID) = try FleetEngineService.page(size: request.pageSize, token: request.pageToken)

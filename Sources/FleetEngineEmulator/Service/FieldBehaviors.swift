@@ -4,8 +4,9 @@ import Foundation
 public import SwiftProtobuf
 
 /// Google's `google.api.field_behavior` annotations, read once from the descriptors the protos compile to
-/// (`ProtoFileDescriptors`), and the one check that enforces `REQUIRED` for every RPC of both APIs, whichever
-/// transport the request came by (<doc:GoogleFieldRules>).
+/// (`ProtoFileDescriptors`), and the one check that enforces `REQUIRED` and `OUTPUT_ONLY` for every RPC of both
+/// APIs, whichever transport the request came by (<doc:GoogleFieldRules>); the update masks' lists of fields that
+/// cannot change come from the same table (`IMMUTABLE`, `OUTPUT_ONLY`).
 ///
 /// A request message's `REQUIRED` fields must be set, and so must the `REQUIRED` fields of every Fleet Engine message
 /// set inside it, to any depth: a trip's pickup `TerminalLocation` needs its `point`. Set means what proto3 means by
@@ -23,12 +24,15 @@ public enum FieldBehaviors {
         let name: String
         let jsonName: String
         let behaviors: Set<Google_Api_FieldBehavior>
+        /// The full name of the field's message type, for a message field.
+        let messageType: String?
     }
 
-    /// A message's fields by number, and its `REQUIRED` ones in declaration order.
+    /// A message's fields by number, its `REQUIRED` ones in declaration order, and its `OUTPUT_ONLY` ones.
     struct Message: Sendable {
         let fields: [Int: Field]
         let required: [(number: Int, field: Field)]
+        let outputOnly: Set<Int>
         /// An update request: `update_mask` names what its resource carries.
         var isUpdate: Bool { fields.values.contains { $0.name == "update_mask" } }
     }
@@ -54,12 +58,17 @@ public enum FieldBehaviors {
                 let entry = Field(
                     name: field.name,
                     jsonName: field.jsonName,
-                    behaviors: Set(field.options.Google_Api_fieldBehavior)
+                    behaviors: Set(field.options.Google_Api_fieldBehavior),
+                    messageType: field.type == .message ? String(field.typeName.drop { $0 == "." }) : nil
                 )
                 fields[Int(field.number)] = entry
                 if entry.behaviors.contains(.required) { required.append((Int(field.number), entry)) }
             }
-            messages[name] = Message(fields: fields, required: required)
+            messages[name] = Message(
+                fields: fields,
+                required: required,
+                outputOnly: Set(fields.filter { $0.value.behaviors.contains(.outputOnly) }.keys)
+            )
             for nested in message.nestedType { add(nested, in: name) }
         }
         for file in set.file where file.package.hasPrefix("maps.fleetengine.") {
@@ -83,11 +92,17 @@ public enum FieldBehaviors {
         return fixed
     }
 
-    /// Throws `INVALID_ARGUMENT` naming the first `REQUIRED` field that `request` (or a message set inside it) leaves
-    /// unset.
-    public static func checkRequired(_ request: some SwiftProtobuf.Message) throws(GoogleAPIError) {
+    /// `request` as the service acts on it: throws `INVALID_ARGUMENT` naming the first `REQUIRED` field that the
+    /// request (or a message set inside it) leaves unset, and leaves out every `OUTPUT_ONLY` field it sets, at any
+    /// depth: what Fleet Engine computes is never taken from a request (a location's `serverTime`, a trip's
+    /// `remainingWaypoints`, a journey segment's `drivingDistanceMeters`, a vehicle's `currentTrips`, …).
+    public static func checked<Request: SwiftProtobuf.Message>(_ request: Request) throws(GoogleAPIError) -> Request {
         do {
-            try check(request, path: "", partial: false, batched: false)
+            guard try check(request, path: "", partial: false, batched: false, refusing: false) else {
+                return request
+            }
+            let bytes: [UInt8] = try request.serializedBytes()
+            return try Request(serializedBytes: try withoutOutputOnly(bytes[...], of: Request.protoMessageName))
         } catch let error as GoogleAPIError {
             throw error
         } catch {
@@ -95,28 +110,116 @@ public enum FieldBehaviors {
         }
     }
 
-    private static func check(_ message: some SwiftProtobuf.Message, path: String, partial: Bool, batched: Bool)
-        throws
-    {
-        guard let rules = messages[type(of: message).protoMessageName] else { return }
+    /// The requests whose comment says every field not listed "must not be set; otherwise, an error is returned":
+    /// an output-only field set in them, at any depth, is refused rather than left out.
+    static let refusingOutputOnly: Set<String> = [
+        FleetEngineDelivery.CreateTaskRequest.protoMessageName,
+        FleetEngineDelivery.CreateDeliveryVehicleRequest.protoMessageName,
+    ]
+
+    /// Checks `message`'s required fields (and those of the messages in it); true if it, or a message in it, sets
+    /// an output-only field. With `refusing` (inside a request of ``refusingOutputOnly``), such a field is refused.
+    private static func check(
+        _ message: some SwiftProtobuf.Message,
+        path: String,
+        partial: Bool,
+        batched: Bool,
+        refusing: Bool
+    ) throws -> Bool {
+        let name = type(of: message).protoMessageName
+        guard let rules = messages[name] else { return false }
+        let refusing = refusing || refusingOutputOnly.contains(name)
         var presence = Presence(rules: rules)
         try message.traverse(visitor: &presence)
+        if refusing, let number = rules.outputOnly.sorted().first(where: presence.set.contains),
+            let field = rules.fields[number]
+        {
+            throw GoogleAPIError.invalidArgument("\(path)\(field.jsonName) is output only: it must not be set.")
+        }
         if !partial {
             for (number, field) in rules.required where !presence.set.contains(number) {
                 if batched, field.name == "parent" { continue }
                 throw GoogleAPIError.invalidArgument("\(path)\(field.jsonName) is required.")
             }
         }
+        var outputOnly = !presence.set.isDisjoint(with: rules.outputOnly)
         for nested in presence.nested {
             guard let field = rules.fields[nested.number] else { continue }
             let index = nested.index.map { "[\($0)]" } ?? ""
-            try check(
-                nested.message,
-                path: "\(path)\(field.jsonName)\(index).",
-                partial: rules.isUpdate && field.behaviors.contains(.required) && field.name != "update_mask",
-                batched: nested.index != nil && type(of: nested.message).protoMessageName.hasSuffix("Request")
-            )
+            outputOnly =
+                try check(
+                    nested.message,
+                    path: "\(path)\(field.jsonName)\(index).",
+                    partial: rules.isUpdate && field.behaviors.contains(.required) && field.name != "update_mask",
+                    batched: nested.index != nil && type(of: nested.message).protoMessageName.hasSuffix("Request"),
+                    refusing: refusing
+                ) || outputOnly
         }
+        return outputOnly
+    }
+
+    /// The wire-format `bytes` of a message of type `name` without its output-only fields, at any depth; every
+    /// other field, unknown ones included, is kept byte for byte.
+    private static func withoutOutputOnly(_ bytes: ArraySlice<UInt8>, of name: String) throws -> [UInt8] {
+        guard let rules = messages[name] else { return Array(bytes) }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let start = index
+            let key = try varint(bytes, &index)
+            let keyEnd = index
+            let number = Int(truncatingIfNeeded: key >> 3)
+            var payload: Range<Int>?
+            switch key & 7 {
+            case 0: _ = try varint(bytes, &index)
+            case 1: index += 8
+            case 5: index += 4
+            case 2:
+                let length = Int(truncatingIfNeeded: try varint(bytes, &index))
+                guard length >= 0, length <= bytes.endIndex - index else { throw WireFormatError() }
+                payload = index..<(index + length)
+                index += length
+            default: throw WireFormatError()
+            }
+            guard index <= bytes.endIndex else { throw WireFormatError() }
+            if rules.outputOnly.contains(number) { continue }
+            if let payload, let type = rules.fields[number]?.messageType, messages[type] != nil {
+                let inner = try withoutOutputOnly(bytes[payload], of: type)
+                result += bytes[start..<keyEnd]
+                appendVarint(UInt64(inner.count), to: &result)
+                result += inner
+            } else {
+                result += bytes[start..<index]
+            }
+        }
+        return result
+    }
+
+    private struct WireFormatError: Error, CustomStringConvertible {
+        var description: String { "not a valid protobuf message" }
+    }
+
+    private static func varint(_ bytes: ArraySlice<UInt8>, _ index: inout Int) throws -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while index < bytes.endIndex, shift < 64 {
+            let byte = bytes[index]
+            index += 1
+            value |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 { return value }
+            shift += 7
+        }
+        throw WireFormatError()
+    }
+
+    private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var value = value
+        while value >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
+            value >>= 7
+        }
+        bytes.append(UInt8(value))
     }
 
     /// Which fields of one message are set, and the messages set in it (each element of a repeated field with its

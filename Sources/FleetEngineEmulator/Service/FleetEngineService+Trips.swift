@@ -11,7 +11,7 @@ extension FleetEngineService {
     public func createTrip(_ request: FleetEngineV1.CreateTripRequest, caller: Principal) async throws
         -> FleetEngineV1.Trip
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         let id = try ResourceName.id(request.tripID, field: "tripId")
         try authorize(caller, .createTrip, .trip(id, assignedVehicleID: nil), provider: provider)
@@ -72,7 +72,7 @@ extension FleetEngineService {
     /// waypoints' path and traffic when they have not changed since; `remainingWaypointsVersion` is deprecated and
     /// changes nothing; the other riders' stops (`vehicleWaypoints`) are never shown.
     public func getTrip(_ request: FleetEngineV1.GetTripRequest, caller: Principal) async throws -> FleetEngineV1.Trip {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         try MessageChecks.known(request.view, "view")
         try MessageChecks.known(request.routeFormatType, "routeFormatType")
         let (provider, trip) = try await authorizedTrip(request.name, [.getTrip], caller: caller)
@@ -85,7 +85,7 @@ extension FleetEngineService {
     public func updateTrip(_ request: FleetEngineV1.UpdateTripRequest, caller: Principal) async throws
         -> FleetEngineV1.Trip
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let paths = try FieldMasks.paths(
             request.updateMask.paths,
             updatable: FieldMasks.tripUpdatable,
@@ -180,7 +180,7 @@ extension FleetEngineService {
 
     /// DeleteTrip: refused (`FAILED_PRECONDITION`) while the trip is active on a vehicle.
     public func deleteTrip(_ request: FleetEngineV1.DeleteTripRequest, caller: Principal) async throws {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let (provider, trip) = try await authorizedTrip(request.name, [.deleteTrip], caller: caller)
         if trip.isActive, trip.vehicleID != nil {
             throw GoogleAPIError.failedPrecondition(
@@ -197,7 +197,7 @@ extension FleetEngineService {
     public func searchTrips(_ request: FleetEngineV1.SearchTripsRequest, caller: Principal) async throws
         -> FleetEngineV1.SearchTripsResponse
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         let vehicleID = request.vehicleID.isEmpty ? nil : try ResourceName.id(request.vehicleID, field: "vehicleId")
         try authorize(caller, .searchTrips, .tripSearch(vehicleID: vehicleID), provider: provider)
@@ -230,7 +230,7 @@ extension FleetEngineService {
     /// ReportBillableTrip: checked and accepted. No published role names its permission; the emulator asks for a
     /// backend's (`trips.create`, with `tripid: "*"`).
     public func reportBillableTrip(_ request: FleetEngineV1.ReportBillableTripRequest, caller: Principal) async throws {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let (provider, _) = try ResourceName.resource(request.name, collection: "billableTrips")
         try authorize(caller, .reportBillableTrip, .allTrips, provider: provider)
         guard request.countryCode.utf8.count == 2, request.countryCode.allSatisfy({ $0.isASCII && $0.isLetter }) else {

@@ -10,7 +10,7 @@ extension FleetEngineService {
     public func listVehicles(_ request: FleetEngineV1.ListVehiclesRequest, caller: Principal) async throws
         -> FleetEngineV1.ListVehiclesResponse
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         try authorize(caller, .listVehicles, .allVehicles, provider: provider)
         let page = try Self.page(size: request.pageSize, token: request.pageToken)
@@ -41,7 +41,7 @@ extension FleetEngineService {
     public func searchVehicles(_ request: FleetEngineV1.SearchVehiclesRequest, caller: Principal) async throws
         -> FleetEngineV1.SearchVehiclesResponse
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         let tripID = request.tripID.isEmpty ? nil : try ResourceName.id(request.tripID, field: "tripId")
         try authorize(caller, .searchVehicles, .vehicleSearch(tripID: tripID), provider: provider)

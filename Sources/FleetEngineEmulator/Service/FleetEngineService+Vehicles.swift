@@ -9,7 +9,7 @@ extension FleetEngineService {
     public func createVehicle(_ request: FleetEngineV1.CreateVehicleRequest, caller: Principal) async throws
         -> FleetEngineV1.Vehicle
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         let id = try ResourceName.id(request.vehicleID, field: "vehicleId")
         try authorize(caller, .createVehicle, .vehicle(id), provider: provider)
@@ -50,7 +50,7 @@ extension FleetEngineService {
     public func getVehicle(_ request: FleetEngineV1.GetVehicleRequest, caller: Principal) async throws
         -> FleetEngineV1.Vehicle
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.vehicle(request.name)
         try authorize(caller, .getVehicle, .vehicle(id), provider: provider)
         guard let (stored, trips) = try await store.vehicleWithActiveTrips(provider: provider, id: id) else {
@@ -76,7 +76,7 @@ extension FleetEngineService {
     public func updateVehicle(_ request: FleetEngineV1.UpdateVehicleRequest, caller: Principal) async throws
         -> FleetEngineV1.Vehicle
     {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.vehicle(request.name)
         let paths = try FieldMasks.paths(
             request.updateMask.paths,
@@ -154,7 +154,7 @@ extension FleetEngineService {
         _ request: FleetEngineV1.UpdateVehicleAttributesRequest,
         caller: Principal
     ) async throws -> FleetEngineV1.UpdateVehicleAttributesResponse {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.vehicle(request.name)
         try authorize(caller, .updateVehicleAttributes, .vehicle(id), provider: provider)
         guard !request.attributes.isEmpty else {
@@ -186,7 +186,7 @@ extension FleetEngineService {
 
     /// DeleteVehicle: refused (`FAILED_PRECONDITION`) while trips are active on the vehicle.
     public func deleteVehicle(_ request: FleetEngineV1.DeleteVehicleRequest, caller: Principal) async throws {
-        try FieldBehaviors.checkRequired(request)
+        let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.vehicle(request.name)
         try authorize(caller, .deleteVehicle, .vehicle(id), provider: provider)
         try await store.deleteVehicle(provider: provider, id: id)
