@@ -28,13 +28,23 @@ public enum FieldBehaviors {
         let messageType: String?
     }
 
-    /// A message's fields by number, its `REQUIRED` ones in declaration order, and its `OUTPUT_ONLY` ones.
+    /// A set of field numbers. Every field Fleet Engine's messages declare is numbered below 64 (35 at most today),
+    /// so the set is one word; a larger number (an unknown field) is never a member.
+    struct FieldNumbers: Sendable {
+        var bits: UInt64 = 0
+        mutating func insert(_ number: Int) { if number > 0, number < 64 { bits |= 1 << UInt64(number) } }
+        func contains(_ number: Int) -> Bool { number > 0 && number < 64 && bits & (1 << UInt64(number)) != 0 }
+    }
+
+    /// A message's fields by number, its `REQUIRED` ones in declaration order, and which have other rules.
     struct Message: Sendable {
         let fields: [Int: Field]
         let required: [(number: Int, field: Field)]
-        let outputOnly: Set<Int>
+        let outputOnly: FieldNumbers
+        /// Message fields whose type is a Fleet Engine message: the only ones worth visiting.
+        var withRules = FieldNumbers()
         /// An update request: `update_mask` names what its resource carries.
-        var isUpdate: Bool { fields.values.contains { $0.name == "update_mask" } }
+        let isUpdate: Bool
     }
 
     /// Every message of `maps.fleetengine.v1` and `maps.fleetengine.delivery.v1`, by full name.
@@ -54,7 +64,9 @@ public enum FieldBehaviors {
             let name = scope + "." + message.name
             var fields: [Int: Field] = [:]
             var required: [(Int, Field)] = []
+            var outputOnly = FieldNumbers()
             for field in message.field {
+                precondition(field.number < 64, "\(name).\(field.name) is numbered 64 or above: widen FieldNumbers")
                 let entry = Field(
                     name: field.name,
                     jsonName: field.jsonName,
@@ -63,16 +75,23 @@ public enum FieldBehaviors {
                 )
                 fields[Int(field.number)] = entry
                 if entry.behaviors.contains(.required) { required.append((Int(field.number), entry)) }
+                if entry.behaviors.contains(.outputOnly) { outputOnly.insert(Int(field.number)) }
             }
             messages[name] = Message(
                 fields: fields,
                 required: required,
-                outputOnly: Set(fields.filter { $0.value.behaviors.contains(.outputOnly) }.keys)
+                outputOnly: outputOnly,
+                isUpdate: fields.values.contains { $0.name == "update_mask" }
             )
             for nested in message.nestedType { add(nested, in: name) }
         }
         for file in set.file where file.package.hasPrefix("maps.fleetengine.") {
             for message in file.messageType { add(message, in: file.package) }
+        }
+        for (name, message) in messages {
+            for (number, field) in message.fields where field.messageType.map({ messages[$0] != nil }) == true {
+                messages[name]?.withRules.insert(number)
+            }
         }
         return messages
     }()
@@ -98,13 +117,11 @@ public enum FieldBehaviors {
     /// `remainingWaypoints`, a journey segment's `drivingDistanceMeters`, a vehicle's `currentTrips`, …).
     public static func checked<Request: SwiftProtobuf.Message>(_ request: Request) throws(GoogleAPIError) -> Request {
         do {
-            guard try check(request, path: "", partial: false, batched: false, refusing: false) else {
-                return request
-            }
+            guard try check(request, partial: false, batched: false, refusing: false) else { return request }
             let bytes: [UInt8] = try request.serializedBytes()
             return try Request(serializedBytes: try withoutOutputOnly(bytes[...], of: Request.protoMessageName))
-        } catch let error as GoogleAPIError {
-            throw error
+        } catch let refusal as Refusal {
+            throw .invalidArgument(refusal.path.joined(separator: ".") + " " + refusal.problem)
         } catch {
             throw .invalidArgument("The request could not be read: \(error).")
         }
@@ -117,11 +134,17 @@ public enum FieldBehaviors {
         FleetEngineDelivery.CreateDeliveryVehicleRequest.protoMessageName,
     ]
 
+    /// A field the check refuses: its path (built only on the way out, so a valid request costs no strings) and
+    /// what is wrong with it.
+    private struct Refusal: Error {
+        var path: [String]
+        let problem: String
+    }
+
     /// Checks `message`'s required fields (and those of the messages in it); true if it, or a message in it, sets
     /// an output-only field. With `refusing` (inside a request of ``refusingOutputOnly``), such a field is refused.
     private static func check(
         _ message: some SwiftProtobuf.Message,
-        path: String,
         partial: Bool,
         batched: Bool,
         refusing: Bool
@@ -131,31 +154,34 @@ public enum FieldBehaviors {
         let refusing = refusing || refusingOutputOnly.contains(name)
         var presence = Presence(rules: rules)
         try message.traverse(visitor: &presence)
-        if refusing, let number = rules.outputOnly.sorted().first(where: presence.set.contains),
-            let field = rules.fields[number]
-        {
-            throw GoogleAPIError.invalidArgument("\(path)\(field.jsonName) is output only: it must not be set.")
+        let outputOnly = presence.set.bits & rules.outputOnly.bits
+        if refusing, outputOnly != 0, let field = rules.fields[outputOnly.trailingZeroBitCount] {
+            throw Refusal(path: [field.jsonName], problem: "is output only: it must not be set.")
         }
         if !partial {
             for (number, field) in rules.required where !presence.set.contains(number) {
                 if batched, field.name == "parent" { continue }
-                throw GoogleAPIError.invalidArgument("\(path)\(field.jsonName) is required.")
+                throw Refusal(path: [field.jsonName], problem: "is required.")
             }
         }
-        var outputOnly = !presence.set.isDisjoint(with: rules.outputOnly)
+        var found = outputOnly != 0
         for nested in presence.nested {
             guard let field = rules.fields[nested.number] else { continue }
-            let index = nested.index.map { "[\($0)]" } ?? ""
-            outputOnly =
-                try check(
-                    nested.message,
-                    path: "\(path)\(field.jsonName)\(index).",
-                    partial: rules.isUpdate && field.behaviors.contains(.required) && field.name != "update_mask",
-                    batched: nested.index != nil && type(of: nested.message).protoMessageName.hasSuffix("Request"),
-                    refusing: refusing
-                ) || outputOnly
+            do {
+                found =
+                    try check(
+                        nested.message,
+                        partial: rules.isUpdate && field.behaviors.contains(.required) && field.name != "update_mask",
+                        batched: nested.index != nil
+                            && type(of: nested.message).protoMessageName.hasSuffix("Request"),
+                        refusing: refusing
+                    ) || found
+            } catch var refusal as Refusal {
+                refusal.path.insert(field.jsonName + (nested.index.map { "[\($0)]" } ?? ""), at: 0)
+                throw refusal
+            }
         }
-        return outputOnly
+        return found
     }
 
     /// The wire-format `bytes` of a message of type `name` without its output-only fields, at any depth; every
@@ -184,7 +210,7 @@ public enum FieldBehaviors {
             }
             guard index <= bytes.endIndex else { throw WireFormatError() }
             if rules.outputOnly.contains(number) { continue }
-            if let payload, let type = rules.fields[number]?.messageType, messages[type] != nil {
+            if let payload, rules.withRules.contains(number), let type = rules.fields[number]?.messageType {
                 let inner = try withoutOutputOnly(bytes[payload], of: type)
                 result += bytes[start..<keyEnd]
                 appendVarint(UInt64(inner.count), to: &result)
@@ -222,11 +248,12 @@ public enum FieldBehaviors {
         bytes.append(UInt8(value))
     }
 
-    /// Which fields of one message are set, and the messages set in it (each element of a repeated field with its
-    /// index); map values are not Fleet Engine messages with rules, and are skipped.
+    /// Which fields of one message are set, and the Fleet Engine messages set in it (each element of a repeated
+    /// field with its index); other messages (coordinates, times, wrappers) and map values have no rules, and are
+    /// not visited.
     private struct Presence: SwiftProtobuf.Visitor {
         let rules: Message
-        var set: Set<Int> = []
+        var set = FieldNumbers()
         var nested: [(number: Int, index: Int?, message: any SwiftProtobuf.Message)] = []
 
         init(rules: Message) { self.rules = rules }
@@ -242,10 +269,11 @@ public enum FieldBehaviors {
         }
         mutating func visitSingularMessageField<M: SwiftProtobuf.Message>(value: M, fieldNumber: Int) throws {
             set.insert(fieldNumber)
-            nested.append((fieldNumber, nil, value))
+            if rules.withRules.contains(fieldNumber) { nested.append((fieldNumber, nil, value)) }
         }
         mutating func visitRepeatedMessageField<M: SwiftProtobuf.Message>(value: [M], fieldNumber: Int) throws {
             set.insert(fieldNumber)
+            guard rules.withRules.contains(fieldNumber) else { return }
             for (index, element) in value.enumerated() { nested.append((fieldNumber, index, element)) }
         }
         mutating func visitMapField<KeyType, ValueType: MapValueType>(
