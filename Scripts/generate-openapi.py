@@ -3,8 +3,8 @@
 
 The component schemas are generated from the .proto files in Protos/ (compiled by protoc into a descriptor set),
 by the proto3 JSON mapping: lowerCamelCase names, enums by name, 64-bit integers as strings or numbers,
-Timestamps and Durations as strings, wrappers as their values. The paths are listed below, one per RPC, as the
-emulator routes them. Run it after changing a .proto or a route (needs protoc and PyYAML).
+Timestamps and Durations as strings, wrappers as their values. The paths, their parameters and bodies
+come from each RPC's google.api.http rule and its request message, as the emulator's router derives them. Run it after changing a .proto or a route (needs protoc and PyYAML).
 """
 import os
 import subprocess
@@ -12,6 +12,7 @@ import sys
 import tempfile
 
 import yaml
+from google.api import annotations_pb2, field_behavior_pb2
 from google.protobuf import descriptor_pb2
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -144,146 +145,169 @@ def path_parameter(name, schema, description=None):
     return parameter
 
 
-def paths(schemas):
+# What each RPC is for, and the errors beyond 400/401/403 it may answer: documentation only. The method, path,
+# path parameters, body and query parameters of every operation come from the RPC's google.api.http rule and its
+# request message's descriptor, as the emulator's router derives them.
+SUMMARIES = {
+    "CreateVehicle": ("Create a vehicle (vehicles.create; claim vehicleid).", ["409"]),
+    "GetVehicle": ("Get a vehicle (vehicles.get; claim vehicleid).", ["404"]),
+    "UpdateVehicle": ("Update the fields in updateMask (vehicles.update, or vehicles.updateLocation for driver "
+                      "fields; claim vehicleid).", ["404"]),
+    "DeleteVehicle": ("Delete a vehicle without active trips (vehicles.delete).", ["404"]),
+    "UpdateVehicleAttributes": ("Set attributes by key (vehicles.update).", ["404"]),
+    "ListVehicles": ("List vehicles, filtered (vehicles.list; claim vehicleid \"*\").", []),
+    "SearchVehicles": ("Vehicles that could serve a pickup (vehicles.search).", []),
+    "CreateTrip": ("Create a trip (trips.create; claim tripid).", ["404", "409"]),
+    "GetTrip": ("Get a trip (trips.get; claim tripid, or the assigned vehicle's vehicleid).", ["404"]),
+    "UpdateTrip": ("Update the fields in updateMask (trips.update; trip_status also trips.updateState).", ["404"]),
+    "DeleteTrip": ("Delete a trip that is not active on a vehicle (trips.delete).", ["404"]),
+    "SearchTrips": ("A vehicle's trips, or all trips (trips.search).", []),
+    "ReportBillableTrip": ("Report a billable trip (trips.create; claim tripid \"*\").", []),
+    "CreateDeliveryVehicle": ("Create a delivery vehicle (deliveryvehicles.create; claim deliveryvehicleid).",
+                              ["409"]),
+    "GetDeliveryVehicle": ("Get a delivery vehicle (deliveryvehicles.get).", ["404"]),
+    "UpdateDeliveryVehicle": ("Update the fields in updateMask; its stops assign and close tasks "
+                              "(deliveryvehicles.update, .updateLocation, .updateVehicleStops).", ["404"]),
+    "DeleteDeliveryVehicle": ("Delete a delivery vehicle without open tasks (deliveryvehicles.delete).", ["404"]),
+    "ListDeliveryVehicles": ("List delivery vehicles, filtered (deliveryvehicles.list; claim deliveryvehicleid "
+                             "\"*\").", []),
+    "CreateTask": ("Create an OPEN task (tasks.create; claim taskid).", ["409"]),
+    "BatchCreateTasks": ("Create up to 500 tasks, all or none (tasks.create; claim taskids).", ["409"]),
+    "GetTask": ("Get a task (tasks.get).", ["404"]),
+    "UpdateTask": ("Update the fields in updateMask (tasks.update).", ["404"]),
+    "DeleteTask": ("Delete a task that is not OPEN on a vehicle (tasks.delete).", ["404"]),
+    "ListTasks": ("List tasks, filtered (tasks.list; claim taskid \"*\").", []),
+    "GetTaskTrackingInfo": ("What a consumer may see of a shipment (tasktrackinginfo.get; claim trackingid).",
+                            ["404"]),
+}
+ERRORS = {"404": "NOT_FOUND", "409": "ALREADY_EXISTS"}
+# Limits the emulator checks on query parameters beyond their types, by JSON name.
+QUERY_LIMITS = {
+    "pageSize": {"minimum": 0, "maximum": 1000},
+    "minimumCapacity": {"minimum": 0},
+    "requiredAttributes": {"pattern": "^[^:|]+:[^|]*$"},
+}
+# The request header (RequestHeader / DeliveryRequestHeader) is accepted by every method, in the body or as
+# header.* query parameters; it describes the calling SDK and changes no answer, so it is left out of the document.
+UNDOCUMENTED = {"header"}
+VERBS = ["get", "put", "post", "delete", "patch"]
+
+
+def template_path(template):
+    """An HttpRule path template as the emulator routes it: /v1/{name=providers/*/vehicles/*}:updateAttributes is
+    /v1/providers/{provider}/vehicles/{vehicle}:updateAttributes, with its path parameters' names and the fields the
+    variables bind (each wildcard is named after the collection before it, in the singular)."""
+    rest, verb, depth = template[1:], "", 0
+    for i, c in enumerate(template[1:]):
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        if c == ":" and depth == 0:
+            rest, verb = template[1:i + 1], template[i + 2:]
+    tokens, current, depth = [], "", 0
+    for c in rest:
+        if c == "/" and depth == 0:
+            tokens.append(current)
+            current = ""
+            continue
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        current += c
+    tokens.append(current)
+    parts, names, bound = [], [], []
+    for token in tokens:
+        if not token.startswith("{"):
+            parts.append(token)
+            continue
+        field, _, pattern = token[1:-1].partition("=")
+        bound.append(field)
+        inner = (pattern or "*").split("/")
+        for k, segment in enumerate(inner):
+            if segment == "*":
+                before = inner[k - 1] if k > 0 else field.split(".")[-1]
+                name = before[:-1] if k > 0 and before.endswith("s") else before
+                names.append(name)
+                parts.append("{" + name + "}")
+            else:
+                parts.append(segment)
+    return "/" + "/".join(parts) + (":" + verb if verb else ""), names, bound
+
+
+def query_parameters(message_name, messages, enums, excluded, prefix="", visiting=()):
+    """The request fields the query string may carry, as Google's transcoding binds them."""
+    F_ = F
+    result = []
+    message = messages[message_name]
+    for field in message.field:
+        json_path = prefix + field.json_name
+        if (prefix == "" and field.name in excluded) or (prefix == "" and field.name in UNDOCUMENTED):
+            continue
+        behaviors = list(field.options.Extensions[field_behavior_pb2.field_behavior])
+        required = prefix == "" and field_behavior_pb2.REQUIRED in behaviors
+        if field.type == F_.TYPE_MESSAGE and field.type_name not in WELL_KNOWN:
+            if field.label != F_.LABEL_REPEATED and field.type_name not in visiting and len(visiting) < 6:
+                result += query_parameters(field.type_name, messages, enums, set(), json_path + ".",
+                                           visiting + (field.type_name,))
+            continue
+        if field_behavior_pb2.OUTPUT_ONLY in behaviors:
+            continue
+        if field.type == F_.TYPE_MESSAGE:
+            value = dict(WELL_KNOWN[field.type_name])
+        elif field.type == F_.TYPE_ENUM:
+            value = {"type": "string", "enum": [v.name for v in enums[field.type_name].value]}
+        else:
+            value = dict(SCALARS[field.type])
+        if field.type == F_.TYPE_STRING and field.name.endswith("_id") and prefix == "":
+            value = dict(ID)
+        value.update(QUERY_LIMITS.get(json_path, {}))
+        if field.label == F_.LABEL_REPEATED:
+            value = {"type": "array", "items": value}
+            if required:
+                value["minItems"] = 1
+        result.append(query(json_path, value, required=required))
+    return result
+
+
+def paths(schemas, messages, enums, files):
     provider = path_parameter("provider", PROVIDER, "The provider (Google Cloud project) ID.")
-    not_found = [("404", "NOT_FOUND")]
-    exists = [("409", "ALREADY_EXISTS")]
-    mask = query("updateMask", {"type": "string", "minLength": 1}, required=True)
-    timestamp = {"type": "string", "format": "date-time"}
-    enum = lambda message, field: {"type": "string", "enum": next(
-        p for n, p in schemas[message]["properties"].items() if n == field)["enum"]}
-    list_enum = lambda message, field: {"type": "array", "items": schemas[message]["properties"][field]["items"]}
-    return {
-        "/v1/providers/{provider}/vehicles": {
-            "parameters": [provider],
-            "post": operation("CreateVehicle", "Create a vehicle (vehicles.create; claim vehicleid).", "Vehicle",
-                              body="Vehicle", parameters=[query("vehicleId", ID, required=True)], extra_errors=exists),
-            "get": operation("ListVehicles", "List vehicles, filtered (vehicles.list; claim vehicleid \"*\").",
-                             "ListVehiclesResponse", parameters=[
-                                 query("pageSize", {"type": "integer", "minimum": 0, "maximum": 1000}),
-                                 query("pageToken", {"type": "string"}),
-                                 query("minimumCapacity", {"type": "integer", "minimum": 0}),
-                                 query("tripTypes", list_enum("ListVehiclesRequest", "tripTypes")),
-                                 query("maximumStaleness", WELL_KNOWN[".google.protobuf.Duration"]),
-                                 query("vehicleTypeCategories",
-                                       dict(list_enum("ListVehiclesRequest", "vehicleTypeCategories"), minItems=1),
-                                       required=True),
-                                 query("requiredAttributes", {"type": "array", "items": {
-                                     "type": "string", "pattern": "^[^:|]+:[^|]*$"}}),
-                                 query("vehicleState", enum("ListVehiclesRequest", "vehicleState")),
-                                 query("onTripOnly", {"type": "boolean"}),
-                             ]),
-        },
-        "/v1/providers/{provider}/vehicles/{vehicle}": {
-            "parameters": [provider, path_parameter("vehicle", ID)],
-            "get": operation("GetVehicle", "Get a vehicle (vehicles.get; claim vehicleid).", "Vehicle",
-                             parameters=[query("currentRouteSegmentVersion", timestamp),
-                                         query("waypointsVersion", timestamp)], extra_errors=not_found),
-            "put": operation("UpdateVehicle", "Update the fields in updateMask (vehicles.update, or "
-                             "vehicles.updateLocation for driver fields; claim vehicleid).", "Vehicle",
-                             body="Vehicle", parameters=[mask], extra_errors=not_found),
-            "delete": operation("DeleteVehicle", "Delete a vehicle without active trips (vehicles.delete).",
-                                "Empty", extra_errors=not_found),
-        },
-        "/v1/providers/{provider}/vehicles/{vehicle}:updateAttributes": {
-            "parameters": [provider, path_parameter("vehicle", ID)],
-            "post": operation("UpdateVehicleAttributes", "Set attributes by key (vehicles.update).",
-                              "UpdateVehicleAttributesResponse", body="UpdateVehicleAttributesRequest",
-                              extra_errors=not_found),
-        },
-        "/v1/providers/{provider}/vehicles:search": {
-            "parameters": [provider],
-            "post": operation("SearchVehicles", "Vehicles that could serve a pickup (vehicles.search).",
-                              "SearchVehiclesResponse", body="SearchVehiclesRequest"),
-        },
-        "/v1/providers/{provider}/trips": {
-            "parameters": [provider],
-            "post": operation("CreateTrip", "Create a trip (trips.create; claim tripid).", "Trip", body="Trip",
-                              parameters=[query("tripId", ID, required=True)], extra_errors=not_found + exists),
-        },
-        "/v1/providers/{provider}/trips/{trip}": {
-            "parameters": [provider, path_parameter("trip", ID)],
-            "get": operation("GetTrip", "Get a trip (trips.get; claim tripid, or the assigned vehicle's vehicleid).",
-                             "Trip", parameters=[query("view", enum("GetTripRequest", "view"))],
-                             extra_errors=not_found),
-            "put": operation("UpdateTrip", "Update the fields in updateMask (trips.update; trip_status also "
-                             "trips.updateState).", "Trip", body="Trip", parameters=[mask], extra_errors=not_found),
-            "delete": operation("DeleteTrip", "Delete a trip that is not active on a vehicle (trips.delete).",
-                                "Empty", extra_errors=not_found),
-        },
-        "/v1/providers/{provider}/trips:search": {
-            "parameters": [provider],
-            "post": operation("SearchTrips", "A vehicle's trips, or all trips (trips.search).",
-                              "SearchTripsResponse", body="SearchTripsRequest"),
-        },
-        "/v1/providers/{provider}/billableTrips/{billableTrip}:report": {
-            "parameters": [provider, path_parameter("billableTrip", ID)],
-            "post": operation("ReportBillableTrip", "Report a billable trip (trips.create; claim tripid \"*\").",
-                              "Empty", body="ReportBillableTripRequest"),
-        },
-        # The Deliveries API (maps.fleetengine.delivery.v1).
-        "/v1/providers/{provider}/deliveryVehicles": {
-            "parameters": [provider],
-            "post": operation("CreateDeliveryVehicle", "Create a delivery vehicle (deliveryvehicles.create; claim "
-                              "deliveryvehicleid).", "DeliveryVehicle", body="DeliveryVehicle",
-                              parameters=[query("deliveryVehicleId", ID, required=True)], extra_errors=exists),
-            "get": operation("ListDeliveryVehicles", "List delivery vehicles, filtered (deliveryvehicles.list; claim "
-                             "deliveryvehicleid \"*\").", "DeliveryListDeliveryVehiclesResponse", parameters=[
-                                 query("pageSize", {"type": "integer", "minimum": 0, "maximum": 1000}),
-                                 query("pageToken", {"type": "string"}), query("filter", {"type": "string"})]),
-        },
-        "/v1/providers/{provider}/deliveryVehicles/{deliveryVehicle}": {
-            "parameters": [provider, path_parameter("deliveryVehicle", ID)],
-            "get": operation("GetDeliveryVehicle", "Get a delivery vehicle (deliveryvehicles.get).", "DeliveryVehicle",
-                             extra_errors=not_found),
-            "patch": operation("UpdateDeliveryVehicle", "Update the fields in updateMask; its stops assign and close "
-                               "tasks (deliveryvehicles.update, .updateLocation, .updateVehicleStops).",
-                               "DeliveryVehicle", body="DeliveryVehicle", parameters=[mask], extra_errors=not_found),
-            "delete": operation("DeleteDeliveryVehicle", "Delete a delivery vehicle without open tasks "
-                                "(deliveryvehicles.delete).", "Empty", extra_errors=not_found),
-        },
-        "/v1/providers/{provider}/tasks": {
-            "parameters": [provider],
-            "post": operation("CreateTask", "Create an OPEN task (tasks.create; claim taskid).", "DeliveryTask",
-                              body="DeliveryTask", parameters=[query("taskId", ID, required=True)],
-                              extra_errors=exists),
-            "get": operation("ListTasks", "List tasks, filtered (tasks.list; claim taskid \"*\").",
-                             "DeliveryListTasksResponse", parameters=[
-                                 query("pageSize", {"type": "integer", "minimum": 0, "maximum": 1000}),
-                                 query("pageToken", {"type": "string"}), query("filter", {"type": "string"})]),
-        },
-        "/v1/providers/{provider}/tasks:batchCreate": {
-            "parameters": [provider],
-            "post": operation("BatchCreateTasks", "Create up to 500 tasks, all or none (tasks.create; claim taskids).",
-                              "DeliveryBatchCreateTasksResponse", body="DeliveryBatchCreateTasksRequest",
-                              extra_errors=exists),
-        },
-        "/v1/providers/{provider}/tasks/{task}": {
-            "parameters": [provider, path_parameter("task", ID)],
-            "get": operation("GetTask", "Get a task (tasks.get).", "DeliveryTask", extra_errors=not_found),
-            "patch": operation("UpdateTask", "Update the fields in updateMask (tasks.update).", "DeliveryTask",
-                               body="DeliveryTask", parameters=[mask], extra_errors=not_found),
-            "delete": operation("DeleteTask", "Delete a task that is not OPEN on a vehicle (tasks.delete).", "Empty",
-                                extra_errors=not_found),
-        },
-        "/v1/providers/{provider}/taskTrackingInfo/{taskTrackingInfo}": {
-            "parameters": [provider, path_parameter("taskTrackingInfo", ID, "The tracking ID.")],
-            "get": operation("GetTaskTrackingInfo", "What a consumer may see of a shipment (tasktrackinginfo.get; "
-                             "claim trackingid).", "DeliveryTaskTrackingInfo", extra_errors=not_found),
-        },
-    }
+    result = {}
+    for file in files.file:
+        if not file.package.startswith("maps.fleetengine."):
+            continue
+        for service in file.service:
+            for method in service.method:
+                rule = method.options.Extensions[annotations_pb2.http]
+                verb = rule.WhichOneof("pattern")
+                assert verb in VERBS, method.name + " has no google.api.http rule"
+                path, names, bound = template_path(getattr(rule, verb))
+                request = method.input_type
+                body = None
+                excluded = {b.split(".")[0] for b in bound}
+                if rule.body == "*":
+                    body = schema_name(request)
+                    params = []
+                    # The fields the path binds come from the URL, not the body.
+                    for field in bound:
+                        schemas[body]["properties"].pop(messages[request].field[[f.name for f in messages[
+                            request].field].index(field)].json_name, None)
+                elif rule.body:
+                    field = next(f for f in messages[request].field if f.name == rule.body)
+                    body = schema_name(field.type_name)
+                    params = query_parameters(request, messages, enums, excluded | {rule.body})
+                else:
+                    params = query_parameters(request, messages, enums, excluded)
+                summary, extra = SUMMARIES[method.name]
+                entry = result.setdefault(path, {"parameters": [
+                    provider if name == "provider" else path_parameter(name, ID) for name in names]})
+                output = "Empty" if method.output_type == ".google.protobuf.Empty" else schema_name(method.output_type)
+                entry[verb] = operation(method.name, summary, output, body=body, parameters=params,
+                                        extra_errors=[(code, ERRORS[code]) for code in extra])
+    return {path: {key: entry[key] for key in ["parameters"] + VERBS if key in entry}
+            for path, entry in sorted(result.items())}
 
 
 def main():
-    messages, enums = collect(descriptors())
+    files = descriptors()
+    messages, enums = collect(files)
     schemas = build(messages, enums)
     schemas["Empty"] = WELL_KNOWN[".google.protobuf.Empty"]
-    # Request messages whose path fields come from the URL: those fields are not in the body.
-    for request, fields in [("UpdateVehicleAttributesRequest", ["name"]), ("SearchVehiclesRequest", ["parent"]),
-                            ("SearchTripsRequest", ["parent"]), ("ReportBillableTripRequest", ["name"]),
-                            ("DeliveryBatchCreateTasksRequest", ["parent"])]:
-        for field in fields:
-            del schemas[request]["properties"][field]
     document = {
         "openapi": "3.1.0",
         "info": {"title": "FleetAuth local Fleet Engine", "version": "1.1.0", "description":
@@ -294,7 +318,7 @@ def main():
                  "Google's {\"error\":{\"code\",\"message\",\"status\"}}. Bodies follow the proto3 JSON mapping."},
         "servers": [{"url": "http://127.0.0.1:8787"}],
         "security": [{"fleetEngineJWT": []}],
-        "paths": paths(schemas),
+        "paths": paths(schemas, messages, enums, files),
         "components": {"securitySchemes": {"fleetEngineJWT": {"type": "http", "scheme": "bearer",
                                                               "bearerFormat": "JWT"}},
                        "schemas": dict(sorted(schemas.items()))},

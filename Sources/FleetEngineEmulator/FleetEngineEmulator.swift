@@ -125,11 +125,11 @@ public enum FleetEngineEmulator {
             )
             return Self.metricsResponse(metrics.text)
         }
-        let v1 = router.group("v1/providers/{provider}").add(
+        let api = router.group().add(
             middleware: AuthenticationMiddleware(authenticator: authenticator, refresher: keyRefresher)
         )
-        RESTRoutes(service: service, maximumBodySize: maximumBodySize).register(on: v1)
-        DeliveryRESTRoutes(service: deliveries, maximumBodySize: maximumBodySize).register(on: v1)
+        RESTRoutes(rpcs: EmulatorRPCs.all(vehicles: service, deliveries: deliveries), maximumBodySize: maximumBodySize)
+            .register(on: api)
         return router
     }
 }

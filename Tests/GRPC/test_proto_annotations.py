@@ -295,3 +295,24 @@ def test_every_rpc_answers_on_rest_at_its_annotated_path_as_on_grpc(ours, emulat
         assert over_rest == over_grpc, (method.name, verb, url)
         checked += 1
     assert checked == 25
+
+
+def test_deprecated_rpcs_are_not_served(emulator):
+    """UpdateVehicleLocation and SearchFuzzedVehicles are gone from Google's published protos: over gRPC they are
+    UNIMPLEMENTED, as any method a service does not have; over REST their old paths are refused, never served."""
+    token = emulator.token("service-super-user", "--type", "server")
+    for method in ["UpdateVehicleLocation", "SearchFuzzedVehicles"]:
+        with pytest.raises(grpc.RpcError) as refused:
+            emulator.channel.unary_unary(
+                f"/maps.fleetengine.v1.VehicleService/{method}",
+                request_serializer=lambda message: message,
+                response_deserializer=lambda data: data,
+            )(b"", metadata=[("authorization", f"Bearer {token}")], timeout=30)
+        assert refused.value.code() == grpc.StatusCode.UNIMPLEMENTED, method
+    for verb, path, status in [("PUT", "vehicles/walk-v:updateLocation", 400), ("POST", "vehicles:searchFuzzed", 404)]:
+        http = urllib.request.Request(f"{emulator.rest}/v1/providers/demo-project/{path}", data=b"{}", method=verb)
+        http.add_header("Authorization", f"Bearer {token}")
+        http.add_header("Content-Type", "application/json")
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(http, timeout=30)
+        assert answer.value.code == status, path

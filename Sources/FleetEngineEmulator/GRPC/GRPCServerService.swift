@@ -63,9 +63,11 @@ public struct GRPCServerService: Service {
         )
         makeServer = { listener in
             let services: [any RegistrableRPCService] = [
-                VehicleServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
-                TripServiceHandler(call: call, maximumMessageSize: maximumMessageSize),
-                DeliveryServiceHandler(call: call, deliveries: call.deliveries, maximumMessageSize: maximumMessageSize),
+                FleetEngineGRPCService(
+                    rpcs: EmulatorRPCs.all(vehicles: call.service, deliveries: call.deliveries),
+                    call: call,
+                    maximumMessageSize: maximumMessageSize
+                ),
                 health, reflection, ReflectionServiceV1Alpha(reflection: reflection),
             ]
             return GRPCServer(

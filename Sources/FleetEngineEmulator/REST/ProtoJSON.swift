@@ -18,19 +18,34 @@ enum ProtoJSON {
         return options
     }()
 
-    /// `bytes` as message `M` (an empty body is the empty message); `field` names it in errors (`vehicle`).
-    static func decode<M: SwiftProtobuf.Message>(_ bytes: [UInt8], as type: M.Type, field: String)
-        throws(GoogleAPIError) -> M
-    {
+    /// `bytes` as message `M`; `field` names it in errors (`request`, `query`). With `member`, the bytes are the
+    /// field of `M` whose JSON name that is, as a REST body bound to one field (`body: "vehicle"`) is read, and
+    /// errors name values by their path under it. An empty body is the empty message, or that field's.
+    static func decode<M: SwiftProtobuf.Message>(
+        _ bytes: [UInt8],
+        as type: M.Type,
+        field: String,
+        member: String? = nil
+    ) throws(GoogleAPIError) -> M {
         _ = try JSONRequestBody.parse(bytes, field: field)
-        if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return M() }
+        let blank = bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        var input = bytes
+        var options = decodingOptions
+        if let member {
+            input = Array("{\"\(member)\":".utf8) + (blank ? Array("{}".utf8) : bytes) + [UInt8(ascii: "}")]
+            options.messageDepthLimit += 1
+        } else if blank {
+            return M()
+        }
         do {
-            return try M(jsonUTF8Bytes: bytes, options: decodingOptions)
+            return try M(jsonUTF8Bytes: input, options: options)
         } catch let error as JSONDecodingError {
             if case .unknownField = error { throw invalid(error, field: field) }
             let value = (try? StrictJSONParser(maximumDepth: JSONRequestBody.maximumDepth).parse(bytes)) ?? .null
-            let path = locate(value, in: M.self, path: field) { $0 } ?? field
-            throw invalid(error, field: path)
+            let located = locate(value, in: M.self, path: field) { inner in
+                member.map { JSONValue.object(JSONObject([$0: inner])) } ?? inner
+            }
+            throw invalid(error, field: located ?? field)
         } catch {
             throw .invalidArgument("Invalid JSON payload received for '\(field)': \(error).")
         }
@@ -66,19 +81,15 @@ enum ProtoJSON {
         return nil
     }
 
-    /// The request body as message `M`, read with `limit`.
-    static func body<M: SwiftProtobuf.Message>(_ request: Request, limit: Int, as type: M.Type, field: String)
-        async throws(GoogleAPIError) -> M
-    {
+    /// The request body's bytes, read with `limit` (larger is 413).
+    static func bodyBytes(_ request: Request, limit: Int) async throws(GoogleAPIError) -> [UInt8] {
         let tooLarge = GoogleAPIError(.payloadTooLarge, "The request body is larger than \(limit) bytes.")
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > limit { throw tooLarge }
-        let buffer: ByteBuffer
         do {
-            buffer = try await request.body.collect(upTo: limit)
+            return Array(try await request.body.collect(upTo: limit).readableBytesView)
         } catch {
             throw tooLarge
         }
-        return try decode(Array(buffer.readableBytesView), as: type, field: field)
     }
 
     /// Google's wording for a body its mapping refuses; `field` is the path of the refused value.
@@ -102,9 +113,17 @@ enum ProtoJSON {
         return .invalidArgument("Invalid JSON payload received. Invalid value at '\(field)': \(reason).")
     }
 
-    /// A message as a 200 answer.
-    static func response(_ message: some SwiftProtobuf.Message) throws -> Response {
-        let bytes: [UInt8] = try message.jsonUTF8Bytes()
+    static let enumsAsIntegers: JSONEncodingOptions = {
+        var options = JSONEncodingOptions()
+        options.alwaysPrintEnumsAsInts = true
+        return options
+    }()
+
+    /// A message as a 200 answer; enums by number when the caller asked for it (`$alt=json;enum-encoding=int`, as
+    /// Google's REST clients do), else by name.
+    static func response(_ message: some SwiftProtobuf.Message, enumsAsIntegers: Bool = false) throws -> Response {
+        let bytes: [UInt8] =
+            enumsAsIntegers ? try message.jsonUTF8Bytes(options: Self.enumsAsIntegers) : try message.jsonUTF8Bytes()
         return Response(
             status: .ok,
             headers: [.contentType: JSONResponse.contentType, .cacheControl: "no-store"],

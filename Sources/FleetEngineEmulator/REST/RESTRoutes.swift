@@ -5,157 +5,126 @@ import Foundation
 import Hummingbird
 import SwiftProtobuf
 
-/// Fleet Engine's REST API: each route turns its path, query and body into the RPC's request message, as Google's
-/// transcoding of the same protos does, and calls ``FleetEngineService``. Path segments are percent-decoded exactly
-/// once, then must pass the ID rules, so a decoded `/` is an invalid ID (400), never a path step.
+/// Fleet Engine's REST APIs (both of them), derived from the protos: every RPC of ``EmulatorRPCs`` is routed by its
+/// `google.api.http` rule (``HTTPRules``), and each request is transcoded into the RPC's request message as Google's
+/// front end transcodes it, then answered by the same service method as over gRPC. No route is written by hand.
 struct RESTRoutes: Sendable {
-    let service: FleetEngineService
+    let rpcs: [any EmulatorRPC]
     let maximumBodySize: Int
 
-    func register(on v1: RouterGroup<EmulatorRequestContext>) {
-        // VehicleService
-        v1.post("vehicles") { request, context in
-            let vehicle = try await body(request, FleetEngineV1.Vehicle.self, field: "vehicle")
-            var rpc = try Bindings.createVehicle.decode(request.queryItems, as: FleetEngineV1.CreateVehicleRequest.self)
-            rpc.parent = try parent(context)
-            rpc.vehicle = vehicle
-            return try ProtoJSON.response(try await service.createVehicle(rpc, caller: context.requirePrincipal()))
-        }
-        v1.get("vehicles") { request, context in
-            var rpc = try Bindings.listVehicles.decode(request.queryItems, as: FleetEngineV1.ListVehiclesRequest.self)
-            rpc.parent = try parent(context)
-            return try ProtoJSON.response(try await service.listVehicles(rpc, caller: context.requirePrincipal()))
-        }
-        v1.get("vehicles/{vehicle}") { request, context in
-            var rpc = try Bindings.getVehicle.decode(request.queryItems, as: FleetEngineV1.GetVehicleRequest.self)
-            rpc.name = try name(context, "vehicles", "vehicle")
-            return try ProtoJSON.response(try await service.getVehicle(rpc, caller: context.requirePrincipal()))
-        }
-        v1.put("vehicles/{vehicle}") { request, context in
-            let vehicle = try await body(request, FleetEngineV1.Vehicle.self, field: "vehicle")
-            let (mask, rest) = Self.updateMask(request.queryItems)
-            var rpc = try Bindings.empty.decode(rest, as: FleetEngineV1.UpdateVehicleRequest.self)
-            rpc.name = try name(context, "vehicles", "vehicle")
-            rpc.vehicle = vehicle
-            if !mask.isEmpty { rpc.updateMask.paths = mask }
-            return try ProtoJSON.response(try await service.updateVehicle(rpc, caller: context.requirePrincipal()))
-        }
-        v1.delete("vehicles/{vehicle}") { request, context in
-            var rpc = try Bindings.empty.decode(request.queryItems, as: FleetEngineV1.DeleteVehicleRequest.self)
-            rpc.name = try name(context, "vehicles", "vehicle")
-            try await service.deleteVehicle(rpc, caller: context.requirePrincipal())
-            return try ProtoJSON.response(Google_Protobuf_Empty())
-        }
-        v1.post("vehicles/{vehicle}:updateAttributes") { request, context in
-            var rpc = try await body(request, FleetEngineV1.UpdateVehicleAttributesRequest.self, field: "request")
-            rpc.name = try name(context, "vehicles", "vehicle")
-            return try ProtoJSON.response(
-                try await service.updateVehicleAttributes(rpc, caller: context.requirePrincipal())
-            )
-        }
-        v1.post("vehicles:search") { request, context in
-            var rpc = try await body(request, FleetEngineV1.SearchVehiclesRequest.self, field: "request")
-            rpc.parent = try parent(context)
-            return try ProtoJSON.response(try await service.searchVehicles(rpc, caller: context.requirePrincipal()))
-        }
-        // TripService
-        v1.post("trips") { request, context in
-            let trip = try await body(request, FleetEngineV1.Trip.self, field: "trip")
-            var rpc = try Bindings.createTrip.decode(request.queryItems, as: FleetEngineV1.CreateTripRequest.self)
-            rpc.parent = try parent(context)
-            rpc.trip = trip
-            return try ProtoJSON.response(try await service.createTrip(rpc, caller: context.requirePrincipal()))
-        }
-        v1.get("trips/{trip}") { request, context in
-            var rpc = try Bindings.getTrip.decode(request.queryItems, as: FleetEngineV1.GetTripRequest.self)
-            rpc.name = try name(context, "trips", "trip")
-            return try ProtoJSON.response(try await service.getTrip(rpc, caller: context.requirePrincipal()))
-        }
-        v1.put("trips/{trip}") { request, context in
-            let trip = try await body(request, FleetEngineV1.Trip.self, field: "trip")
-            let (mask, rest) = Self.updateMask(request.queryItems)
-            var rpc = try Bindings.empty.decode(rest, as: FleetEngineV1.UpdateTripRequest.self)
-            rpc.name = try name(context, "trips", "trip")
-            rpc.trip = trip
-            if !mask.isEmpty { rpc.updateMask.paths = mask }
-            return try ProtoJSON.response(try await service.updateTrip(rpc, caller: context.requirePrincipal()))
-        }
-        v1.delete("trips/{trip}") { request, context in
-            var rpc = try Bindings.empty.decode(request.queryItems, as: FleetEngineV1.DeleteTripRequest.self)
-            rpc.name = try name(context, "trips", "trip")
-            try await service.deleteTrip(rpc, caller: context.requirePrincipal())
-            return try ProtoJSON.response(Google_Protobuf_Empty())
-        }
-        v1.post("trips:search") { request, context in
-            var rpc = try await body(request, FleetEngineV1.SearchTripsRequest.self, field: "request")
-            rpc.parent = try parent(context)
-            return try ProtoJSON.response(try await service.searchTrips(rpc, caller: context.requirePrincipal()))
-        }
-        v1.post("billableTrips/{billableTrip}:report") { request, context in
-            var rpc = try await body(request, FleetEngineV1.ReportBillableTripRequest.self, field: "request")
-            rpc.name = try name(context, "billableTrips", "billableTrip")
-            try await service.reportBillableTrip(rpc, caller: context.requirePrincipal())
-            return try ProtoJSON.response(Google_Protobuf_Empty())
-        }
+    /// Registers every binding of every RPC on `group` (behind the authentication middleware).
+    func register(on group: RouterGroup<EmulatorRequestContext>) {
+        for rpc in rpcs { rpc.registerREST(on: group, maximumBodySize: maximumBodySize) }
     }
+}
 
-    func body<M: SwiftProtobuf.Message>(_ request: Request, _ type: M.Type, field: String) async throws -> M {
-        try await ProtoJSON.body(request, limit: maximumBodySize, as: type, field: field)
-    }
-
-    /// `providers/{provider}` from the path.
-    func parent(_ context: EmulatorRequestContext) throws(GoogleAPIError) -> String {
-        "providers/\(try Self.segment(context, "provider"))"
-    }
-
-    /// `providers/{provider}/{collection}/{id}` from the path.
-    func name(_ context: EmulatorRequestContext, _ collection: String, _ parameter: String) throws(GoogleAPIError)
-        -> String
-    {
-        "providers/\(try Self.segment(context, "provider"))/\(collection)/\(try Self.segment(context, parameter))"
-    }
-
-    /// One path segment, percent-decoded once and checked against the ID rules.
-    static func segment(_ context: EmulatorRequestContext, _ parameter: String) throws(GoogleAPIError) -> String {
-        guard let raw = context.parameters.get(parameter), let decoded = RequestText.percentDecoded(raw) else {
-            throw .invalidArgument("The \(parameter) in the path is not valid percent-encoding.")
-        }
-        return try ResourceName.id(decoded, field: parameter == "provider" ? "provider" : "\(parameter) ID")
-    }
-
-    /// The paths of the `updateMask` parameters (comma-separated, in either spelling: they are checked by
-    /// ``FieldMasks``), and the other parameters.
-    static func updateMask(_ items: [(name: String, value: String)]) -> ([String], [(name: String, value: String)]) {
-        var paths: [String] = []
-        var rest: [(name: String, value: String)] = []
-        for item in items {
-            if item.name == "updateMask" || item.name == "update_mask" {
-                paths += item.value.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            } else {
-                rest.append(item)
+extension UnaryRPC {
+    /// Registers each of the RPC's REST bindings.
+    func registerREST(on group: RouterGroup<EmulatorRequestContext>, maximumBodySize: Int) {
+        let bindings = HTTPRules.bindings(of: Method.descriptor)
+        precondition(!bindings.isEmpty, "\(Method.descriptor) has no google.api.http rule")
+        for binding in bindings {
+            let transcoder = RESTTranscoder<Method.Input>(binding: binding, maximumBodySize: maximumBodySize)
+            let handler = self.handler
+            group.on(RouterPath(binding.template.routerPath), method: binding.method) { request, context in
+                let query = request.queryItems
+                let input = try await transcoder.message(request, query: query, context: context)
+                let output = try await handler(input, try context.requirePrincipal())
+                return try ProtoJSON.response(
+                    output,
+                    enumsAsIntegers: RESTTranscoder<Method.Input>.enumsAsIntegers(query)
+                )
             }
         }
-        return (paths, rest)
+    }
+}
+
+/// Google's HTTP-to-RPC mapping for one binding (HttpRule's rules): the path's variables set the fields they name,
+/// the body is the whole message (`*`) or the one field the rule names, and every other field may come from the
+/// query string (``QueryBinding``). A path variable wins over the same field in the body.
+struct RESTTranscoder<Input: SwiftProtobuf.Message>: Sendable {
+    let binding: HTTPBinding
+    let query: QueryBinding
+    /// The JSON name of the field the body carries, when it is one field.
+    let bodyMember: String?
+    /// The field numbers of each path variable's field, from the request message down.
+    let variableNumbers: [[Int]]
+    let maximumBodySize: Int
+
+    init(binding: HTTPBinding, maximumBodySize: Int) {
+        let name = Input.protoMessageName
+        self.binding = binding
+        self.maximumBodySize = maximumBodySize
+        query = QueryBinding(message: name, binding: binding)
+        let fields = ProtoContract.messages[name]?.field ?? []
+        switch binding.body {
+        case "", "*": bodyMember = nil
+        default:
+            guard let field = fields.first(where: { $0.name == binding.body }), field.type == .message else {
+                preconditionFailure("\(name) has no message field \(binding.body) for a REST body")
+            }
+            bodyMember = field.jsonName
+        }
+        variableNumbers = binding.template.variables.map { variable in
+            var numbers: [Int] = []
+            var message = name
+            for (index, part) in variable.fieldPath.enumerated() {
+                guard let field = ProtoContract.messages[message]?.field.first(where: { $0.name == part }),
+                    index == variable.fieldPath.count - 1 ? field.type == .string : field.type == .message,
+                    field.label != .repeated
+                else { preconditionFailure("\(name): the path binds \(variable.fieldPath), not a string field") }
+                numbers.append(Int(field.number))
+                message = ProtoContract.typeName(field)
+            }
+            return numbers
+        }
     }
 
-    /// The query parameters each method binds.
-    enum Bindings {
-        static let empty = QueryBinding([:])
-        static let createVehicle = QueryBinding(["vehicleId": .string])
-        static let getVehicle = QueryBinding(["currentRouteSegmentVersion": .string, "waypointsVersion": .string])
-        static let listVehicles = QueryBinding([
-            "pageSize": .number, "pageToken": .string, "minimumCapacity": .number, "tripTypes": .repeated,
-            "maximumStaleness": .string, "vehicleTypeCategories": .repeated, "requiredAttributes": .repeated,
-            "requiredOneOfAttributes": .repeated, "requiredOneOfAttributeSets": .repeated, "vehicleState": .number,
-            "onTripOnly": .bool, "filter": .string, "viewport.low.latitude": .number,
-            "viewport.low.longitude": .number, "viewport.high.latitude": .number, "viewport.high.longitude": .number,
-        ])
-        static let createTrip = QueryBinding(["tripId": .string])
-        static let getTrip = QueryBinding([
-            "view": .number, "currentRouteSegmentVersion": .string, "remainingWaypointsVersion": .string,
-            "routeFormatType": .number, "currentRouteSegmentTrafficVersion": .string,
-            "remainingWaypointsRouteVersion": .string,
-        ])
+    /// The request message of `request`.
+    func message(
+        _ request: Request,
+        query items: [(name: String, value: String)],
+        context: EmulatorRequestContext
+    ) async throws(GoogleAPIError) -> Input {
+        var message: Input
+        if let bodyMember {
+            let bytes = try await ProtoJSON.bodyBytes(request, limit: maximumBodySize)
+            message = try ProtoJSON.decode(bytes, as: Input.self, field: bodyMember, member: bodyMember)
+        } else if binding.body == "*" {
+            let bytes = try await ProtoJSON.bodyBytes(request, limit: maximumBodySize)
+            message = try ProtoJSON.decode(bytes, as: Input.self, field: "request")
+        } else {
+            message = Input()
+        }
+        if !QueryBinding.isEmpty(items) {
+            let (fromQuery, masks) = try query.decode(items, as: Input.self)
+            try Self.merge(try fromQuery.serializedBytes() + masks, into: &message)
+        }
+        let values = try binding.template.values(
+            parameter: { context.parameters.get($0) },
+            rest: { context.parameters.getCatchAll() }
+        )
+        var path: [UInt8] = []
+        for (index, value) in values.enumerated() {
+            path += ProtoWire.string(value.value, at: variableNumbers[index][...])
+        }
+        try Self.merge(path, into: &message)
+        return message
+    }
+
+    private static func merge(_ bytes: @autoclosure () throws -> [UInt8], into message: inout Input)
+        throws(GoogleAPIError)
+    {
+        do {
+            try message.merge(serializedBytes: try bytes())
+        } catch {
+            throw GoogleAPIError(.internal, "The request could not be assembled: \(error).")
+        }
+    }
+
+    /// Whether the caller asked for enums by number: `$alt=json;enum-encoding=int`, which Google's REST clients send.
+    static func enumsAsIntegers(_ items: [(name: String, value: String)]) -> Bool {
+        items.contains { ($0.name == "$alt" || $0.name == "alt") && $0.value.contains("enum-encoding=int") }
     }
 }
 

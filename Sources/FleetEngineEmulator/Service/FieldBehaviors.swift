@@ -49,16 +49,6 @@ public enum FieldBehaviors {
 
     /// Every message of `maps.fleetengine.v1` and `maps.fleetengine.delivery.v1`, by full name.
     static let messages: [String: Message] = {
-        guard
-            let data = Data(
-                base64Encoded: ProtoFileDescriptors.base64FileDescriptorSet,
-                options: .ignoreUnknownCharacters
-            ),
-            let set = try? Google_Protobuf_FileDescriptorSet(
-                serializedBytes: data,
-                extensions: Google_Api_FieldBehavior_Extensions
-            )
-        else { preconditionFailure("ProtoFileDescriptors is not a FileDescriptorSet: regenerate it") }
         var messages: [String: Message] = [:]
         func add(_ message: Google_Protobuf_DescriptorProto, in scope: String) {
             let name = scope + "." + message.name
@@ -85,7 +75,7 @@ public enum FieldBehaviors {
             )
             for nested in message.nestedType { add(nested, in: name) }
         }
-        for file in set.file where file.package.hasPrefix("maps.fleetengine.") {
+        for file in ProtoContract.files where file.package.hasPrefix("maps.fleetengine.") {
             for message in file.messageType { add(message, in: file.package) }
         }
         for (name, message) in messages {
