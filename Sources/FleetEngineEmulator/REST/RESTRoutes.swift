@@ -96,30 +96,30 @@ struct RESTTranscoder<Input: SwiftProtobuf.Message>: Sendable {
         } else {
             message = Input()
         }
+        // The query's fields and the path's variables are merged in as protobuf, in one pass: the path's last, so
+        // that it wins over the body.
+        var wire: [UInt8] = []
         if !QueryBinding.isEmpty(items) {
             let (fromQuery, masks) = try query.decode(items, as: Input.self)
-            try Self.merge(try fromQuery.serializedBytes() + masks, into: &message)
+            do {
+                wire = try fromQuery.serializedBytes() + masks
+            } catch {
+                throw GoogleAPIError(.internal, "The request could not be assembled: \(error).")
+            }
         }
         let values = try binding.template.values(
             parameter: { context.parameters.get($0) },
             rest: { context.parameters.getCatchAll() }
         )
-        var path: [UInt8] = []
         for (index, value) in values.enumerated() {
-            path += ProtoWire.string(value.value, at: variableNumbers[index][...])
+            wire += ProtoWire.string(value.value, at: variableNumbers[index][...])
         }
-        try Self.merge(path, into: &message)
-        return message
-    }
-
-    private static func merge(_ bytes: @autoclosure () throws -> [UInt8], into message: inout Input)
-        throws(GoogleAPIError)
-    {
         do {
-            try message.merge(serializedBytes: try bytes())
+            try message.merge(serializedBytes: wire)
         } catch {
             throw GoogleAPIError(.internal, "The request could not be assembled: \(error).")
         }
+        return message
     }
 
     /// Whether the caller asked for enums by number: `$alt=json;enum-encoding=int`, which Google's REST clients send.
