@@ -43,7 +43,7 @@ struct HTTPTranscodingTests {
 
         for malformed in [
             "v1/vehicles", "/v1/**/x", "/v1/{a}/{a}", "/v1/a*b", "/v1/{name=providers/*", "/v1//x", "/v1/x:",
-            "/v1/{na-me}",
+            "/v1/{na-me}", "/v1/{name=files/**}:get",
         ] {
             #expect(throws: PathTemplate.Malformed.self, "\(malformed)") { try PathTemplate(malformed) }
         }

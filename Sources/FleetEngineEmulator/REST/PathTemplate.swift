@@ -12,7 +12,7 @@ import FleetAuthServerSupport
 /// Verb     = ":" LITERAL ;
 /// ```
 ///
-/// `{name}` is `{name=*}`; `**` (zero or more segments) may only come last.
+/// `{name}` is `{name=*}`; `**` (zero or more segments) may only come last, and not before a verb.
 struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
     enum Segment: Sendable, Equatable {
         case literal(String)
@@ -112,8 +112,11 @@ struct PathTemplate: Sendable, Equatable, CustomStringConvertible {
             guard rest.isEmpty else { throw fail("has \"\(rest)\" where a segment or the end should be") }
             break
         }
-        if let index = segments.firstIndex(of: .recursiveWildcard), index != segments.count - 1 {
-            throw fail("has ** before its last segment")
+        if let index = segments.firstIndex(of: .recursiveWildcard) {
+            guard index == segments.count - 1 else { throw fail("has ** before its last segment") }
+            // HttpRule allows `**:verb`; the router matches `**` only as the whole rest of the path. No Fleet Engine
+            // rule has either, so this is refused when the rules are read, not met by a route that never matches.
+            guard verb == nil else { throw fail("has ** followed by a verb, which the emulator's router cannot match") }
         }
         self.segments = segments
         self.variables = variables
