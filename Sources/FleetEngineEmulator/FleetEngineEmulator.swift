@@ -125,11 +125,11 @@ public enum FleetEngineEmulator {
             )
             return Self.metricsResponse(metrics.text)
         }
-        let api = router.group().add(
-            middleware: AuthenticationMiddleware(authenticator: authenticator, refresher: keyRefresher)
-        )
-        RESTRoutes(rpcs: EmulatorRPCs.all(vehicles: service, deliveries: deliveries), maximumBodySize: maximumBodySize)
-            .register(on: api)
+        RESTRoutes(
+            rpcs: EmulatorRPCs.all(vehicles: service, deliveries: deliveries),
+            pipeline: RPCPipeline(authenticator: authenticator, refresher: keyRefresher),
+            maximumBodySize: maximumBodySize
+        ).register(on: router)
         return router
     }
 }

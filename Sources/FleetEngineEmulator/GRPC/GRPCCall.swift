@@ -2,10 +2,10 @@ import FleetAuthServerSupport
 import Foundation
 import GRPCCore
 
-/// What every gRPC method does around ``FleetEngineService``: authenticate the caller from the `authorization`
-/// metadata (the same verifier, cache and key refresh as REST; `x-goog-request-params` and Google's other
-/// metadata are accepted and not needed) before its message is decoded, run the method, count the call, and answer
-/// a failure with the gRPC status of the same failure over REST, and its message.
+/// What every gRPC method does: pass the call through ``RPCPipeline`` (the chain REST calls take too) with the
+/// `authorization` metadata (`x-goog-request-params` and Google's other metadata are accepted and not needed) and
+/// the message decoded only when the pipeline reads it, count the call, and answer a failure with the gRPC status
+/// of the same failure over REST, and its message.
 @available(FleetAuthGRPC, *)
 struct GRPCCall: Sendable {
     let service: FleetEngineService
@@ -35,13 +35,11 @@ struct GRPCCall: Sendable {
     ) async throws -> ServerResponse<Output> {
         let route = "/" + method.fullyQualifiedMethod
         do {
-            let authorization = request.metadata[stringValues: "authorization"].first(where: { _ in true })
-            let caller = try await ServerTracing.span("verify token") {
-                try await authenticator.authenticate(authorization: authorization, refresher: refresher)
-            }
-            // Only now is the message read, and so decoded.
-            let message = try await ServerRequest(stream: request).message
-            let output = try await body(message, caller)
+            let output = try await RPCPipeline(authenticator: authenticator, refresher: refresher).run(
+                authorization: request.metadata[stringValues: "authorization"].first(where: { _ in true }),
+                read: { try await ServerRequest(stream: request).message },
+                body
+            )
             metrics.requestFinished(route: route, status: "OK")
             return ServerResponse(message: output)
         } catch let error as RPCError {

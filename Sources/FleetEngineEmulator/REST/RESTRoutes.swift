@@ -10,26 +10,31 @@ import SwiftProtobuf
 /// front end transcodes it, then answered by the same service method as over gRPC. No route is written by hand.
 struct RESTRoutes: Sendable {
     let rpcs: [any EmulatorRPC]
+    let pipeline: RPCPipeline
     let maximumBodySize: Int
 
-    /// Registers every binding of every RPC on `group` (behind the authentication middleware).
-    func register(on group: RouterGroup<EmulatorRequestContext>) {
-        for rpc in rpcs { rpc.registerREST(on: group, maximumBodySize: maximumBodySize) }
+    /// Registers every binding of every RPC on `router`.
+    func register(on router: Router<EmulatorRequestContext>) {
+        for rpc in rpcs { rpc.registerREST(on: router, pipeline: pipeline, maximumBodySize: maximumBodySize) }
     }
 }
 
 extension UnaryRPC {
-    /// Registers each of the RPC's REST bindings.
-    func registerREST(on group: RouterGroup<EmulatorRequestContext>, maximumBodySize: Int) {
+    /// Registers each of the RPC's REST bindings: each call goes through `pipeline`, its message read by the
+    /// binding's transcoder.
+    func registerREST(on router: Router<EmulatorRequestContext>, pipeline: RPCPipeline, maximumBodySize: Int) {
         let bindings = HTTPRules.bindings(of: Method.descriptor)
         precondition(!bindings.isEmpty, "\(Method.descriptor) has no google.api.http rule")
         for binding in bindings {
             let transcoder = RESTTranscoder<Method.Input>(binding: binding, maximumBodySize: maximumBodySize)
             let handler = self.handler
-            group.on(RouterPath(binding.template.routerPath), method: binding.method) { request, context in
+            router.on(RouterPath(binding.template.routerPath), method: binding.method) { request, context in
                 let query = request.queryItems
-                let input = try await transcoder.message(request, query: query, context: context)
-                let output = try await handler(input, try context.requirePrincipal())
+                let output = try await pipeline.run(
+                    authorization: request.headers[.authorization],
+                    read: { try await transcoder.message(request, query: query, context: context) },
+                    handler
+                )
                 return try ProtoJSON.response(
                     output,
                     enumsAsIntegers: RESTTranscoder<Method.Input>.enumsAsIntegers(query)

@@ -17,8 +17,8 @@ protocol GeneratedUnaryMethod {
 /// `google.api.http` rule (``HTTPRules``). Adding an RPC is one entry here and its service method.
 protocol EmulatorRPC: Sendable {
     var descriptor: MethodDescriptor { get }
-    /// Routes each of the RPC's REST bindings on `group` (``RESTRoutes``).
-    func registerREST(on group: RouterGroup<EmulatorRequestContext>, maximumBodySize: Int)
+    /// Routes each of the RPC's REST bindings on `router` (``RESTRoutes``).
+    func registerREST(on router: Router<EmulatorRequestContext>, pipeline: RPCPipeline, maximumBodySize: Int)
     /// Registers the RPC with a gRPC router (``FleetEngineGRPCService``).
     @available(FleetAuthGRPC, *)
     func registerGRPC<Transport: ServerTransport>(

@@ -1,0 +1,59 @@
+import FleetAuthServerSupport
+import FleetAuthTesting
+import NIOConcurrencyHelpers
+import Testing
+
+@testable import FleetEngineEmulator
+
+/// The chain both transports pass every call through.
+@Suite("RPC pipeline")
+struct RPCPipelineTests {
+    typealias F = EmulatorFixture
+    struct Unexpected: Error {}
+
+    static let pipeline = RPCPipeline(authenticator: TokenAuthenticator(accounts: F.accounts), refresher: nil)
+
+    @Test("an unauthenticated call is refused before its message is read")
+    func authenticatesFirst() async throws {
+        let reads = NIOLockedValueBox(0)
+        for authorization in [nil, "Bearer not-a-token", "Basic abc"] {
+            await #expect(throws: GoogleAPIError.self) {
+                try await Self.pipeline.run(
+                    authorization: authorization,
+                    read: { reads.withLockedValue { $0 += 1 } },
+                    { _, _ in "answered" }
+                )
+            }
+        }
+        #expect(reads.withLockedValue { $0 } == 0)
+        let answer = try await Self.pipeline.run(
+            authorization: "Bearer \(F.server)",
+            read: { reads.withLockedValue { $0 += 1 } },
+            { _, caller in caller.account.project }
+        )
+        #expect(answer == "demo-project" && reads.withLockedValue { $0 } == 1)
+    }
+
+    @Test("any failure of a method is Google's error: its own, a store's in Google's terms, else INTERNAL")
+    func errors() async throws {
+        let cases: [(any Error, GoogleAPIError.Code)] = [
+            (GoogleAPIError.notFound("gone"), .notFound),
+            (StoreError.unavailable("down"), .unavailable),
+            (Unexpected(), .internal),
+        ]
+        for (thrown, code) in cases {
+            do {
+                _ = try await Self.pipeline.run(authorization: "Bearer \(F.server)", read: { () }) { _, _ in
+                    throw thrown
+                }
+                Issue.record("\(thrown) was not thrown")
+            } catch let error as GoogleAPIError {
+                #expect(error.code == code, "\(thrown)")
+            }
+        }
+        // What the transport's reading throws passes through as it is, for the transport to answer.
+        await #expect(throws: Unexpected.self) {
+            try await Self.pipeline.run(authorization: "Bearer \(F.server)", read: { throw Unexpected() }) { _, _ in 1 }
+        }
+    }
+}
