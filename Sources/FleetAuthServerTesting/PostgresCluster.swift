@@ -26,10 +26,6 @@ public final class PostgresCluster: Sendable {
     private let bin: String
     private let asPostgres: Bool
 
-    /// The ports of this process's clusters: each stays its cluster's while it is stopped, so no other cluster takes
-    /// it (and, being outside the ephemeral range, no other socket is handed it).
-    private static let reservedPorts = NIOLockedValueBox<Set<Int>>([])
-
     /// Where the server binaries are, or nil when PostgreSQL is not installed.
     public static var binDirectory: String? {
         if let configured = ProcessInfo.processInfo.environment["FLEETAUTH_POSTGRES_BIN"], !configured.isEmpty {
@@ -54,11 +50,7 @@ public final class PostgresCluster: Sendable {
                 "fleetauth-pg-\(UUID().uuidString.prefix(8))"
             ).path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        port = try Self.reservedPorts.withLockedValue { taken in
-            let port = try LoopbackPort.freeOutsideEphemeralRange(excluding: taken)
-            taken.insert(port)
-            return port
-        }
+        port = try RestartablePorts.reserve()
         url = PostgresURL(host: "127.0.0.1", port: port, username: "postgres", database: "postgres", tls: .disable)
         if asPostgres { try run("/bin/chown", ["postgres", directory], asPostgres: false) }
         try run(

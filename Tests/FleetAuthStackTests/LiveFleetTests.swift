@@ -357,13 +357,14 @@ struct LiveFleetTests {
     @Test("the reporter keeps trying while the token server and Fleet Engine are down, then catches up")
     func outage() async throws {
         let fixture = try await StackFixture()
-        let ports = try await fixture.stack.run { endpoints in
+        // Both servers come back on their ports: ports no other socket can take while they are down.
+        let tokenPort = try RestartablePorts.reserve()
+        let emulatorPort = try RestartablePorts.reserve()
+        let ports = try await fixture.stack.run(emulatorPort: emulatorPort, tokenServerPort: tokenPort) { endpoints in
             _ = try await fixture.provision(endpoints)
             return endpoints
         }
         let clock = ManualClock()
-        let tokenPort = try #require(URL(string: ports.tokenServerURL)?.port)
-        let emulatorPort = try #require(URL(string: ports.emulatorURL)?.port)
         let driver = try fixture.client(ports, user: "dana", path: "/token/driver/{vehicleId}", clock: clock)
         let reporter = VehicleReporter(client: driver, vehicleID: "v1", interval: .seconds(5), clock: clock)
         var reports = reporter.results.makeAsyncIterator()
