@@ -40,10 +40,6 @@ struct QueryBinding: Sendable {
         "access_token", "upload_protocol", "uploadType", "$.xgafv", "$callback",
     ]
 
-    init(fields: [String: Field]) {
-        self.fields = fields
-    }
-
     /// The query fields of `message` (a full name): every field the template's variables and the body leave,
     /// none when the body is the whole message.
     init(message: String, binding: HTTPBinding) {

@@ -35,8 +35,7 @@ enum ProtoContract {
         return messages
     }()
 
-    /// The methods of Fleet Engine's services (both APIs), by `package.Service/Method`, with their input type's full
-    /// name.
+    /// The methods of Fleet Engine's services (both APIs), by `package.Service/Method`.
     static let methods: [String: Google_Protobuf_MethodDescriptorProto] = {
         var methods: [String: Google_Protobuf_MethodDescriptorProto] = [:]
         for file in files where file.package.hasPrefix("maps.fleetengine.") {
