@@ -147,16 +147,34 @@ let package = Package(
                 + products(["AsyncHTTPClient", "NIOCore", "NIOHTTP1", "Logging", "Instrumentation"]),
             swiftSettings: swiftSettings
         ),
-        // What both servers stand on: Google's error body, JSON in and out, the HTTP application with limits, the
-        // logging policy, SQLite and PostgreSQL opened one way, periodic work, and the trust-file format. No product
-        // of its own: each server re-exports its user-facing types by name (Exports.swift); the rest is `package`.
+        // What both servers stand on, split by concern so that each module links only what it needs. None is a
+        // product: each server re-exports its user-facing types by name (Exports.swift); the rest is `package`.
+        // FleetAuthServerCore: Google's error and the store's, the logging policy, the trust-file format and key
+        // refetching; no HTTP framework and no database.
+        .target(
+            name: "FleetAuthServerCore",
+            dependencies: ["FleetAuthCore", "FleetAuthJWT"] + products(["Logging", "NIOConcurrencyHelpers"]),
+            swiftSettings: swiftSettings
+        ),
+        // FleetAuthDatabase: SQLite and PostgreSQL opened one way, with deadlines, group commit and migrations.
+        .target(
+            name: "FleetAuthDatabase",
+            dependencies: ["FleetAuthCore", "FleetAuthServerCore"]
+                + products([
+                    "GRDB", "PostgresNIO", "NIOCore", "NIOPosix", "NIOConcurrencyHelpers", "Logging",
+                    "ServiceLifecycle",
+                ]),
+            swiftSettings: swiftSettings
+        ),
+        // FleetAuthServerSupport: the HTTP side: Google's error body over Hummingbird, JSON in and out with limits,
+        // the application with its listeners, certificates and readiness, periodic work and request tracing.
         .target(
             name: "FleetAuthServerSupport",
-            dependencies: ["FleetAuthCore", "FleetAuthJWT"]
+            dependencies: ["FleetAuthCore", "FleetAuthServerCore"]
                 + products([
-                    "Hummingbird", "HummingbirdCore", "HummingbirdHTTP2", "NIOCore", "NIOPosix",
-                    "NIOConcurrencyHelpers", "NIOSSL", "NIOCertificateReloading", "UnixSignals", "GRDB", "PostgresNIO",
-                    "Logging", "ServiceLifecycle", "Tracing", "Instrumentation",
+                    "Hummingbird", "HummingbirdCore", "HummingbirdHTTP2", "NIOCore", "NIOConcurrencyHelpers", "NIOSSL",
+                    "NIOCertificateReloading", "UnixSignals", "Logging", "ServiceLifecycle", "Tracing",
+                    "Instrumentation",
                 ]),
             swiftSettings: swiftSettings
         ),
@@ -169,7 +187,10 @@ let package = Package(
         ),
         .target(
             name: "FleetEngineEmulator",
-            dependencies: ["FleetAuthCore", "FleetAuthJWT", "FleetAuthServerSupport", "FleetEngineAPI"]
+            dependencies: [
+                "FleetAuthCore", "FleetAuthJWT", "FleetAuthServerCore", "FleetAuthDatabase", "FleetAuthServerSupport",
+                "FleetEngineAPI",
+            ]
                 + products([
                     "SwiftProtobuf", "GRPCCore", "GRPCProtobuf", "GRPCNIOTransportHTTP2", "HTTPTypes", "Hummingbird",
                     "GRDB", "PostgresNIO", "NIOCore", "NIOPosix", "Logging", "Prometheus", "ServiceLifecycle",
@@ -180,7 +201,10 @@ let package = Package(
         ),
         .target(
             name: "FleetTokenServer",
-            dependencies: ["FleetAuthCore", "FleetAuthJWT", "FleetAuthIAM", "FleetAuthServerSupport"]
+            dependencies: [
+                "FleetAuthCore", "FleetAuthJWT", "FleetAuthIAM", "FleetAuthServerCore", "FleetAuthDatabase",
+                "FleetAuthServerSupport",
+            ]
                 + products([
                     "Hummingbird", "HummingbirdBcrypt", "NIOPosix", "Crypto", "GRDB", "PostgresNIO", "NIOCore",
                     "Logging", "ServiceLifecycle", "NIOConcurrencyHelpers", "Prometheus", "Tracing",
@@ -193,14 +217,16 @@ let package = Package(
             name: "FleetAuthStack",
             dependencies: [
                 "FleetAuthCore", "FleetEngineEmulator", "FleetTokenServer", "FleetAuthIAM", "FleetAuthJWT",
-                "FleetAuthServerSupport",
+                "FleetAuthServerCore", "FleetAuthServerSupport",
             ] + products(["Logging", "ServiceLifecycle", "UnixSignals"]),
             swiftSettings: swiftSettings
         ),
         // The tests' PostgreSQL server (a fresh database per test); test support, not a product.
         .target(
             name: "FleetAuthServerTesting",
-            dependencies: ["FleetAuthServerSupport", "FleetAuthCore", "FleetAuthJWT"]
+            dependencies: [
+                "FleetAuthServerCore", "FleetAuthDatabase", "FleetAuthServerSupport", "FleetAuthCore", "FleetAuthJWT",
+            ]
                 + products(["PostgresNIO", "HTTPTypes", "Hummingbird", "NIOConcurrencyHelpers", "Crypto"]),
             swiftSettings: swiftSettings
         ),
@@ -215,7 +241,8 @@ let package = Package(
             name: "FleetAuthBenchmarks",
             dependencies: [
                 "FleetAuthCore", "FleetEngineAPI", "FleetAuthJWT", "FleetAuthClient", "FleetEngineEmulator",
-                "FleetTokenServer", "FleetAuthIAM", "FleetAuthServerSupport", "FleetAuthServerTesting",
+                "FleetTokenServer", "FleetAuthIAM", "FleetAuthServerCore", "FleetAuthDatabase",
+                "FleetAuthServerSupport", "FleetAuthServerTesting",
             ]
                 + products([
                     "PostgresNIO", "GRPCCore", "GRPCNIOTransportHTTP2", "SwiftProtobuf", "Hummingbird", "NIOCore",
@@ -226,7 +253,8 @@ let package = Package(
         .executableTarget(
             name: "fleetauth",
             dependencies: [
-                "FleetAuthCore", "FleetAuthServerSupport", "FleetAuthJWT", "FleetAuthIAM", "FleetEngineEmulator",
+                "FleetAuthCore", "FleetAuthServerCore", "FleetAuthDatabase", "FleetAuthServerSupport", "FleetAuthJWT",
+                "FleetAuthIAM", "FleetEngineEmulator",
                 "FleetTokenServer", "FleetAuthClient", "FleetAuthStack", "FleetAuthBenchmarks",
             ] + products(["Logging", "ServiceLifecycle", "UnixSignals", "ArgumentParser"])
                 + products(["OTel"], trait: "OTLPExporter"),
@@ -253,7 +281,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FleetAuthServerSupportTests",
-            dependencies: ["FleetAuthCore", "FleetAuthServerSupport", "FleetAuthServerTesting", "FleetAuthTesting"]
+            dependencies: [
+                "FleetAuthCore", "FleetAuthServerCore", "FleetAuthDatabase", "FleetAuthServerSupport",
+                "FleetAuthServerTesting", "FleetAuthTesting",
+            ]
                 + products(["GRDB", "Logging", "NIOConcurrencyHelpers", "NIOSSL", "PostgresNIO", "ServiceLifecycle"]),
             swiftSettings: swiftSettings
         ),
@@ -267,7 +298,7 @@ let package = Package(
             name: "FleetAuthIAMTests",
             dependencies: [
                 "FleetAuthCore", "FleetAuthJWT", "FleetAuthIAM", "FleetAuthTesting", "FleetAuthServerTesting",
-                "FleetEngineEmulator", "FleetAuthServerSupport",
+                "FleetEngineEmulator", "FleetAuthServerCore",
             ] + products(["Hummingbird", "HummingbirdTesting"]),
             swiftSettings: swiftSettings
         ),
@@ -275,7 +306,7 @@ let package = Package(
             name: "FleetEngineEmulatorTests",
             dependencies: [
                 "FleetAuthCore", "FleetAuthJWT", "FleetEngineEmulator", "FleetAuthTesting", "FleetEngineAPI",
-                "FleetAuthServerSupport", "FleetAuthServerTesting",
+                "FleetAuthServerCore", "FleetAuthDatabase", "FleetAuthServerSupport", "FleetAuthServerTesting",
             ]
                 + products([
                     "PostgresNIO", "GRDB", "SwiftProtobuf", "GRPCCore", "GRPCNIOTransportHTTP2", "Hummingbird",
@@ -287,7 +318,8 @@ let package = Package(
             name: "FleetTokenServerTests",
             dependencies: [
                 "FleetAuthCore", "FleetAuthJWT", "FleetAuthClient", "FleetTokenServer", "FleetEngineEmulator",
-                "FleetAuthTesting", "FleetAuthIAM", "FleetAuthServerSupport", "FleetAuthServerTesting",
+                "FleetAuthTesting", "FleetAuthIAM", "FleetAuthServerCore", "FleetAuthServerSupport",
+                "FleetAuthServerTesting",
             ]
                 + products([
                     "PostgresNIO", "Hummingbird", "HummingbirdTesting", "Crypto", "ServiceLifecycle", "Logging",
@@ -298,7 +330,7 @@ let package = Package(
             name: "FleetAuthCLITests",
             dependencies: [
                 "fleetauth", "FleetAuthCore", "FleetAuthJWT", "FleetTokenServer", "FleetEngineEmulator",
-                "FleetAuthServerSupport", "FleetAuthServerTesting",
+                "FleetAuthServerCore", "FleetAuthServerTesting",
             ],
             swiftSettings: swiftSettings
         ),

@@ -6,7 +6,9 @@
 // attacker input and instruments the modules under test for coverage. FleetAuth's own manifest never declares them:
 // `-sanitize=fuzzer` is an unsafe flag, and SwiftPM refuses a package whose products' targets carry one (whatever the
 // trait or condition) when an app depends on it by URL.
-let instrumented: Set<String> = ["FleetAuthCore", "FleetAuthJWT", "FleetAuthServerSupport", "FleetEngineEmulator"]
+let instrumented: Set<String> = [
+    "FleetAuthCore", "FleetAuthJWT", "FleetAuthServerCore", "FleetAuthServerSupport", "FleetEngineEmulator",
+]
 for target in package.targets where instrumented.contains(target.name) {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-sanitize=fuzzer"])]
 }

@@ -1,6 +1,8 @@
 import ArgumentParser
 import FleetAuthCore
+import FleetAuthDatabase
 import FleetAuthJWT
+import FleetAuthServerCore
 import FleetAuthServerSupport
 import FleetEngineAPI
 import FleetEngineEmulator

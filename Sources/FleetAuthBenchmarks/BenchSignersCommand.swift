@@ -2,7 +2,7 @@ import ArgumentParser
 import FleetAuthCore
 import FleetAuthIAM
 import FleetAuthJWT
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import FleetAuthServerTesting
 import FleetEngineEmulator
 import FleetTokenServer

@@ -1,7 +1,8 @@
 import ArgumentParser
 import FleetAuthCore
+import FleetAuthDatabase
 import FleetAuthJWT
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import FleetTokenServer
 import Foundation
 import Hummingbird

@@ -1,4 +1,5 @@
-public import FleetAuthServerSupport
+public import FleetAuthDatabase
+import FleetAuthServerCore
 import Foundation
 import NIOConcurrencyHelpers
 

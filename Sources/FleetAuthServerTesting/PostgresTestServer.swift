@@ -1,4 +1,4 @@
-public import FleetAuthServerSupport
+public import FleetAuthDatabase
 import Foundation
 import PostgresNIO
 

@@ -1,5 +1,6 @@
 #if canImport(Testing)
-    public import FleetAuthServerSupport
+    public import FleetAuthDatabase
+    import FleetAuthServerCore
     import Foundation
     import NIOConcurrencyHelpers
     import PostgresNIO

@@ -1,6 +1,7 @@
 public import FleetAuthCore
 import FleetAuthIAM
 public import FleetAuthJWT
+import FleetAuthServerCore
 import FleetAuthServerSupport
 public import FleetEngineEmulator
 public import FleetTokenServer

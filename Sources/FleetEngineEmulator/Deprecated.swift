@@ -1,4 +1,4 @@
-public import FleetAuthServerSupport
+public import FleetAuthServerCore
 
 /// The error the emulator answers with is `GoogleAPIError`, Google's JSON error body, as Fleet Engine's.
 @available(*, deprecated, renamed: "GoogleAPIError")

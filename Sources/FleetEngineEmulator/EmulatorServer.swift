@@ -1,5 +1,6 @@
 public import FleetAuthCore
 public import FleetAuthJWT
+public import FleetAuthServerCore
 public import FleetAuthServerSupport
 public import Hummingbird
 public import Logging

@@ -1,4 +1,6 @@
 public import FleetAuthCore
+import FleetAuthDatabase
+import FleetAuthServerCore
 public import FleetAuthServerSupport
 import Foundation
 public import Hummingbird

@@ -1,5 +1,7 @@
 public import FleetAuthCore
+import FleetAuthDatabase
 public import FleetAuthJWT
+public import FleetAuthServerCore
 public import FleetAuthServerSupport
 import Foundation
 public import Hummingbird

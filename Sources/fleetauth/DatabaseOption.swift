@@ -1,5 +1,6 @@
 import ArgumentParser
-import FleetAuthServerSupport
+import FleetAuthDatabase
+import FleetAuthServerCore
 import Foundation
 
 /// How long a server waits for PostgreSQL before answering 503 (`--database-timeout`, `--database-down-timeout`).

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerCore
 import FleetAuthServerSupport
 import FleetEngineEmulator
 import Foundation

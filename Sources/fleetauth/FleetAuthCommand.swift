@@ -1,7 +1,7 @@
 import ArgumentParser
 import FleetAuthBenchmarks
 import FleetAuthCore
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import Foundation
 
 @main

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FleetAuthServerCore
 import FleetAuthServerSupport
 import FleetAuthStack
 import FleetEngineEmulator

@@ -1,5 +1,5 @@
 import Dispatch
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import Foundation
 import NIOConcurrencyHelpers
 import ServiceLifecycle

@@ -1,6 +1,6 @@
 import ArgumentParser
 import FleetAuthCore
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import FleetTokenServer
 import Foundation
 

@@ -1,4 +1,4 @@
-import FleetAuthServerSupport
+import FleetAuthDatabase
 import FleetAuthServerTesting
 import NIOConcurrencyHelpers
 import Testing

@@ -1,5 +1,5 @@
 import Dispatch
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import FleetAuthServerTesting
 import Foundation
 import Testing

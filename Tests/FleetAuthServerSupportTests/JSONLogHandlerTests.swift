@@ -1,5 +1,5 @@
 import FleetAuthCore
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import Logging
 import NIOConcurrencyHelpers
 import Testing

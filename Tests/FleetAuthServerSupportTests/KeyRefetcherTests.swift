@@ -1,4 +1,4 @@
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import FleetAuthTesting
 import Logging
 import NIOConcurrencyHelpers

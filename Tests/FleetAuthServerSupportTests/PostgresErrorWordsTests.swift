@@ -1,3 +1,5 @@
+import FleetAuthDatabase
+import FleetAuthServerCore
 import FleetAuthServerSupport
 import FleetAuthServerTesting
 import PostgresNIO

@@ -1,4 +1,5 @@
-import FleetAuthServerSupport
+import FleetAuthDatabase
+import FleetAuthServerCore
 import FleetAuthServerTesting
 import PostgresNIO
 import Testing

@@ -1,5 +1,5 @@
 import Dispatch
-import FleetAuthServerSupport
+import FleetAuthDatabase
 import FleetAuthServerTesting
 import GRDB
 import Testing

@@ -1,5 +1,4 @@
 import FleetAuthCore
-import FleetAuthServerSupport
 import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetEngineEmulator

@@ -1,5 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
+import FleetAuthServerCore
 import FleetAuthServerSupport
 import FleetAuthServerTesting
 import FleetAuthTesting

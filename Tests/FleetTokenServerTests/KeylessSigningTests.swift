@@ -1,7 +1,7 @@
 import FleetAuthCore
 import FleetAuthIAM
 import FleetAuthJWT
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetTokenServer

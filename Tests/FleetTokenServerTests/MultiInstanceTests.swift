@@ -1,6 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetTokenServer

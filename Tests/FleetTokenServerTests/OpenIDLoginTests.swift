@@ -2,7 +2,7 @@ import Crypto
 import FleetAuthClient
 import FleetAuthCore
 import FleetAuthJWT
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetTokenServer

@@ -1,5 +1,5 @@
 import FleetAuthCore
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import FleetAuthTesting
 import FleetTokenServer
 import Foundation

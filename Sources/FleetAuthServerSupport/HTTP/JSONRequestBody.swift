@@ -1,4 +1,5 @@
 package import FleetAuthCore
+package import FleetAuthServerCore
 package import Hummingbird
 
 /// Request bodies as strict JSON objects (one parser for the whole project: no duplicate names, strict UTF-8,

@@ -1,4 +1,5 @@
 package import FleetAuthCore
+import FleetAuthServerCore
 package import Hummingbird
 import NIOConcurrencyHelpers
 

@@ -1,4 +1,5 @@
 package import FleetAuthCore
+import FleetAuthServerCore
 import Foundation
 package import Logging
 import NIOCertificateReloading

@@ -1,6 +1,6 @@
 public import FleetAuthCore
 public import FleetAuthJWT
-public import FleetAuthServerSupport
+public import FleetAuthServerCore
 import Foundation
 public import Logging
 

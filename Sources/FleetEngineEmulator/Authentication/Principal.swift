@@ -1,6 +1,6 @@
 public import FleetAuthCore
 public import FleetAuthJWT
-public import FleetAuthServerSupport
+public import FleetAuthServerCore
 
 /// Who is calling: the trusted service account that signed the request's token, and the token's claims.
 public struct Principal: Sendable {

@@ -1,5 +1,5 @@
 public import FleetAuthCore
-public import FleetAuthServerSupport
+public import FleetAuthServerCore
 
 /// The authorization steps that follow token verification (steps 3–5 of <doc:AuthorizationModel>), in order:
 ///

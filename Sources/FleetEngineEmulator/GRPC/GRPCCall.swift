@@ -1,4 +1,4 @@
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import Foundation
 import GRPCCore
 

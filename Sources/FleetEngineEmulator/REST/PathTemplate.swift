@@ -1,3 +1,4 @@
+import FleetAuthServerCore
 import FleetAuthServerSupport
 
 /// A path template of a `google.api.http` rule, such as `/v1/{name=providers/*/vehicles/*}:updateAttributes`, by

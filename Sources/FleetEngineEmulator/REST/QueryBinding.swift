@@ -1,5 +1,5 @@
 import FleetAuthCore
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import SwiftProtobuf
 
 /// Request fields carried in the query string, bound as Google's REST transcoding binds them: every field of the

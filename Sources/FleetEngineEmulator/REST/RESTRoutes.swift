@@ -1,5 +1,5 @@
 import FleetAuthCore
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import FleetEngineAPI
 import Foundation
 import Hummingbird

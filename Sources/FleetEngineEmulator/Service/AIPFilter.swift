@@ -1,5 +1,5 @@
 import FleetAuthCore
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import Foundation
 
 /// The `filter` of Fleet Engine's list and search methods: the part of [AIP-160](https://google.aip.dev/160) Fleet

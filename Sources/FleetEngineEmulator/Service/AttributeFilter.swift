@@ -1,4 +1,4 @@
-import FleetAuthServerSupport
+import FleetAuthServerCore
 
 /// The filter of ListVehicles and SearchVehicles: restrictions on vehicle attributes only (`attributes.KEY = VALUE`
 /// or `!=`, compared as strings), in the language of ``AIPFilter``, as the condition a store's query answers.

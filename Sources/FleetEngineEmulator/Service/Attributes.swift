@@ -1,4 +1,4 @@
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import FleetEngineAPI
 
 /// Vehicle and trip attributes: checked and normalized when written, compared as strings when searched.

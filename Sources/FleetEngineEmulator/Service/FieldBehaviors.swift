@@ -1,4 +1,4 @@
-public import FleetAuthServerSupport
+public import FleetAuthServerCore
 import FleetEngineAPI
 import Foundation
 public import SwiftProtobuf

@@ -1,4 +1,4 @@
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import FleetEngineAPI
 import Foundation
 

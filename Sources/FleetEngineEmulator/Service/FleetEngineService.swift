@@ -1,5 +1,5 @@
 public import FleetAuthCore
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import FleetEngineAPI
 import Foundation
 import SwiftProtobuf

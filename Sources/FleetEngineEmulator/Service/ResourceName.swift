@@ -1,5 +1,5 @@
 import FleetAuthCore
-import FleetAuthServerSupport
+import FleetAuthServerCore
 
 /// Fleet Engine's resource names, read strictly: `providers/{provider}`, `providers/{provider}/vehicles/{vehicle}`,
 /// `providers/{provider}/trips/{trip}` and `providers/{provider}/billableTrips/{billableTrip}`. Each ID must pass

@@ -1,4 +1,4 @@
-public import FleetAuthServerSupport
+public import FleetAuthServerCore
 public import FleetEngineAPI
 import Foundation
 import SwiftProtobuf

@@ -1,4 +1,3 @@
-import FleetAuthServerSupport
 public import FleetEngineAPI
 public import Foundation
 public import ServiceLifecycle

@@ -1,4 +1,4 @@
-import FleetAuthServerSupport
+import FleetAuthDatabase
 import FleetEngineAPI
 import Foundation
 import NIOCore

@@ -1,4 +1,4 @@
-import FleetAuthServerSupport
+import FleetAuthDatabase
 import FleetEngineAPI
 import NIOCore
 import PostgresNIO

@@ -1,4 +1,4 @@
-import FleetAuthServerSupport
+import FleetAuthServerCore
 public import FleetEngineAPI
 import Foundation
 import GRDB

@@ -1,4 +1,3 @@
-import FleetAuthServerSupport
 import FleetEngineAPI
 import Foundation
 import GRDB

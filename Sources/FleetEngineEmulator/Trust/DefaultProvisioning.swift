@@ -1,6 +1,6 @@
 public import FleetAuthCore
 public import FleetAuthJWT
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import Foundation
 
 /// The zero-configuration start: one service account per Fleet Engine role, with key files in a data directory,

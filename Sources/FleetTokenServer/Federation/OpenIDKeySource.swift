@@ -1,6 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import Foundation
 import Logging
 

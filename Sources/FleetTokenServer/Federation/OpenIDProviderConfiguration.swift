@@ -1,4 +1,5 @@
-import FleetAuthServerSupport
+import FleetAuthDatabase
+import FleetAuthServerCore
 import Foundation
 
 /// An OpenID Provider whose ID tokens log app users in: its issuer identifier and the client ID (audience) its ID

@@ -1,6 +1,7 @@
 public import FleetAuthCore
 public import FleetAuthJWT
-public import FleetAuthServerSupport
+public import FleetAuthServerCore
+package import FleetAuthServerSupport
 import Foundation
 package import Logging
 import NIOConcurrencyHelpers

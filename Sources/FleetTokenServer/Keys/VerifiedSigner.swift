@@ -1,6 +1,6 @@
 import FleetAuthCore
 import FleetAuthJWT
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import Logging
 
 /// A whole-token signer whose every answer is checked before it is used: its RS256 signature must verify against the

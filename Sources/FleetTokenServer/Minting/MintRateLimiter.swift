@@ -1,4 +1,4 @@
-import FleetAuthServerSupport
+import FleetAuthServerCore
 public import Foundation
 import NIOConcurrencyHelpers
 

@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthServerCore
 import FleetAuthServerSupport
 import Foundation
 import Hummingbird

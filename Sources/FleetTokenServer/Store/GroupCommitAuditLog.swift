@@ -1,4 +1,4 @@
-import FleetAuthServerSupport
+import FleetAuthDatabase
 import Foundation
 
 /// An ``AuditLog`` that commits the entries of concurrent token requests together (group commit).

@@ -1,5 +1,6 @@
 import FleetAuthCore
-import FleetAuthServerSupport
+import FleetAuthDatabase
+import FleetAuthServerCore
 public import Foundation
 import NIOCore
 import PostgresNIO

@@ -1,5 +1,6 @@
 import FleetAuthCore
-public import FleetAuthServerSupport
+public import FleetAuthDatabase
+public import FleetAuthServerCore
 public import Foundation
 import NIOCore
 import PostgresNIO

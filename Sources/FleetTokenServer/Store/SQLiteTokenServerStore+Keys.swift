@@ -1,5 +1,5 @@
 import FleetAuthCore
-import FleetAuthServerSupport
+import FleetAuthServerCore
 public import Foundation
 import GRDB
 

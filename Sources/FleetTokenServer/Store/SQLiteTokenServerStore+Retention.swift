@@ -1,5 +1,4 @@
 import FleetAuthCore
-import FleetAuthServerSupport
 public import Foundation
 import GRDB
 

@@ -1,5 +1,5 @@
 import FleetAuthCore
-import FleetAuthServerSupport
+import FleetAuthDatabase
 public import Foundation
 import GRDB
 

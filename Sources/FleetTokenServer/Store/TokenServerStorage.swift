@@ -1,4 +1,4 @@
-public import FleetAuthServerSupport
+public import FleetAuthDatabase
 public import ServiceLifecycle
 
 /// Everything the token server keeps, by concern: users and grants, sessions, signing keys, the audit log and the

@@ -1,5 +1,5 @@
 public import FleetAuthCore
-import FleetAuthServerSupport
+import FleetAuthServerCore
 
 extension AppUserRole {
     /// The grant kinds a user of this role may hold: vehicles for drivers, trips and tracking IDs for consumers,

@@ -1,7 +1,7 @@
 import Crypto
 public import FleetAuthCore
 import FleetAuthJWT
-import FleetAuthServerSupport
+import FleetAuthServerCore
 public import Foundation
 public import Logging
 import NIOConcurrencyHelpers

@@ -1,5 +1,5 @@
 public import FleetAuthCore
-import FleetAuthServerSupport
+import FleetAuthServerCore
 import Foundation
 
 /// The app users and what they are granted: the one place the admin API and `fleetauth users` change them, so the

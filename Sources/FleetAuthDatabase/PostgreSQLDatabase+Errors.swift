@@ -1,3 +1,4 @@
+import FleetAuthServerCore
 import Foundation
 import NIOCore
 import PostgresNIO

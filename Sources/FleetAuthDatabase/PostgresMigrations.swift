@@ -1,3 +1,4 @@
+import FleetAuthServerCore
 package import Logging
 package import PostgresNIO
 

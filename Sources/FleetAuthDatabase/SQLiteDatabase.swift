@@ -1,3 +1,4 @@
+package import FleetAuthServerCore
 package import GRDB
 import ServiceLifecycle
 

@@ -1,3 +1,4 @@
+import FleetAuthServerCore
 package import GRDB
 
 /// Writes that share SQLite's transactions (group commit).

@@ -1,3 +1,4 @@
+import FleetAuthServerCore
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix

@@ -1,3 +1,4 @@
+import FleetAuthServerCore
 import NIOConcurrencyHelpers
 
 /// Concurrent requests' items committed together (group commit), for a store where one statement or transaction

@@ -1,5 +1,4 @@
 public import FleetAuthCore
-public import Hummingbird
 
 /// An error as Google's APIs answer it, and so as both FleetAuth servers do: a canonical status and a message,
 /// sent over REST as Google's JSON error body (a `google.rpc.Status`),
@@ -112,19 +111,6 @@ public struct GoogleAPIError: CodedError {
     }
 }
 
-extension GoogleAPIError: HTTPResponseError {
-    public var status: HTTPResponse.Status { HTTPResponse.Status(code: code.httpStatus) }
-
-    /// Google's error body with `Cache-Control: no-store`, `Retry-After` when set, and `WWW-Authenticate: Bearer`
-    /// on a 401.
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var headers: HTTPFields = [:]
-        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
-        if code == .unauthenticated { headers[.wwwAuthenticate] = "Bearer" }
-        return JSONResponse.make(jsonObject, status: status, headers: headers)
-    }
-}
-
 extension GoogleAPIError {
     /// The status a store's error is answered with, and its message (with `Retry-After: 1` for `unavailable`).
     public init(_ error: StoreError) {
@@ -137,15 +123,5 @@ extension GoogleAPIError {
             case .unavailable: Self(.unavailable, error.message, retryAfter: 1)
             default: .internal(error.message)
             }
-    }
-}
-
-extension StoreError: HTTPResponseError {
-    /// The HTTP status of the ``GoogleAPIError`` it is answered as.
-    public var status: HTTPResponse.Status { GoogleAPIError(self).status }
-
-    /// Answered as the ``GoogleAPIError`` with the same meaning and message.
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
-        try GoogleAPIError(self).response(from: request, context: context)
     }
 }

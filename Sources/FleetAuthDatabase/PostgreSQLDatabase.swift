@@ -1,3 +1,4 @@
+package import FleetAuthServerCore
 import Foundation
 package import Logging
 import NIOCore

@@ -1,3 +1,4 @@
+import FleetAuthServerCore
 package import GRDB
 
 /// Short reads that share a reader's turn: the key lookups on a server's hot path (a vehicle, a session).

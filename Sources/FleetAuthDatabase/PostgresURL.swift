@@ -1,3 +1,4 @@
+public import FleetAuthServerCore
 import Foundation
 
 /// Where a PostgreSQL database is: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=MODE]` (also

@@ -1,3 +1,4 @@
+import FleetAuthServerCore
 import GRDB
 package import Logging
 import NIOConcurrencyHelpers
