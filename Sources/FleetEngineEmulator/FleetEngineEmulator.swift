@@ -129,7 +129,7 @@ public enum FleetEngineEmulator {
         }
         RESTRoutes(
             rpcs: EmulatorRPCs.all(vehicles: service, deliveries: deliveries),
-            pipeline: RPCPipeline(authenticator: authenticator, refresher: keyRefresher),
+            pipeline: RPCPipeline(authenticator: authenticator, refresher: keyRefresher, metrics: metrics),
             maximumBodySize: maximumBodySize
         ).register(on: router)
         return router

@@ -24,6 +24,8 @@ struct GRPCEmulator: Sendable {
     let client: GRPCClient<Transport>
     let rest: any TestClientProtocol
     let store: SQLiteFleetStore
+    /// The server's metrics.
+    let metrics: EmulatorMetrics
 
     static let provider = "providers/demo-project"
 
@@ -40,6 +42,7 @@ struct GRPCEmulator: Sendable {
         var configuration = EmulatorServer.Configuration()
         configuration.limits.idleTimeout = .seconds(3600)
         let server = EmulatorServer(configuration: configuration, accounts: accounts, store: store, clock: clock)
+        let metrics = server.metrics
         let ports = AsyncStream<Int>.makeStream()
         let grpc = server.grpcServer(port: 0) { ports.continuation.yield($0) }
         let group = ServiceGroup(configuration: .init(services: [grpc], logger: .silent(label: "test")))
@@ -61,7 +64,8 @@ struct GRPCEmulator: Sendable {
                                 trips: .init(wrapping: client),
                                 client: client,
                                 rest: rest,
-                                store: store
+                                store: store,
+                                metrics: metrics
                             )
                         )
                     }

@@ -260,6 +260,34 @@ struct GRPCTransportTests {
     }
 
     @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    @Test("each RPC is counted in one series whichever transport brought it, by transport and canonical code")
+    func rpcMetrics() async throws {
+        try await GRPCEmulator.with { emulator in
+            try await emulator.seed()
+            _ = try await emulator.vehicles.getVehicle(Requests.getVehicle("v1"), metadata: bearer(F.server))
+            let denied = await rpcError {
+                _ = try await emulator.vehicles.getVehicle(Requests.getVehicle("v2"), metadata: bearer(F.driver("v1")))
+            }
+            #expect(denied?.code == .permissionDenied)
+            let (status, _) = try await emulator.rest.call(
+                .get,
+                "/v1/providers/demo-project/vehicles/v1",
+                token: F.server
+            )
+            #expect(status == .ok)
+            let text = emulator.metrics.text
+            let get = #"fleet_engine_rpcs_total{method="maps.fleetengine.v1.VehicleService/GetVehicle",transport="#
+            for line in [
+                get + #""grpc",code="OK"} 1"#, get + #""grpc",code="PERMISSION_DENIED"} 1"#,
+                get + #""rest",code="OK"} 1"#,
+                #"fleet_engine_rpcs_total{method="maps.fleetengine.v1.VehicleService/CreateVehicle",transport="rest",code="OK"} 2"#,
+                #"fleet_engine_rpc_duration_seconds_count{method="maps.fleetengine.v1.VehicleService/GetVehicle"} 3"#,
+            ] {
+                #expect(text.contains(line), "\(line)")
+            }
+        }
+    }
+
     @Test("every message REST returns is the proto3 JSON of the message gRPC returns for the same call")
     func parity() async throws {
         // The tokens are minted before the clock starts: one minted later than a minute after it (a loaded machine

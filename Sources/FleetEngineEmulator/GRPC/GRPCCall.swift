@@ -35,7 +35,10 @@ struct GRPCCall: Sendable {
     ) async throws -> ServerResponse<Output> {
         let route = "/" + method.fullyQualifiedMethod
         do {
-            let output = try await RPCPipeline(authenticator: authenticator, refresher: refresher).run(
+            let pipeline = RPCPipeline(authenticator: authenticator, refresher: refresher, metrics: metrics)
+            let output = try await pipeline.run(
+                method.fullyQualifiedMethod,
+                over: .grpc,
                 authorization: request.metadata[stringValues: "authorization"].first(where: { _ in true }),
                 read: { try await ServerRequest(stream: request).message },
                 body
@@ -66,4 +69,9 @@ struct GRPCCall: Sendable {
             name += character.uppercased()
         }
     }
+}
+
+@available(FleetAuthGRPC, *)
+extension RPCError: CanonicalFailure {
+    var canonicalCode: String { GRPCCall.statusName(code) }
 }

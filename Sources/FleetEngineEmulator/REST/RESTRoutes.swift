@@ -2,6 +2,7 @@ import FleetAuthCore
 import FleetAuthServerCore
 import FleetEngineAPI
 import Foundation
+import GRPCCore
 import Hummingbird
 import SwiftProtobuf
 
@@ -28,9 +29,12 @@ extension UnaryRPC {
         for binding in bindings {
             let transcoder = RESTTranscoder<Method.Input>(binding: binding, maximumBodySize: maximumBodySize)
             let handler = self.handler
+            let rpc = Method.descriptor.fullyQualifiedMethod
             router.on(RouterPath(binding.template.routerPath), method: binding.method) { request, context in
                 let query = request.queryItems
                 let output = try await pipeline.run(
+                    rpc,
+                    over: .rest,
                     authorization: request.headers[.authorization],
                     read: { try await transcoder.message(request, query: query, context: context) },
                     handler

@@ -4,8 +4,14 @@ import NIOConcurrencyHelpers
 import Prometheus
 
 /// The emulator's Prometheus metrics:
-/// - `fleet_engine_requests_total{route,status}`: requests by REST route pattern and HTTP status, and by gRPC
-///   method and status name;
+/// - `fleet_engine_rpcs_total{method,transport,code}`: every Fleet Engine RPC by its full name
+///   (`maps.fleetengine.v1.VehicleService/UpdateVehicle`), the transport that brought it (`rest` or `grpc`) and the
+///   canonical code it was answered with (`OK`, `PERMISSION_DENIED`), counted once by ``RPCPipeline`` whichever the
+///   transport;
+/// - `fleet_engine_rpc_duration_seconds{method}`: how long each RPC took, from its arrival at the pipeline to its
+///   answer (authentication, reading, the field rules, the access policy and the store);
+/// - `fleet_engine_requests_total{route,status}`: what each listener served: requests by REST route pattern and HTTP
+///   status (every route: health, metrics and IAM too), and by gRPC method and status name;
 /// - `fleet_engine_token_verification_seconds{source}`: time to authenticate a token, `source` = `cache` or
 ///   `verifier`;
 /// - `fleet_engine_token_rejections_total{reason}`: rejected tokens by verifier reason code — **restricted**.
@@ -49,6 +55,20 @@ public final class EmulatorMetrics: Sendable {
             helpText: "Requests by route pattern and HTTP status."
         )
     }
+    static var rpcs: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "fleet_engine_rpcs",
+            unitName: "total",
+            helpText: "Fleet Engine RPCs by method, transport and canonical code."
+        )
+    }
+    static var rpcDuration: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "fleet_engine_rpc_duration",
+            unitName: "seconds",
+            helpText: "Time to answer a Fleet Engine RPC, by method."
+        )
+    }
     static var rejections: MetricNameDescriptor {
         MetricNameDescriptor(
             metricName: "fleet_engine_token_rejections",
@@ -86,6 +106,52 @@ public final class EmulatorMetrics: Sendable {
         requestCounters.withLockedValue { $0[key] = counter }
         counter.increment()
     }
+
+    /// Counts a finished RPC (`method` its full name, `code` the canonical code it was answered with) and records
+    /// how long it took.
+    func rpcFinished(_ method: String, transport: String, code: String, after duration: Duration) {
+        let key = RPCOutcome(method: method, transport: transport, code: code)
+        let (counter, histogram) = rpcSeries.withLockedValue { series in
+            let counter =
+                series.counters[key]
+                ?? registry.makeCounter(descriptor: Self.rpcs, labels: key.labels)
+            let histogram =
+                series.durations[method]
+                ?? registry.makeDurationHistogram(
+                    descriptor: Self.rpcDuration,
+                    labels: [("method", method)],
+                    buckets: Self.rpcBuckets
+                )
+            series.counters[key] = counter
+            series.durations[method] = histogram
+            return (counter, histogram)
+        }
+        counter.increment()
+        histogram.record(duration)
+    }
+
+    private static let rpcBuckets: [Duration] = [
+        .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2500),
+        .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+        .milliseconds(250), .seconds(1),
+    ]
+
+    /// An RPC counter's labels.
+    private struct RPCOutcome: Hashable {
+        let method: String
+        let transport: String
+        let code: String
+
+        var labels: [(String, String)] { [("method", method), ("transport", transport), ("code", code)] }
+    }
+
+    /// The RPC series made so far, bounded as their labels are: the RPCs, two transports and the canonical codes.
+    private struct RPCSeries {
+        var counters: [RPCOutcome: Counter] = [:]
+        var durations: [String: DurationHistogram] = [:]
+    }
+
+    private let rpcSeries = NIOLockedValueBox(RPCSeries())
 
     /// A request counter's labels.
     private struct RouteStatus: Hashable {
