@@ -6,7 +6,7 @@ import Prometheus
 /// The emulator's Prometheus metrics:
 /// - `fleet_engine_rpcs_total{method,transport,code}`: every Fleet Engine RPC by its full name
 ///   (`maps.fleetengine.v1.VehicleService/UpdateVehicle`), the transport that brought it (`rest` or `grpc`) and the
-///   canonical code it was answered with (`OK`, `PERMISSION_DENIED`), counted once by ``RPCPipeline`` whichever the
+///   canonical code it was answered with (`OK`, `PERMISSION_DENIED`), counted once by the RPC pipeline whichever the
 ///   transport;
 /// - `fleet_engine_rpc_duration_seconds{method}`: how long each RPC took, from its arrival at the pipeline to its
 ///   answer (authentication, reading, the field rules, the access policy and the store);
