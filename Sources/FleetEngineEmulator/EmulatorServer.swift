@@ -262,9 +262,7 @@ public struct EmulatorServer {
             call: GRPCCall(
                 service: service,
                 deliveries: deliveries,
-                authenticator: authenticator,
-                refresher: keyRefresher,
-                metrics: metrics
+                pipeline: RPCPipeline(authenticator: authenticator, refresher: keyRefresher, metrics: metrics)
             ),
             host: host,
             port: port,

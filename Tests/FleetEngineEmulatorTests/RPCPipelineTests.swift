@@ -11,11 +11,11 @@ struct RPCPipelineTests {
     typealias F = EmulatorFixture
     struct Unexpected: Error {}
 
-    static let pipeline = RPCPipeline(
-        authenticator: TokenAuthenticator(accounts: F.accounts),
-        refresher: nil,
-        metrics: EmulatorMetrics()
-    )
+    static let pipeline = pipeline(metrics: EmulatorMetrics())
+
+    static func pipeline(metrics: EmulatorMetrics) -> RPCPipeline {
+        RPCPipeline(authenticator: TokenAuthenticator(accounts: F.accounts), refresher: nil, metrics: metrics)
+    }
     static let rpc = "maps.fleetengine.v1.VehicleService/GetVehicle"
 
     @Test("an unauthenticated call is refused before its message is read")
@@ -79,11 +79,7 @@ struct RPCPipelineTests {
     @Test("every call is counted by RPC, transport and canonical code, and timed by RPC, whatever failed")
     func metrics() async throws {
         let metrics = EmulatorMetrics()
-        let pipeline = RPCPipeline(
-            authenticator: TokenAuthenticator(accounts: F.accounts),
-            refresher: nil,
-            metrics: metrics
-        )
+        let pipeline = Self.pipeline(metrics: metrics)
         let update = "maps.fleetengine.v1.VehicleService/UpdateVehicle"
         _ = try await pipeline.run(update, over: .rest, authorization: "Bearer \(F.server)", read: { () }) { _, _ in 1 }
         _ = try await pipeline.run(update, over: .grpc, authorization: "Bearer \(F.server)", read: { () }) { _, _ in 1 }

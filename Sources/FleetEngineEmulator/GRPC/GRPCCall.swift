@@ -11,9 +11,8 @@ struct GRPCCall: Sendable {
     let service: FleetEngineService
     /// The Deliveries API.
     let deliveries: DeliveryService
-    let authenticator: TokenAuthenticator
-    let refresher: KeyRefresher?
-    let metrics: EmulatorMetrics
+    /// The chain every call passes through, REST's too.
+    let pipeline: RPCPipeline
 
     func run<Input: Sendable, Output: Sendable>(
         _ method: MethodDescriptor,
@@ -35,7 +34,6 @@ struct GRPCCall: Sendable {
     ) async throws -> ServerResponse<Output> {
         let route = "/" + method.fullyQualifiedMethod
         do {
-            let pipeline = RPCPipeline(authenticator: authenticator, refresher: refresher, metrics: metrics)
             let output = try await pipeline.run(
                 method.fullyQualifiedMethod,
                 over: .grpc,
@@ -43,15 +41,15 @@ struct GRPCCall: Sendable {
                 read: { try await ServerRequest(stream: request).message },
                 body
             )
-            metrics.requestFinished(route: route, status: "OK")
+            pipeline.metrics.requestFinished(route: route, status: "OK")
             return ServerResponse(message: output)
         } catch let error as RPCError {
             // The message could not be read: over the size limit, not a valid protobuf message, or not one message.
-            metrics.requestFinished(route: route, status: Self.statusName(error.code))
+            pipeline.metrics.requestFinished(route: route, status: Self.statusName(error.code))
             throw error
         } catch {
             let failure = FleetEngineService.apiError(error)
-            metrics.requestFinished(route: route, status: failure.code.name)
+            pipeline.metrics.requestFinished(route: route, status: failure.code.name)
             throw Self.rpcError(failure)
         }
     }

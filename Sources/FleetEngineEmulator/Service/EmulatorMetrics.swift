@@ -98,13 +98,12 @@ public final class EmulatorMetrics: Sendable {
     /// over gRPC, whose routes are the methods' paths.
     func requestFinished(route: String, status: String) {
         let key = RouteStatus(route: route, status: status)
-        if let counter = requestCounters.withLockedValue({ $0[key] }) {
-            counter.increment()
-            return
+        requestCounters.withLockedValue { counters in
+            Self.series(key, in: &counters) {
+                registry.makeCounter(descriptor: Self.requests, labels: [("route", route), ("status", status)])
+            }
         }
-        let counter = registry.makeCounter(descriptor: Self.requests, labels: [("route", route), ("status", status)])
-        requestCounters.withLockedValue { $0[key] = counter }
-        counter.increment()
+        .increment()
     }
 
     /// Counts a finished RPC (`method` its full name, `code` the canonical code it was answered with) and records
@@ -112,22 +111,34 @@ public final class EmulatorMetrics: Sendable {
     func rpcFinished(_ method: String, transport: String, code: String, after duration: Duration) {
         let key = RPCOutcome(method: method, transport: transport, code: code)
         let (counter, histogram) = rpcSeries.withLockedValue { series in
-            let counter =
-                series.counters[key]
-                ?? registry.makeCounter(descriptor: Self.rpcs, labels: key.labels)
-            let histogram =
-                series.durations[method]
-                ?? registry.makeDurationHistogram(
-                    descriptor: Self.rpcDuration,
-                    labels: [("method", method)],
-                    buckets: Self.rpcBuckets
-                )
-            series.counters[key] = counter
-            series.durations[method] = histogram
-            return (counter, histogram)
+            (
+                Self.series(key, in: &series.counters) {
+                    registry.makeCounter(descriptor: Self.rpcs, labels: key.labels)
+                },
+                Self.series(method, in: &series.durations) {
+                    registry.makeDurationHistogram(
+                        descriptor: Self.rpcDuration,
+                        labels: [("method", method)],
+                        buckets: Self.rpcBuckets
+                    )
+                }
+            )
         }
         counter.increment()
         histogram.record(duration)
+    }
+
+    /// The series of `cache` for `key`, made by `make` the first time. The registry's own lookup (its name and
+    /// labels rebuilt and compared on every call) costs more than the count, so each series is looked up here.
+    private static func series<Key: Hashable, Series>(
+        _ key: Key,
+        in cache: inout [Key: Series],
+        make: () -> Series
+    ) -> Series {
+        if let series = cache[key] { return series }
+        let series = make()
+        cache[key] = series
+        return series
     }
 
     private static let rpcBuckets: [Duration] = [
@@ -159,8 +170,7 @@ public final class EmulatorMetrics: Sendable {
         let status: String
     }
 
-    /// The request counters made so far: the registry's own lookup (its name and labels rebuilt and compared on
-    /// every call) costs more than the count. Bounded as the labels are: route patterns and status codes.
+    /// The request counters made so far, bounded as their labels are: route patterns and status codes.
     private let requestCounters = NIOLockedValueBox<[RouteStatus: Counter]>([:])
 
     /// The Prometheus text exposition of every metric, the restricted ones included.

@@ -155,28 +155,6 @@ public final class PostgresFleetStore: FleetStore {
     /// Closes the connection pool (for a one-shot use, such as a CLI command).
     public func close() async { await database.close() }
 
-    // MARK: Encoding
-
-    static func encode(_ message: some SwiftProtobuf.Message) throws -> ByteBuffer {
-        ByteBuffer(bytes: try message.serializedBytes() as [UInt8])
-    }
-
-    static func decode<M: SwiftProtobuf.Message>(_ buffer: ByteBuffer, as type: M.Type) throws -> M {
-        do {
-            return try M(serializedBytes: Array(buffer.readableBytesView))
-        } catch {
-            throw StoreError.corrupted("A stored \(M.protoMessageName) cannot be read back: \(error)")
-        }
-    }
-
-    static func trip(id: String, updatedAt: Int64, body: ByteBuffer) throws -> StoredTrip {
-        StoredTrip(
-            id: id,
-            trip: try decode(body, as: FleetEngineV1.Trip.self),
-            updatedAt: Date(epochMilliseconds: updatedAt)
-        )
-    }
-
     // MARK: Vehicles
 
     public func vehicle(provider: String, id: String) async throws -> FleetEngineV1.Vehicle? {
