@@ -70,9 +70,15 @@ set="$(mktemp)"
     echo "}"
 } > "$out/ProtoFileDescriptors.swift"
 rm -f "$set"
+# Each service's unary methods, handed to a visitor (for REST and for size-limited gRPC registration): from the
+# descriptors of Protos/ alone.
+set="$(mktemp)"
+(cd Protos && "$PROTOC" -I . -I "$INCLUDE" --descriptor_set_out="$set" $protos)
+python3 Scripts/generate-unary-methods.py "$set" "$out/UnaryMethods.swift"
+rm -f "$set"
 # Files without a service get an empty gRPC file: drop them.
 grep -l "This file contained no services" "$out"/*.grpc.swift | xargs rm -f
-for file in "$target"/*.pb.swift "$target"/*.grpc.swift "$target"/ProtoFileDescriptors.swift; do
+for file in "$target"/*.pb.swift "$target"/*.grpc.swift "$target"/ProtoFileDescriptors.swift "$target"/UnaryMethods.swift; do
     if [ -e "$file" ] && [ ! -e "$out/$(basename "$file")" ]; then rm "$file"; fi
 done
 changed=0

@@ -259,14 +259,16 @@ public struct EmulatorServer {
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
     ) -> GRPCServerService {
         GRPCServerService(
-            call: GRPCCall(
-                service: service,
+            rpcs: FleetEngineRPCs(
+                vehicles: service,
                 deliveries: deliveries,
-                pipeline: RPCPipeline(authenticator: authenticator, refresher: keyRefresher, metrics: metrics)
+                call: RPCCall(
+                    pipeline: RPCPipeline(authenticator: authenticator, refresher: keyRefresher, metrics: metrics),
+                    maximumMessageSize: configuration.limits.maximumBodySize
+                )
             ),
             host: host,
             port: port,
-            maximumMessageSize: configuration.limits.maximumBodySize,
             idleTimeout: configuration.limits.idleTimeout,
             policy: configuration.grpc,
             readiness: FleetEngineEmulator.readiness(

@@ -127,11 +127,19 @@ public enum FleetEngineEmulator {
             )
             return Self.metricsResponse(metrics.text)
         }
-        RESTRoutes(
-            rpcs: EmulatorRPCs.all(vehicles: service, deliveries: deliveries),
-            pipeline: RPCPipeline(authenticator: authenticator, refresher: keyRefresher, metrics: metrics),
-            maximumBodySize: maximumBodySize
-        ).register(on: router)
+        // Fleet Engine's RPCs are implemented against grpc-swift's generated service protocols, which need the
+        // platforms gRPC needs (on Linux, always).
+        if #available(FleetAuthGRPC , *) {
+            let call = RPCCall(
+                pipeline: RPCPipeline(authenticator: authenticator, refresher: keyRefresher, metrics: metrics),
+                maximumMessageSize: maximumBodySize
+            )
+            RESTRoutes.register(
+                FleetEngineRPCs(vehicles: service, deliveries: deliveries, call: call),
+                on: router,
+                maximumBodySize: maximumBodySize
+            )
+        }
         return router
     }
 }

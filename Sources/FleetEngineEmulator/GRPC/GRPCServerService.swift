@@ -24,10 +24,9 @@ public struct GRPCServerService: Service {
     private let onServerRunning: @Sendable (_ port: Int) async -> Void
 
     init(
-        call: GRPCCall,
+        rpcs: FleetEngineRPCs,
         host: String,
         port: Int,
-        maximumMessageSize: Int,
         idleTimeout: Duration,
         policy: GRPCConnectionPolicy,
         readiness: Readiness,
@@ -35,7 +34,7 @@ public struct GRPCServerService: Service {
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
     ) {
         var settings = HTTP2ServerTransport.Posix.Config.defaults
-        settings.rpc.maxRequestPayloadSize = maximumMessageSize * 4
+        settings.rpc.maxRequestPayloadSize = rpcs.call.maximumMessageSize * 4
         policy.apply(to: &settings, idleTimeout: idleTimeout)
         let config = HTTP2ServerTransport.Custom<GRPCListener>.Config(
             compression: settings.compression,
@@ -62,14 +61,8 @@ public struct GRPCServerService: Service {
             shuttingDown: shuttingDown
         )
         makeServer = { listener in
-            let services: [any RegistrableRPCService] = [
-                FleetEngineGRPCService(
-                    rpcs: EmulatorRPCs.all(vehicles: call.service, deliveries: call.deliveries),
-                    call: call,
-                    maximumMessageSize: maximumMessageSize
-                ),
-                health, reflection, ReflectionServiceV1Alpha(reflection: reflection),
-            ]
+            let services: [any RegistrableRPCService] =
+                rpcs.services + [health, reflection, ReflectionServiceV1Alpha(reflection: reflection)]
             return GRPCServer(
                 transport: HTTP2ServerTransport.Custom(listenerFactory: listener, config: config),
                 services: services,

@@ -5,45 +5,120 @@ import Foundation
 import GRPCCore
 import Hummingbird
 import SwiftProtobuf
+import Synchronization
 
-/// Fleet Engine's REST APIs (both of them), derived from the protos: every RPC of ``EmulatorRPCs`` is routed by its
-/// `google.api.http` rule (``HTTPRules``), and each request is transcoded into the RPC's request message as Google's
-/// front end transcodes it, then answered by the same service method as over gRPC. No route is written by hand.
-struct RESTRoutes: Sendable {
-    let rpcs: [any EmulatorRPC]
-    let pipeline: RPCPipeline
+/// Fleet Engine's REST APIs (both of them), derived from the protos: every RPC of ``FleetEngineRPCs`` is routed by
+/// its `google.api.http` rule (``HTTPRules``), and each request is transcoded into the RPC's request message as
+/// Google's front end transcodes it, then answered by the RPC's one implementation, the one gRPC calls reach. No
+/// route is written by hand.
+@available(FleetAuthGRPC, *)
+struct RESTRoutes: UnaryMethodVisitor {
+    let router: Router<EmulatorRequestContext>
     let maximumBodySize: Int
 
-    /// Registers every binding of every RPC on `router`.
-    func register(on router: Router<EmulatorRequestContext>) {
-        for rpc in rpcs { rpc.registerREST(on: router, pipeline: pipeline, maximumBodySize: maximumBodySize) }
+    /// Routes every binding of every RPC of `rpcs` on `router`.
+    static func register(_ rpcs: FleetEngineRPCs, on router: Router<EmulatorRequestContext>, maximumBodySize: Int) {
+        var routes = RESTRoutes(router: router, maximumBodySize: maximumBodySize)
+        rpcs.visitUnaryMethods(&routes)
     }
-}
 
-extension UnaryRPC {
-    /// Registers each of the RPC's REST bindings: each call goes through `pipeline`, its message read by the
-    /// binding's transcoder.
-    func registerREST(on router: Router<EmulatorRequestContext>, pipeline: RPCPipeline, maximumBodySize: Int) {
-        let bindings = HTTPRules.bindings(of: Method.descriptor)
-        precondition(!bindings.isEmpty, "\(Method.descriptor) has no google.api.http rule")
+    /// Routes each of the RPC's REST bindings: each call reaches `handler` with its message read by the binding's
+    /// transcoder, only when the pipeline reads it (after authentication).
+    mutating func visit<Method: UnaryMethod>(
+        _ method: Method.Type,
+        _ handler:
+            @escaping @Sendable (StreamingServerRequest<Method.Input>, ServerContext) async throws ->
+            StreamingServerResponse<Method.Output>
+    ) {
+        let descriptor = Method.descriptor
+        let bindings = HTTPRules.bindings(of: descriptor)
+        precondition(!bindings.isEmpty, "\(descriptor) has no google.api.http rule")
         for binding in bindings {
             let transcoder = RESTTranscoder<Method.Input>(binding: binding, maximumBodySize: maximumBodySize)
-            let handler = self.handler
-            let rpc = Method.descriptor.fullyQualifiedMethod
             router.on(RouterPath(binding.template.routerPath), method: binding.method) { request, context in
                 let query = request.queryItems
-                let output = try await pipeline.run(
-                    rpc,
-                    over: .rest,
-                    authorization: request.headers[.authorization],
-                    read: { try await transcoder.message(request, query: query, context: context) },
-                    handler
+                let parameters = context.parameters
+                var metadata: Metadata = [:]
+                if let authorization = request.headers[.authorization] {
+                    metadata.addString(authorization, forKey: "authorization")
+                }
+                let call = StreamingServerRequest(
+                    metadata: metadata,
+                    messages: RPCAsyncSequence(
+                        wrapping: RESTExchange.LazyMessage {
+                            try await transcoder.message(request, query: query, parameters: parameters)
+                        }
+                    )
                 )
+                let output = try await RESTExchange.output(of: handler(call, RESTExchange.context(descriptor)))
                 return try ProtoJSON.response(
                     output,
                     enumsAsIntegers: RESTTranscoder<Method.Input>.enumsAsIntegers(query)
                 )
             }
+        }
+    }
+}
+
+/// A REST call on its way to an RPC's implementation. It is the call context's transport-specific value, which tells
+/// ``RPCCall`` that the call came over REST.
+@available(FleetAuthGRPC, *)
+struct RESTExchange: ServerContext.TransportSpecific {
+    /// REST calls are never cancelled the way gRPC cancels an RPC (a client that goes away ends the route's task), so
+    /// they share one handle that nothing cancels.
+    private static let cancellation = ServerContext.RPCCancellationHandle()
+
+    /// The context of a REST call of `method`.
+    static func context(_ method: MethodDescriptor) -> ServerContext {
+        var context = ServerContext(descriptor: method, remotePeer: "", localPeer: "", cancellation: cancellation)
+        context.transportSpecific = RESTExchange()
+        return context
+    }
+
+    /// The request message of a REST call: the first (and only) one its transcoder reads.
+    static func message<Input>(of request: StreamingServerRequest<Input>) async throws -> Input {
+        var messages = request.messages.makeAsyncIterator()
+        guard let message = try await messages.next() else {
+            throw GoogleAPIError(.internal, "The request could not be assembled.")
+        }
+        return message
+    }
+
+    /// The message an implementation answered a REST call with.
+    static func output<Output: Sendable>(of response: StreamingServerResponse<Output>) async throws -> Output {
+        let answer = Answer<Output>()
+        _ = try await response.accepted.get().producer(RPCWriter(wrapping: answer))
+        guard let output = answer.message.withLock({ $0 }) else {
+            throw GoogleAPIError(.internal, "The RPC answered no message.")
+        }
+        return output
+    }
+
+    /// A request message read when the pipeline first asks for it.
+    struct LazyMessage<Element: Sendable>: AsyncSequence, Sendable {
+        let read: @Sendable () async throws -> Element
+
+        func makeAsyncIterator() -> Iterator { Iterator(read: read) }
+
+        struct Iterator: AsyncIteratorProtocol {
+            var read: (@Sendable () async throws -> Element)?
+
+            mutating func next() async throws -> Element? {
+                guard let read else { return nil }
+                self.read = nil
+                return try await read()
+            }
+        }
+    }
+
+    /// Keeps the message an implementation writes.
+    private final class Answer<Message: Sendable>: RPCWriterProtocol {
+        let message = Mutex<Message?>(nil)
+
+        func write(_ element: Message) async throws { message.withLock { $0 = element } }
+
+        func write(contentsOf elements: some Sequence<Message>) async throws {
+            for element in elements { try await write(element) }
         }
     }
 }
@@ -93,7 +168,7 @@ struct RESTTranscoder<Input: SwiftProtobuf.Message>: Sendable {
     func message(
         _ request: Request,
         query items: [(name: String, value: String)],
-        context: EmulatorRequestContext
+        parameters: Parameters
     ) async throws(GoogleAPIError) -> Input {
         var message: Input
         if let bodyMember {
@@ -117,8 +192,8 @@ struct RESTTranscoder<Input: SwiftProtobuf.Message>: Sendable {
             }
         }
         let values = try binding.template.values(
-            parameter: { context.parameters.get($0) },
-            rest: { context.parameters.getCatchAll() }
+            parameter: { parameters.get($0) },
+            rest: { parameters.getCatchAll() }
         )
         for (index, value) in values.enumerated() {
             wire += ProtoWire.string(value.value, at: variableNumbers[index][...])

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Writes UnaryMethods.swift: for each gRPC service of a FileDescriptorSet, an extension of its generated
+`StreamingServiceProtocol` that hands every unary method of an implementation to a `UnaryMethodVisitor`, typed, and
+each unary method's generated namespace conformed to `UnaryMethod`.
+
+Run by Scripts/generate-protos.sh: `generate-unary-methods.py SET OUT`, where SET is a serialized
+google.protobuf.FileDescriptorSet of Protos/ (without the files they import). It reads the protobuf wire format
+itself, so it needs nothing beyond the Python standard library.
+"""
+import sys
+
+
+def fields(data):
+    """Yields (field number, wire type, value) for each field of one serialized message."""
+    index = 0
+
+    def varint():
+        nonlocal index
+        shift = result = 0
+        while True:
+            byte = data[index]
+            index += 1
+            result |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                return result
+            shift += 7
+
+    while index < len(data):
+        key = varint()
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            yield number, wire, varint()
+        elif wire == 2:
+            length = varint()
+            yield number, wire, data[index:index + length]
+            index += length
+        elif wire == 1:
+            index += 8
+        elif wire == 5:
+            index += 4
+        else:
+            raise ValueError(f"unsupported wire type {wire}")
+
+
+def swift_namespace(package, service):
+    """SwiftProtobuf's name for a package's type, which grpc-swift's generator uses for the service's namespace:
+    `maps.fleetengine.v1` + `VehicleService` is `Maps_Fleetengine_V1_VehicleService`."""
+    parts = []
+    for component in package.split("."):
+        words = [word for word in component.split("_") if word]
+        parts.append("".join(word[0].upper() + word[1:] for word in words))
+    return "_".join(parts + [service])
+
+
+def services(descriptor_set):
+    """(package, service, [unary method names]) for every service, in the files' order."""
+    for number, _, file_bytes in fields(descriptor_set):
+        if number != 1:
+            continue
+        package = ""
+        found = []
+        for field, _, value in fields(file_bytes):
+            if field == 2:
+                package = value.decode()
+            elif field == 6:
+                name, methods = "", []
+                for service_field, _, service_value in fields(value):
+                    if service_field == 1:
+                        name = service_value.decode()
+                    elif service_field == 2:
+                        method, streaming = "", False
+                        for method_field, _, method_value in fields(service_value):
+                            if method_field == 1:
+                                method = method_value.decode()
+                            elif method_field in (5, 6) and method_value:
+                                streaming = True
+                        if not streaming:
+                            methods.append(method)
+                found.append((name, methods))
+        for name, methods in found:
+            if methods:
+                yield package, name, methods
+
+
+def main():
+    with open(sys.argv[1], "rb") as file:
+        descriptor_set = file.read()
+    availability = "@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)"
+    lines = [
+        "// DO NOT EDIT. Written by Scripts/generate-protos.sh (Scripts/generate-unary-methods.py) from Protos/.",
+        "// swift-format-ignore-file",
+        "",
+        "import GRPCCore",
+        "import SwiftProtobuf",
+    ]
+    for package, service, methods in services(descriptor_set):
+        namespace = swift_namespace(package, service)
+        lines += [
+            "",
+            availability,
+            f"extension {namespace}.StreamingServiceProtocol {{",
+            f'    /// Hands each unary method of "{package}.{service}" to `visitor`, with its types, in the proto\'s',
+            "    /// order: a new method in the proto is visited without any edit beyond its implementation.",
+            "    public func visitUnaryMethods(_ visitor: inout some UnaryMethodVisitor) {",
+        ]
+        for method in methods:
+            function = method[0].lower() + method[1:]
+            lines += [
+                f"        visitor.visit({namespace}.Method.{method}.self) {{ request, context in",
+                f"            try await self.{function}(request: request, context: context)",
+                "        }",
+            ]
+        lines += ["    }", "}"]
+        for method in methods:
+            lines += ["", availability, f"extension {namespace}.Method.{method}: UnaryMethod {{}}"]
+    with open(sys.argv[2], "w") as file:
+        file.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()
