@@ -56,7 +56,7 @@ extension BenchCommand {
         @Flag(help: "Skip UpdateVehicle over gRPC.") var skipGRPC = false
         @Option(
             help:
-                "Measure only these servers (comma-separated: trivial, cached, postgres, grpc-trivial, grpc, uncached), for profiling."
+                "Measure only these servers (comma-separated: trivial, cached, get, postgres, grpc-trivial, grpc, grpc-get, uncached; get and grpc-get with the external generators), for profiling."
         )
         var only: String?
         @Option(

@@ -28,10 +28,12 @@ extension BenchCommand.Emulator {
         // GetVehicle and the whole-fleet REST run (PostgreSQL's reference) go to the SQLite emulator's port.
         var ports = ports
         ports["get"] = ports["cached"]
+        ports["grpc-get"] = ports["grpc"]
         if ports["postgres"] != nil { ports["fleet"] = ports["cached"] }
-        let order = ["trivial", "cached", "get", "fleet", "postgres", "grpc-trivial", "grpc", "uncached"].filter {
-            ports[$0] != nil && chosen?.contains($0) ?? true
-        }
+        let order = ["trivial", "cached", "get", "fleet", "postgres", "grpc-trivial", "grpc", "grpc-get", "uncached"]
+            .filter {
+                ports[$0] != nil && chosen?.contains($0) ?? true
+            }
         let path = "/v1/providers/\(Self.provider)/vehicles/\(Self.vehicleID(0))?updateMask=last_location"
         let json = #"{"lastLocation":{"location":{"latitude":37.42,"longitude":-122.08}}}"#
         let oneVehicle = [
@@ -59,10 +61,14 @@ extension BenchCommand.Emulator {
         request.updateMask.paths = ["last_location"]
         let bodyFile = directory + "/update-vehicle.grpc"
         try Data(ExternalLoad.grpcFrame(try request.serializedBytes())).write(to: URL(fileURLWithPath: bodyFile))
+        var get = FleetEngineV1.GetVehicleRequest()
+        get.name = request.name
+        let getBodyFile = directory + "/get-vehicle.grpc"
+        try Data(ExternalLoad.grpcFrame(try get.serializedBytes())).write(to: URL(fileURLWithPath: getBodyFile))
         let grpcHeaders = [
             ("content-type", "application/grpc"), ("te", "trailers"), ("authorization", "Bearer \(tokens[0])"),
         ]
-        let grpcPath = "/maps.fleetengine.v1.VehicleService/UpdateVehicle"
+        let grpcMethods = ["grpc": "UpdateVehicle", "grpc-get": "GetVehicle", "grpc-trivial": "UpdateVehicle"]
 
         say(
             "Measuring with external generators (wrk for REST over HTTP/1.1, h2load for gRPC): "
@@ -77,19 +83,20 @@ extension BenchCommand.Emulator {
                     if name.hasPrefix("grpc") {
                         // 2 to 8 connections, as a pool of channels would open.
                         let clients = min(8, max(2, level / 8))
-                        let failedBefore = Self.failedGRPCUpdates(metrics)
+                        let method = grpcMethods[name]!
+                        let failedBefore = Self.failedGRPCCalls(method, metrics)
                         result = try await ExternalLoad.h2load(
-                            url: "http://127.0.0.1:\(ports[name]!)\(grpcPath)",
+                            url: "http://127.0.0.1:\(ports[name]!)/maps.fleetengine.v1.VehicleService/\(method)",
                             headers: grpcHeaders,
-                            bodyFile: bodyFile,
+                            bodyFile: name == "grpc-get" ? getBodyFile : bodyFile,
                             clients: min(clients, level),
                             streams: max(1, level / min(clients, level)),
                             seconds: seconds,
                             directory: directory
                         )
-                        let failed = Self.failedGRPCUpdates(metrics) - failedBefore
-                        if name == "grpc", failed > 0 {
-                            throw BenchmarkFailure("grpc: \(failed) UpdateVehicle calls did not answer OK.")
+                        let failed = Self.failedGRPCCalls(method, metrics) - failedBefore
+                        if name != "grpc-trivial", failed > 0 {
+                            throw BenchmarkFailure("\(name): \(failed) \(method) calls did not answer OK.")
                         }
                     } else {
                         result = try await ExternalLoad.wrk(
@@ -129,6 +136,7 @@ extension BenchCommand.Emulator {
             "postgres": "UpdateVehicle, REST, PostgreSQL (wrk, every vehicle)",
             "grpc-trivial": "trivial gRPC method (h2load)",
             "grpc": "UpdateVehicle, gRPC (h2load)",
+            "grpc-get": "GetVehicle, gRPC (h2load)",
             "uncached": "UpdateVehicle, REST, no token cache (wrk)",
         ]
         say("")
@@ -162,6 +170,9 @@ extension BenchCommand.Emulator {
             if let get = rate("get"), let rest = rate("cached") {
                 parts.append(String(format: "GetVehicle / UpdateVehicle %.2f (target ≥ 1.00)", get / rest))
             }
+            if let get = rate("grpc-get"), let grpc = rate("grpc") {
+                parts.append(String(format: "GetVehicle / UpdateVehicle over gRPC %.2f", get / grpc))
+            }
             if let postgres = rate("postgres"), let rest = rate("fleet") {
                 parts.append(
                     String(
@@ -178,11 +189,14 @@ extension BenchCommand.Emulator {
         }
     }
 
-    /// UpdateVehicle calls over gRPC that the emulator answered with a status other than OK, from its metrics.
-    static func failedGRPCUpdates(_ metrics: EmulatorMetrics) -> Int {
+    /// Calls of a VehicleService `method` over gRPC that the emulator answered with a status other than OK, from its
+    /// RPC counts (`fleet_engine_rpcs_total`).
+    static func failedGRPCCalls(_ method: String, _ metrics: EmulatorMetrics) -> Int {
         var failed = 0
         for line in metrics.text.split(separator: "\n")
-        where line.contains("VehicleService/UpdateVehicle") && !line.contains("status=\"OK\"") && !line.hasPrefix("#") {
+        where line.hasPrefix("fleet_engine_rpcs_total{") && line.contains("VehicleService/\(method)\"")
+            && line.contains("transport=\"grpc\"") && !line.contains("code=\"OK\"")
+        {
             failed += Int(line.split(separator: " ").last.map { Double($0) ?? 0 } ?? 0)
         }
         return failed
