@@ -310,7 +310,7 @@ let package = Package(
             ]
                 + products([
                     "PostgresNIO", "GRDB", "SwiftProtobuf", "GRPCCore", "GRPCNIOTransportHTTP2", "Hummingbird",
-                    "HummingbirdTesting", "NIOCore", "NIOPosix", "Logging", "ServiceLifecycle",
+                    "HummingbirdTesting", "NIOCore", "NIOPosix", "Logging", "ServiceLifecycle", "NIOConcurrencyHelpers",
                 ]),
             swiftSettings: swiftSettings
         ),

@@ -16,7 +16,7 @@ struct HealthService: Grpc_Health_V1_Health.SimpleServiceProtocol {
     /// The services reported on besides `""`.
     let services: Set<String>
     let readiness: Readiness
-    /// How often a Watch looks at readiness again.
+    /// How often a Watch looks at readiness again, on the readiness's clock (the injected one).
     let watchInterval: Duration
     /// Set when the server begins shutting down.
     let shuttingDown: NIOLockedValueBox<Bool>
@@ -61,7 +61,7 @@ struct HealthService: Grpc_Health_V1_Health.SimpleServiceProtocol {
             }
             // A server shutting down has said NOT_SERVING: end the stream so the shutdown need not wait for it.
             if shuttingDown.withLockedValue({ $0 }) { return }
-            try? await Task.sleep(for: watchInterval)
+            try? await readiness.clock.sleep(for: watchInterval)
         }
     }
 }

@@ -33,6 +33,7 @@ struct RESTRoutes: UnaryMethodVisitor {
         let descriptor = Method.descriptor
         let bindings = HTTPRules.bindings(of: descriptor)
         precondition(!bindings.isEmpty, "\(descriptor) has no google.api.http rule")
+        let rpcContext = RESTExchange.context(descriptor)
         for binding in bindings {
             let transcoder = RESTTranscoder<Method.Input>(binding: binding, maximumBodySize: maximumBodySize)
             router.on(RouterPath(binding.template.routerPath), method: binding.method) { request, context in
@@ -50,7 +51,7 @@ struct RESTRoutes: UnaryMethodVisitor {
                         }
                     )
                 )
-                let output = try await RESTExchange.output(of: handler(call, RESTExchange.context(descriptor)))
+                let output = try await RESTExchange.output(of: handler(call, rpcContext))
                 return try ProtoJSON.response(
                     output,
                     enumsAsIntegers: RESTTranscoder<Method.Input>.enumsAsIntegers(query)
@@ -60,18 +61,25 @@ struct RESTRoutes: UnaryMethodVisitor {
     }
 }
 
-/// A REST call on its way to an RPC's implementation. It is the call context's transport-specific value, which tells
-/// ``RPCCall`` that the call came over REST.
+/// REST calls of one RPC on their way to its implementation. It is the call context's transport-specific value, which
+/// tells ``RPCCall`` that the call came over REST, and names the RPC.
 @available(FleetAuthGRPC, *)
-struct RESTExchange: ServerContext.TransportSpecific {
-    /// REST calls are never cancelled the way gRPC cancels an RPC (a client that goes away ends the route's task), so
-    /// they share one handle that nothing cancels.
-    private static let cancellation = ServerContext.RPCCancellationHandle()
+final class RESTExchange: ServerContext.TransportSpecific {
+    /// The RPC's full name (`maps.fleetengine.v1.VehicleService/GetVehicle`), spelled once.
+    let rpc: String
 
-    /// The context of a REST call of `method`.
+    private init(rpc: String) { self.rpc = rpc }
+
+    /// The context every REST call of `method` gets, made once when its routes are. REST calls are never cancelled
+    /// the way gRPC cancels an RPC (a client that goes away ends the route's task), so their handle is never used.
     static func context(_ method: MethodDescriptor) -> ServerContext {
-        var context = ServerContext(descriptor: method, remotePeer: "", localPeer: "", cancellation: cancellation)
-        context.transportSpecific = RESTExchange()
+        var context = ServerContext(
+            descriptor: method,
+            remotePeer: "",
+            localPeer: "",
+            cancellation: ServerContext.RPCCancellationHandle()
+        )
+        context.transportSpecific = RESTExchange(rpc: method.fullyQualifiedMethod)
         return context
     }
 

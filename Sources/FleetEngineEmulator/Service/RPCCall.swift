@@ -24,9 +24,9 @@ struct RPCCall: Sendable {
         _ context: ServerContext,
         _ method: (Input, Principal) async throws -> Output
     ) async throws -> StreamingServerResponse<Output> {
-        if context.transportSpecific is RESTExchange {
+        if let exchange = context.transportSpecific as? RESTExchange {
             let output = try await pipeline.run(
-                context.descriptor.fullyQualifiedMethod,
+                exchange.rpc,
                 over: .rest,
                 authorization: request.metadata[stringValues: "authorization"].first(where: { _ in true }),
                 read: { try await RESTExchange.message(of: request) },
