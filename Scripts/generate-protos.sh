@@ -70,8 +70,8 @@ set="$(mktemp)"
     echo "}"
 } > "$out/ProtoFileDescriptors.swift"
 rm -f "$set"
-# Each service's unary methods, handed to a visitor (for REST and for size-limited gRPC registration): from the
-# descriptors of Protos/ alone.
+# Each service's transport-neutral Implementation protocol and the visitor both transports serve an implementation
+# through: from the descriptors of Protos/ alone.
 set="$(mktemp)"
 (cd Protos && "$PROTOC" -I . -I "$INCLUDE" --descriptor_set_out="$set" $protos)
 python3 Scripts/generate-unary-methods.py "$set" "$out/UnaryMethods.swift"

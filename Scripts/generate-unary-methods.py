@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Writes UnaryMethods.swift: for each gRPC service of a FileDescriptorSet, an extension of its generated
-`StreamingServiceProtocol` that hands every unary method of an implementation to a `UnaryMethodVisitor`, typed, and
-each unary method's generated namespace conformed to `UnaryMethod`.
+"""Writes UnaryMethods.swift: for each gRPC service of a FileDescriptorSet, a transport-neutral `Implementation`
+protocol (each unary RPC a function of its request message and the caller), a `visitUnaryMethods(of:_:)` that hands
+every RPC of an implementation to a `UnaryMethodVisitor`, typed, and each unary method's generated namespace conformed
+to `UnaryMethod`.
 
 Run by Scripts/generate-protos.sh: `generate-unary-methods.py SET OUT`, where SET is a serialized
 google.protobuf.FileDescriptorSet of Protos/ (without the files they import). It reads the protobuf wire format
@@ -52,8 +53,20 @@ def swift_namespace(package, service):
     return "_".join(parts + [service])
 
 
+def swift_type(package, type_name):
+    """SwiftProtobuf's name for a message type of the service's package (`.maps.fleetengine.v1.Vehicle` is
+    `Maps_Fleetengine_V1_Vehicle`), or None for `google.protobuf.Empty`, which an implementation answers with nothing."""
+    if type_name == ".google.protobuf.Empty":
+        return None
+    prefix = "." + package + "."
+    if not type_name.startswith(prefix):
+        raise ValueError(f"{type_name} is not a message of {package}")
+    return swift_namespace(package, type_name[len(prefix):].replace(".", "_"))
+
+
 def services(descriptor_set):
-    """(package, service, [unary method names]) for every service, in the files' order."""
+    """(package, service, [(method, input type, output type)]) for every service with unary methods, in the files'
+    order."""
     for number, _, file_bytes in fields(descriptor_set):
         if number != 1:
             continue
@@ -68,14 +81,16 @@ def services(descriptor_set):
                     if service_field == 1:
                         name = service_value.decode()
                     elif service_field == 2:
-                        method, streaming = "", False
+                        method, types, streaming = "", {}, False
                         for method_field, _, method_value in fields(service_value):
                             if method_field == 1:
                                 method = method_value.decode()
+                            elif method_field in (2, 3):
+                                types[method_field] = method_value.decode()
                             elif method_field in (5, 6) and method_value:
                                 streaming = True
                         if not streaming:
-                            methods.append(method)
+                            methods.append((method, types[2], types[3]))
                 found.append((name, methods))
         for name, methods in found:
             if methods:
@@ -98,20 +113,40 @@ def main():
         lines += [
             "",
             availability,
-            f"extension {namespace}.StreamingServiceProtocol {{",
-            f'    /// Hands each unary method of "{package}.{service}" to `visitor`, with its types, in the proto\'s',
-            "    /// order: a new method in the proto is visited without any edit beyond its implementation.",
-            "    public func visitUnaryMethods(_ visitor: inout some UnaryMethodVisitor) {",
+            f"extension {namespace} {{",
+            f'    /// Answers every RPC of "{package}.{service}", whichever transport brings it: each RPC is a',
+            "    /// function of its request message and the caller. A type conforming to it answers every unary RPC the",
+            "    /// proto declares, or does not build.",
+            "    public protocol Implementation: Sendable {",
+            "        /// Who makes the call, as the transports' shared pipeline authenticated it.",
+            "        associatedtype Caller",
         ]
-        for method in methods:
+        for method, input, output in methods:
             function = method[0].lower() + method[1:]
+            answer = swift_type(package, output)
             lines += [
-                f"        visitor.visit({namespace}.Method.{method}.self) {{ request, context in",
-                f"            try await self.{function}(request: request, context: context)",
-                "        }",
+                "",
+                f"        /// `{service}/{method}`.",
+                f"        func {function}(_ request: {swift_type(package, input)}, caller: Caller) async throws"
+                + (f" -> {answer}" if answer else ""),
             ]
+        lines += [
+            "    }",
+            "",
+            f'    /// Hands each unary RPC of "{package}.{service}", answered by `implementation`, to `visitor`, with',
+            "    /// its types, in the proto's order: an RPC added to the proto is visited as soon as it is implemented.",
+            "    public static func visitUnaryMethods<Service: Implementation, Visitor: UnaryMethodVisitor>(",
+            "        of implementation: Service,",
+            "        _ visitor: inout Visitor",
+            "    ) where Visitor.Caller == Service.Caller {",
+        ]
+        for method, _, output in methods:
+            function = method[0].lower() + method[1:]
+            call = f"try await implementation.{function}($0, caller: $1)"
+            body = call if swift_type(package, output) else call + "; return Google_Protobuf_Empty()"
+            lines += [f"        visitor.visit(Method.{method}.self) {{ {body} }}"]
         lines += ["    }", "}"]
-        for method in methods:
+        for method, _, _ in methods:
             lines += ["", availability, f"extension {namespace}.Method.{method}: UnaryMethod {{}}"]
     with open(sys.argv[2], "w") as file:
         file.write("\n".join(lines) + "\n")

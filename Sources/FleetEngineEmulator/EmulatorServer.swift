@@ -259,9 +259,8 @@ public struct EmulatorServer {
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void
     ) -> GRPCServerService {
         GRPCServerService(
-            rpcs: FleetEngineRPCs(
-                vehicles: service,
-                deliveries: deliveries,
+            rpcs: FleetEngineGRPCService(
+                rpcs: FleetEngineRPCs(vehicles: service, deliveries: deliveries),
                 call: RPCCall(
                     pipeline: RPCPipeline(authenticator: authenticator, refresher: keyRefresher, metrics: metrics),
                     maximumMessageSize: configuration.limits.maximumBodySize

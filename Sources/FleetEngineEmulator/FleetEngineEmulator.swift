@@ -127,15 +127,12 @@ public enum FleetEngineEmulator {
             )
             return Self.metricsResponse(metrics.text)
         }
-        // Fleet Engine's RPCs are implemented against grpc-swift's generated service protocols, which need the
-        // platforms gRPC needs (on Linux, always).
+        // Fleet Engine's RPCs are visited by their generated method descriptors, which need the platforms gRPC needs
+        // (on Linux, always).
         if #available(FleetAuthGRPC , *) {
-            let call = RPCCall(
-                pipeline: RPCPipeline(authenticator: authenticator, refresher: keyRefresher, metrics: metrics),
-                maximumMessageSize: maximumBodySize
-            )
             RESTRoutes.register(
-                FleetEngineRPCs(vehicles: service, deliveries: deliveries, call: call),
+                FleetEngineRPCs(vehicles: service, deliveries: deliveries),
+                through: RPCPipeline(authenticator: authenticator, refresher: keyRefresher, metrics: metrics),
                 on: router,
                 maximumBodySize: maximumBodySize
             )

@@ -64,13 +64,12 @@ struct HTTPTranscodingTests {
 
     /// The full names of the methods a service implementation hands to its visitor.
     struct MethodNames: UnaryMethodVisitor {
+        typealias Caller = Principal
         var all: [String] = []
 
         mutating func visit<Method: UnaryMethod>(
             _ method: Method.Type,
-            _ handler:
-                @escaping @Sendable (StreamingServerRequest<Method.Input>, ServerContext) async throws ->
-                StreamingServerResponse<Method.Output>
+            _ handler: @escaping @Sendable (Method.Input, Principal) async throws -> Method.Output
         ) { all.append(Method.descriptor.fullyQualifiedMethod) }
     }
 
@@ -80,8 +79,7 @@ struct HTTPTranscodingTests {
         let store = try SQLiteFleetStore(inMemory: ())
         let rpcs = FleetEngineRPCs(
             vehicles: FleetEngineService(store: store),
-            deliveries: DeliveryService(store: store),
-            call: RPCCall(pipeline: RPCPipelineTests.pipeline, maximumMessageSize: 1024)
+            deliveries: DeliveryService(store: store)
         )
         var names = MethodNames()
         rpcs.visitUnaryMethods(&names)

@@ -24,7 +24,7 @@ public struct GRPCServerService: Service {
     private let onServerRunning: @Sendable (_ port: Int) async -> Void
 
     init(
-        rpcs: FleetEngineRPCs,
+        rpcs: FleetEngineGRPCService,
         host: String,
         port: Int,
         idleTimeout: Duration,
@@ -62,7 +62,7 @@ public struct GRPCServerService: Service {
         )
         makeServer = { listener in
             let services: [any RegistrableRPCService] =
-                rpcs.services + [health, reflection, ReflectionServiceV1Alpha(reflection: reflection)]
+                [rpcs, health, reflection, ReflectionServiceV1Alpha(reflection: reflection)]
             return GRPCServer(
                 transport: HTTP2ServerTransport.Custom(listenerFactory: listener, config: config),
                 services: services,

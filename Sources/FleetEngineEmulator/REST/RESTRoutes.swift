@@ -5,128 +5,57 @@ import Foundation
 import GRPCCore
 import Hummingbird
 import SwiftProtobuf
-import Synchronization
 
 /// Fleet Engine's REST APIs (both of them), derived from the protos: every RPC of ``FleetEngineRPCs`` is routed by
 /// its `google.api.http` rule (``HTTPRules``), and each request is transcoded into the RPC's request message as
-/// Google's front end transcodes it, then answered by the RPC's one implementation, the one gRPC calls reach. No
-/// route is written by hand.
+/// Google's front end transcodes it, then passed through ``RPCPipeline`` to the RPC's one implementation, the one gRPC
+/// calls reach. No route is written by hand.
 @available(FleetAuthGRPC, *)
 struct RESTRoutes: UnaryMethodVisitor {
+    typealias Caller = Principal
+
     let router: Router<EmulatorRequestContext>
+    let pipeline: RPCPipeline
     let maximumBodySize: Int
 
     /// Routes every binding of every RPC of `rpcs` on `router`.
-    static func register(_ rpcs: FleetEngineRPCs, on router: Router<EmulatorRequestContext>, maximumBodySize: Int) {
-        var routes = RESTRoutes(router: router, maximumBodySize: maximumBodySize)
+    static func register(
+        _ rpcs: FleetEngineRPCs,
+        through pipeline: RPCPipeline,
+        on router: Router<EmulatorRequestContext>,
+        maximumBodySize: Int
+    ) {
+        var routes = RESTRoutes(router: router, pipeline: pipeline, maximumBodySize: maximumBodySize)
         rpcs.visitUnaryMethods(&routes)
     }
 
-    /// Routes each of the RPC's REST bindings: each call reaches `handler` with its message read by the binding's
-    /// transcoder, only when the pipeline reads it (after authentication).
+    /// Routes each of the RPC's REST bindings: each call goes through the pipeline to `handler`, its message read by
+    /// the binding's transcoder only when the pipeline reads it (after authentication).
     mutating func visit<Method: UnaryMethod>(
         _ method: Method.Type,
-        _ handler:
-            @escaping @Sendable (StreamingServerRequest<Method.Input>, ServerContext) async throws ->
-            StreamingServerResponse<Method.Output>
+        _ handler: @escaping @Sendable (Method.Input, Principal) async throws -> Method.Output
     ) {
         let descriptor = Method.descriptor
         let bindings = HTTPRules.bindings(of: descriptor)
         precondition(!bindings.isEmpty, "\(descriptor) has no google.api.http rule")
-        let rpcContext = RESTExchange.context(descriptor)
+        let rpc = descriptor.fullyQualifiedMethod
+        let pipeline = pipeline
         for binding in bindings {
             let transcoder = RESTTranscoder<Method.Input>(binding: binding, maximumBodySize: maximumBodySize)
             router.on(RouterPath(binding.template.routerPath), method: binding.method) { request, context in
                 let query = request.queryItems
-                let parameters = context.parameters
-                var metadata: Metadata = [:]
-                if let authorization = request.headers[.authorization] {
-                    metadata.addString(authorization, forKey: "authorization")
-                }
-                let call = StreamingServerRequest(
-                    metadata: metadata,
-                    messages: RPCAsyncSequence(
-                        wrapping: RESTExchange.LazyMessage {
-                            try await transcoder.message(request, query: query, parameters: parameters)
-                        }
-                    )
+                let output = try await pipeline.run(
+                    rpc,
+                    over: .rest,
+                    authorization: request.headers[.authorization],
+                    read: { try await transcoder.message(request, query: query, parameters: context.parameters) },
+                    handler
                 )
-                let output = try await RESTExchange.output(of: handler(call, rpcContext))
                 return try ProtoJSON.response(
                     output,
                     enumsAsIntegers: RESTTranscoder<Method.Input>.enumsAsIntegers(query)
                 )
             }
-        }
-    }
-}
-
-/// REST calls of one RPC on their way to its implementation. It is the call context's transport-specific value, which
-/// tells ``RPCCall`` that the call came over REST, and names the RPC.
-@available(FleetAuthGRPC, *)
-final class RESTExchange: ServerContext.TransportSpecific {
-    /// The RPC's full name (`maps.fleetengine.v1.VehicleService/GetVehicle`), spelled once.
-    let rpc: String
-
-    private init(rpc: String) { self.rpc = rpc }
-
-    /// The context every REST call of `method` gets, made once when its routes are. REST calls are never cancelled
-    /// the way gRPC cancels an RPC (a client that goes away ends the route's task), so their handle is never used.
-    static func context(_ method: MethodDescriptor) -> ServerContext {
-        var context = ServerContext(
-            descriptor: method,
-            remotePeer: "",
-            localPeer: "",
-            cancellation: ServerContext.RPCCancellationHandle()
-        )
-        context.transportSpecific = RESTExchange(rpc: method.fullyQualifiedMethod)
-        return context
-    }
-
-    /// The request message of a REST call: the first (and only) one its transcoder reads.
-    static func message<Input>(of request: StreamingServerRequest<Input>) async throws -> Input {
-        var messages = request.messages.makeAsyncIterator()
-        guard let message = try await messages.next() else {
-            throw GoogleAPIError(.internal, "The request could not be assembled.")
-        }
-        return message
-    }
-
-    /// The message an implementation answered a REST call with.
-    static func output<Output: Sendable>(of response: StreamingServerResponse<Output>) async throws -> Output {
-        let answer = Answer<Output>()
-        _ = try await response.accepted.get().producer(RPCWriter(wrapping: answer))
-        guard let output = answer.message.withLock({ $0 }) else {
-            throw GoogleAPIError(.internal, "The RPC answered no message.")
-        }
-        return output
-    }
-
-    /// A request message read when the pipeline first asks for it.
-    struct LazyMessage<Element: Sendable>: AsyncSequence, Sendable {
-        let read: @Sendable () async throws -> Element
-
-        func makeAsyncIterator() -> Iterator { Iterator(read: read) }
-
-        struct Iterator: AsyncIteratorProtocol {
-            var read: (@Sendable () async throws -> Element)?
-
-            mutating func next() async throws -> Element? {
-                guard let read else { return nil }
-                self.read = nil
-                return try await read()
-            }
-        }
-    }
-
-    /// Keeps the message an implementation writes.
-    private final class Answer<Message: Sendable>: RPCWriterProtocol {
-        let message = Mutex<Message?>(nil)
-
-        func write(_ element: Message) async throws { message.withLock { $0 = element } }
-
-        func write(contentsOf elements: some Sequence<Message>) async throws {
-            for element in elements { try await write(element) }
         }
     }
 }

@@ -3,14 +3,10 @@ import Foundation
 import GRPCCore
 import SwiftProtobuf
 
-/// What every Fleet Engine RPC's implementation does, whichever transport brought the call: pass it through
-/// ``RPCPipeline`` with the `authorization` metadata (`x-goog-request-params` and Google's other metadata are accepted
-/// and not needed) and the request message read only when the pipeline asks for it.
-///
-/// The transport is known from the call's context: a REST call carries ``RESTExchange`` as its transport-specific
-/// value (``RESTRoutes``); any other call came over gRPC. Over gRPC the call is also counted per route and a failure
-/// is answered with the gRPC status of the same failure over REST, and its message; over REST the failure is thrown
-/// as Google's error, for the route to write Google's error body.
+/// A Fleet Engine RPC's call over gRPC: it passes through ``RPCPipeline`` with the `authorization` metadata
+/// (`x-goog-request-params` and Google's other metadata are accepted and not needed) and the request message read
+/// only when the pipeline asks for it. The call is also counted per route, and a failure is answered with the gRPC
+/// status of the same failure over REST, and its message.
 @available(FleetAuthGRPC, *)
 struct RPCCall: Sendable {
     /// The chain every call passes through.
@@ -18,43 +14,21 @@ struct RPCCall: Sendable {
     /// The largest request message a gRPC method accepts (larger is `RESOURCE_EXHAUSTED`).
     let maximumMessageSize: Int
 
-    /// Runs one unary call of `method` (a service method that checks the field rules and the access policy).
+    /// Runs one call of `method` (a service method that checks the field rules and the access policy).
     func unary<Input: Sendable, Output: Sendable>(
         _ request: StreamingServerRequest<Input>,
         _ context: ServerContext,
-        _ method: (Input, Principal) async throws -> Output
+        _ method: @Sendable (Input, Principal) async throws -> Output
     ) async throws -> StreamingServerResponse<Output> {
-        if let exchange = context.transportSpecific as? RESTExchange {
-            let output = try await pipeline.run(
-                exchange.rpc,
-                over: .rest,
-                authorization: request.metadata[stringValues: "authorization"].first(where: { _ in true }),
-                read: { try await RESTExchange.message(of: request) },
-                method
-            )
-            return StreamingServerResponse(single: ServerResponse(message: output))
-        }
         // Resumed after the store's answer on the channel's own loop, so the answer does not cross loops
         // (`fleetauth bench emulator`: gRPC UpdateVehicle +5–28 % at 8 to 64 in flight).
         guard let home = EventLoopTaskExecutor.singleton.homeLoop else {
-            return try await grpc(request, context, method)
+            return try await run(request, context, method)
         }
-        return try await withTaskExecutorPreference(home) { try await grpc(request, context, method) }
+        return try await withTaskExecutorPreference(home) { try await run(request, context, method) }
     }
 
-    /// Runs one unary call of `method`, which answers nothing: its RPC answers `google.protobuf.Empty`.
-    func unary<Input: Sendable>(
-        _ request: StreamingServerRequest<Input>,
-        _ context: ServerContext,
-        answeringEmpty method: (Input, Principal) async throws -> Void
-    ) async throws -> StreamingServerResponse<Google_Protobuf_Empty> {
-        try await unary(request, context) { input, caller in
-            try await method(input, caller)
-            return Google_Protobuf_Empty()
-        }
-    }
-
-    private func grpc<Input: Sendable, Output: Sendable>(
+    private func run<Input: Sendable, Output: Sendable>(
         _ request: StreamingServerRequest<Input>,
         _ context: ServerContext,
         _ method: (Input, Principal) async throws -> Output

@@ -2,8 +2,8 @@ import FleetAuthServerCore
 import FleetAuthServerSupport
 
 /// The one chain every Fleet Engine call passes through, whichever transport brought it (a REST route of
-/// ``RESTRoutes`` or a gRPC method), on its way to the RPC's one implementation (``FleetEngineRPCs``, through
-/// ``RPCCall``):
+/// ``RESTRoutes`` or a gRPC method of ``FleetEngineGRPCService``), on its way to the RPC's one implementation
+/// (``FleetEngineRPCs``):
 ///
 /// 1. authenticate the caller from its `authorization` value (steps 1 and 2 of <doc:AuthorizationModel>: the
 ///    verified-token cache, key refresh, the `verify token` span), before anything of the request is read, so an

@@ -1,10 +1,11 @@
+import FleetAuthServerCore
 import FleetEngineAPI
 import GRPCCore
 import GRPCProtobuf
 import SwiftProtobuf
 
-/// Unary methods registered so that the caller is authenticated before its request message is decoded, and each
-/// message is size-checked before it is parsed.
+/// Every RPC of both APIs (``FleetEngineRPCs``) as one gRPC service, each registered so that the caller is
+/// authenticated before its request message is decoded, and each message is size-checked before it is parsed.
 ///
 /// grpc-swift decodes a request message only when the handler reads it, so ``RPCCall`` verifies the `authorization`
 /// metadata first: an unauthenticated call's message is never parsed.
@@ -12,35 +13,38 @@ import SwiftProtobuf
 /// grpc-swift's HTTP/2 transport answers a message over its own limit by resetting the stream (`CANCEL`), which a
 /// client sees as `UNAVAILABLE`; Google's servers answer `RESOURCE_EXHAUSTED`. So the transport's limit is set
 /// above the emulator's (see ``GRPCServerService``), and each method's deserializer refuses a message over the
-/// emulator's limit with `RESOURCE_EXHAUSTED` before parsing it: nothing is read or written. (The generated
-/// `registerMethods(with:)` would register the same handlers with an unlimited deserializer.)
+/// emulator's limit with `RESOURCE_EXHAUSTED` before parsing it: nothing is read or written.
 @available(FleetAuthGRPC, *)
-extension RPCRouter {
-    /// Registers every unary method that `visit` hands to its visitor (a generated `visitUnaryMethods(_:)`).
-    mutating func registerUnaryMethods(limit: Int, _ visit: (inout LimitedRegistration<Transport>) -> Void) {
-        var registration = LimitedRegistration(router: self, limit: limit)
-        visit(&registration)
-        self = registration.router
+struct FleetEngineGRPCService: RegistrableRPCService {
+    let rpcs: FleetEngineRPCs
+    let call: RPCCall
+
+    func registerMethods<Transport: ServerTransport>(with router: inout RPCRouter<Transport>) {
+        var registration = LimitedRegistration(router: router, call: call)
+        rpcs.visitUnaryMethods(&registration)
+        router = registration.router
     }
 }
 
-/// Registers each unary method it visits with a gRPC router, its messages size-checked.
+/// Registers each RPC it visits with a gRPC router, its request message size-checked, each call passed through
+/// ``RPCCall``.
 @available(FleetAuthGRPC, *)
 struct LimitedRegistration<Transport: ServerTransport>: UnaryMethodVisitor {
+    typealias Caller = Principal
+
     var router: RPCRouter<Transport>
-    let limit: Int
+    let call: RPCCall
 
     mutating func visit<Method: UnaryMethod>(
         _ method: Method.Type,
-        _ handler:
-            @escaping @Sendable (StreamingServerRequest<Method.Input>, ServerContext) async throws ->
-            StreamingServerResponse<Method.Output>
+        _ handler: @escaping @Sendable (Method.Input, Principal) async throws -> Method.Output
     ) {
+        let call = call
         router.registerHandler(
             forMethod: Method.descriptor,
-            deserializer: LimitedProtobufDeserializer<Method.Input>(limit: limit),
+            deserializer: LimitedProtobufDeserializer<Method.Input>(limit: call.maximumMessageSize),
             serializer: ProtobufSerializer<Method.Output>(),
-            handler: handler
+            handler: { request, context in try await call.unary(request, context, handler) }
         )
     }
 }
