@@ -229,4 +229,49 @@ struct FieldBehaviorsTests {
                 == "deliveryVehicle.lastLocation.serverTime is output only: it must not be set."
         )
     }
+
+    @Test("enum values and coordinates are checked from the descriptors, at any depth, repeated ones by index")
+    func valuesFromTheDescriptors() {
+        var update = FleetEngineV1.UpdateVehicleRequest()
+        update.name = "providers/p/vehicles/v1"
+        update.updateMask.paths = ["last_location", "supported_trip_types"]
+        update.vehicle.lastLocation.location.latitude = 37.4
+        #expect(Self.refusal(update) == nil)
+
+        update.vehicle.lastLocation.location.latitude = 90.5
+        #expect(Self.refusal(update)?.message == "vehicle.lastLocation.location.latitude must be in [-90, 90].")
+        update.vehicle.lastLocation.location.latitude = -90
+        update.vehicle.lastLocation.rawLocation.longitude = -180.01
+        #expect(Self.refusal(update)?.message == "vehicle.lastLocation.rawLocation.longitude must be in [-180, 180].")
+        update.vehicle.lastLocation.rawLocation.longitude = 180
+
+        // A number no value of the enum has, as a gRPC client or REST's `enum-encoding=int` may send.
+        update.vehicle.supportedTripTypes = [.exclusive, FleetEngineV1.TripType(rawValue: 9)!]
+        #expect(Self.refusal(update)?.message == "vehicle.supportedTripTypes[1] has an unknown value (9).")
+        update.vehicle.supportedTripTypes = [.exclusive]
+        update.vehicle.lastLocation.locationSensor = .fleetEngineLocation
+        #expect(
+            Self.refusal(update)?.message
+                == "vehicle.lastLocation.locationSensor cannot be FLEET_ENGINE_LOCATION: only Fleet Engine sets it."
+        )
+        update.vehicle.lastLocation.locationSensor = .gps
+        #expect(Self.refusal(update) == nil)
+
+        var trip = FleetEngineV1.CreateTripRequest()
+        trip.parent = "providers/p"
+        trip.tripID = "t1"
+        trip.trip.pickupPoint.point.latitude = 1
+        var waypoint = FleetEngineV1.TripWaypoint()
+        waypoint.pathToWaypoint = [.init(), .with { $0.latitude = -91 }]
+        trip.trip.vehicleWaypoints = [waypoint]
+        #expect(
+            Self.refusal(trip)?.message == "trip.vehicleWaypoints[0].pathToWaypoint[1].latitude must be in [-90, 90]."
+        )
+
+        var task = FleetEngineDelivery.UpdateTaskRequest()
+        task.task.name = "providers/p/tasks/t1"
+        task.updateMask.paths = ["task_outcome"]
+        task.task.taskOutcome = FleetEngineDelivery.Task.TaskOutcome(rawValue: 7)!
+        #expect(Self.refusal(task)?.message == "task.taskOutcome has an unknown value (7).")
+    }
 }

@@ -9,34 +9,18 @@ enum DeliveryChecks {
     static func location(_ location: FleetEngineDelivery.DeliveryVehicleLocation, _ field: String)
         throws(GoogleAPIError)
     {
-        for (point, has, name) in [
-            (location.location, location.hasLocation, "location"),
-            (location.rawLocation, location.hasRawLocation, "rawLocation"),
-            (location.flpLocation, location.hasFlpLocation, "flpLocation"),
-            (location.supplementalLocation, location.hasSupplementalLocation, "supplementalLocation"),
-        ] where has {
-            try MessageChecks.latLng(point, "\(field).\(name)")
-        }
-        if location.hasHeading, !(0..<360).contains(location.heading.value) {
-            throw .invalidArgument("\(field).heading must be in [0, 360).")
-        }
-        if location.hasSpeed, location.speed.value < 0 {
-            throw .invalidArgument("\(field).speed must not be negative.")
-        }
-        try MessageChecks.sensor(location.locationSensor, "\(field).locationSensor")
-        try MessageChecks.sensor(location.rawLocationSensor, "\(field).rawLocationSensor")
-        try MessageChecks.sensor(location.supplementalLocationSensor, "\(field).supplementalLocationSensor")
+        try MessageChecks.location(
+            heading: location.hasHeading ? location.heading.value : nil,
+            speed: location.hasSpeed ? location.speed.value : nil,
+            field
+        )
     }
 
-    /// A `LocationInfo` with a valid point (`required`: it must have one).
-    static func locationInfo(_ info: FleetEngineDelivery.LocationInfo, has: Bool, _ field: String, required: Bool)
+    /// A `LocationInfo` that must have a point (its range is checked with every coordinate, ``FieldBehaviors``).
+    static func locationInfo(_ info: FleetEngineDelivery.LocationInfo, has: Bool, _ field: String)
         throws(GoogleAPIError)
     {
-        guard has, info.hasPoint else {
-            if required { throw .invalidArgument("\(field).point is required.") }
-            return
-        }
-        try MessageChecks.latLng(info.point, "\(field).point")
+        guard has, info.hasPoint else { throw .invalidArgument("\(field).point is required.") }
     }
 
     /// The fields of `message` that are set, in REST spelling: what a create that allows only some names.
@@ -158,13 +142,7 @@ enum DeliveryChecks {
             let place = "\(field)[\(index)]"
             guard segment.hasStop else { throw .invalidArgument("\(place).stop is required.") }
             let stop = segment.stop
-            try locationInfo(
-                stop.plannedLocation,
-                has: stop.hasPlannedLocation,
-                "\(place).stop.plannedLocation",
-                required: true
-            )
-            try MessageChecks.known(stop.state, "\(place).stop.state")
+            try locationInfo(stop.plannedLocation, has: stop.hasPlannedLocation, "\(place).stop.plannedLocation")
             guard stop.state != .unspecified else {
                 throw .invalidArgument("\(place).stop.state must be NEW, ENROUTE or ARRIVED.")
             }

@@ -94,8 +94,7 @@ extension DeliveryService {
     {
         var task = given
         task.name = ""
-        // `type`, `state` and `taskDuration` are present: the annotations' REQUIRED check ran first (FieldBehaviors).
-        try MessageChecks.known(task.type, "\(field).type")
+        // `type`, `state` and `taskDuration` are present and known: the annotations' check ran first (FieldBehaviors).
         guard task.state == .open else { throw .invalidArgument("\(field).state must be OPEN.") }
         switch task.type {
         case .pickup, .delivery:
@@ -110,12 +109,13 @@ extension DeliveryService {
                 throw .invalidArgument("\(field).trackingId must not be set for UNAVAILABLE or SCHEDULED_STOP tasks.")
             }
         }
-        try DeliveryChecks.locationInfo(
-            task.plannedLocation,
-            has: task.hasPlannedLocation,
-            "\(field).plannedLocation",
-            required: task.type != .unavailable
-        )
+        if task.type != .unavailable {
+            try DeliveryChecks.locationInfo(
+                task.plannedLocation,
+                has: task.hasPlannedLocation,
+                "\(field).plannedLocation"
+            )
+        }
         try DeliveryChecks.duration(task.taskDuration, "\(field).taskDuration")
         try checkWindow(task, field: field)
         try DeliveryChecks.viewConfig(task.taskTrackingViewConfig, field: "\(field).taskTrackingViewConfig")
@@ -216,18 +216,11 @@ extension DeliveryService {
         )
         try AccessPolicy.checkRole(account: caller.account, method: .updateTask)
         let given = request.task
-        try MessageChecks.known(given.state, "task.state")
-        try MessageChecks.known(given.taskOutcome, "task.taskOutcome")
         if paths.contains("state"), given.state == .unspecified {
             throw GoogleAPIError.invalidArgument("task.state must be OPEN or CLOSED.")
         }
         if paths.contains("task_outcome_location"), given.hasTaskOutcomeLocation {
-            try DeliveryChecks.locationInfo(
-                given.taskOutcomeLocation,
-                has: true,
-                "task.taskOutcomeLocation",
-                required: true
-            )
+            try DeliveryChecks.locationInfo(given.taskOutcomeLocation, has: true, "task.taskOutcomeLocation")
         }
         if paths.contains("target_time_window") { try Self.checkWindow(given, field: "task") }
         if paths.contains("task_tracking_view_config") {

@@ -30,7 +30,6 @@ extension DeliveryService {
                 "deliveryVehicle may set only type, lastLocation and attributes on create; found \(extra.joined(separator: ", "))."
             )
         }
-        try MessageChecks.known(vehicle.type, "deliveryVehicle.type")
         if vehicle.hasLastLocation { try DeliveryChecks.location(vehicle.lastLocation, "deliveryVehicle.lastLocation") }
         vehicle.attributes = try DeliveryChecks.vehicleAttributes(
             vehicle.attributes,
@@ -116,9 +115,6 @@ extension DeliveryService {
                 try DeliveryChecks.location(location, "deliveryVehicle.pastLocations[\(index)]")
             }
         }
-        if paths.contains("current_route_segment_end_point"), source.hasCurrentRouteSegmentEndPoint {
-            try MessageChecks.latLng(source.currentRouteSegmentEndPoint, "deliveryVehicle.currentRouteSegmentEndPoint")
-        }
         if paths.contains("remaining_duration"), source.hasRemainingDuration {
             try DeliveryChecks.duration(source.remainingDuration, "deliveryVehicle.remainingDuration")
         }
@@ -127,8 +123,6 @@ extension DeliveryService {
         {
             throw GoogleAPIError.invalidArgument("deliveryVehicle.remainingDistanceMeters must not be negative.")
         }
-        try MessageChecks.known(source.navigationStatus, "deliveryVehicle.navigationStatus")
-        try MessageChecks.known(source.type, "deliveryVehicle.type")
         source.attributes = try DeliveryChecks.vehicleAttributes(source.attributes, field: "deliveryVehicle.attributes")
         var named: [String] = []
         if paths.contains("remaining_vehicle_journey_segments") {

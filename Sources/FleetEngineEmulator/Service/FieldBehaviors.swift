@@ -16,8 +16,12 @@ public import SwiftProtobuf
 ///   names, so its own `REQUIRED` fields are not checked; the messages set inside it are.
 /// - A request inside a batch (BatchCreateTasks' `requests`) may leave `parent` empty: the batch's parent applies.
 ///
-/// The answer is `INVALID_ARGUMENT` naming the first missing field by its REST (lowerCamel) path, such as
-/// `trip.pickupPoint.point is required.`.
+/// The same walk checks what the descriptors say of every value a request sets, in any Fleet Engine message: an enum
+/// field holds a value its enum declares, and never `FLEET_ENGINE_LOCATION` (a location Fleet Engine computed, which
+/// Google rejects in a request); a `google.type.LatLng` has a latitude in [-90, 90] and a longitude in [-180, 180].
+///
+/// The answer is `INVALID_ARGUMENT` naming the first field at fault by its REST (lowerCamel) path, such as
+/// `trip.pickupPoint.point is required.` or `vehicle.lastLocation.location.latitude must be in [-90, 90].`.
 public enum FieldBehaviors {
     /// A field of a Fleet Engine message, as the descriptors declare it.
     struct Field: Sendable {
@@ -26,7 +30,14 @@ public enum FieldBehaviors {
         let behaviors: Set<Google_Api_FieldBehavior>
         /// The full name of the field's message type, for a message field.
         let messageType: String?
+        /// For an enum field: the numbers its enum declares, and the one a request may not carry, if any.
+        let enumValues: Set<Int>?
+        let refusedValue: Int?
     }
+
+    /// The enum value no request may carry, in either API's location sensor enum: Google's comment on
+    /// `FLEET_ENGINE_LOCATION` says "This value will be rejected if it is received in a request."
+    static let refusedEnumValueName = "FLEET_ENGINE_LOCATION"
 
     /// A set of field numbers. Every field Fleet Engine's messages declare is numbered below 64 (35 at most today),
     /// so the set is one word; a larger number (an unknown field) is never a member.
@@ -43,6 +54,8 @@ public enum FieldBehaviors {
         let outputOnly: FieldNumbers
         /// Message fields whose type is a Fleet Engine message: the only ones worth visiting.
         var withRules = FieldNumbers()
+        /// Fields of type `google.type.LatLng`, whose ranges are checked.
+        let latLngs: FieldNumbers
         /// An update request: `update_mask` names what its resource carries.
         let isUpdate: Bool
     }
@@ -55,22 +68,29 @@ public enum FieldBehaviors {
             var fields: [Int: Field] = [:]
             var required: [(Int, Field)] = []
             var outputOnly = FieldNumbers()
+            var latLngs = FieldNumbers()
             for field in message.field {
                 precondition(field.number < 64, "\(name).\(field.name) is numbered 64 or above: widen FieldNumbers")
+                let type = ProtoContract.typeName(field)
+                let values = field.type == .enum ? ProtoContract.enums[type]?.value : nil
                 let entry = Field(
                     name: field.name,
                     jsonName: field.jsonName,
                     behaviors: Set(field.options.Google_Api_fieldBehavior),
-                    messageType: field.type == .message ? String(field.typeName.drop { $0 == "." }) : nil
+                    messageType: field.type == .message ? type : nil,
+                    enumValues: values.map { Set($0.map { Int($0.number) }) },
+                    refusedValue: values?.first { $0.name == refusedEnumValueName }.map { Int($0.number) }
                 )
                 fields[Int(field.number)] = entry
                 if entry.behaviors.contains(.required) { required.append((Int(field.number), entry)) }
                 if entry.behaviors.contains(.outputOnly) { outputOnly.insert(Int(field.number)) }
+                if type == Google_Type_LatLng.protoMessageName { latLngs.insert(Int(field.number)) }
             }
             messages[name] = Message(
                 fields: fields,
                 required: required,
                 outputOnly: outputOnly,
+                latLngs: latLngs,
                 isUpdate: fields.values.contains { $0.name == "update_mask" }
             )
             for nested in message.nestedType { add(nested, in: name) }
@@ -256,15 +276,51 @@ public enum FieldBehaviors {
         mutating func visitSingularBytesField(value: Data, fieldNumber: Int) throws { set.insert(fieldNumber) }
         mutating func visitSingularEnumField<E: SwiftProtobuf.Enum>(value: E, fieldNumber: Int) throws {
             set.insert(fieldNumber)
+            try check(value.rawValue, fieldNumber, index: nil)
+        }
+        mutating func visitRepeatedEnumField<E: SwiftProtobuf.Enum>(value: [E], fieldNumber: Int) throws {
+            set.insert(fieldNumber)
+            for (index, element) in value.enumerated() { try check(element.rawValue, fieldNumber, index: index) }
         }
         mutating func visitSingularMessageField<M: SwiftProtobuf.Message>(value: M, fieldNumber: Int) throws {
             set.insert(fieldNumber)
             if rules.withRules.contains(fieldNumber) { nested.append((fieldNumber, nil, value)) }
+            if rules.latLngs.contains(fieldNumber) { try check(value, fieldNumber, index: nil) }
         }
         mutating func visitRepeatedMessageField<M: SwiftProtobuf.Message>(value: [M], fieldNumber: Int) throws {
             set.insert(fieldNumber)
+            if rules.latLngs.contains(fieldNumber) {
+                for (index, element) in value.enumerated() { try check(element, fieldNumber, index: index) }
+            }
             guard rules.withRules.contains(fieldNumber) else { return }
             for (index, element) in value.enumerated() { nested.append((fieldNumber, index, element)) }
+        }
+
+        /// An enum value of a field that a request may set: one its enum declares, and not the one no request may
+        /// carry.
+        private func check(_ value: Int, _ fieldNumber: Int, index: Int?) throws {
+            guard !rules.outputOnly.contains(fieldNumber), let field = rules.fields[fieldNumber],
+                let known = field.enumValues
+            else { return }
+            let path = [field.jsonName + (index.map { "[\($0)]" } ?? "")]
+            guard known.contains(value) else { throw Refusal(path: path, problem: "has an unknown value (\(value)).") }
+            if value == field.refusedValue {
+                throw Refusal(path: path, problem: "cannot be \(refusedEnumValueName): only Fleet Engine sets it.")
+            }
+        }
+
+        /// A coordinate pair that a request may set: a latitude in [-90, 90] and a longitude in [-180, 180].
+        private func check(_ point: some SwiftProtobuf.Message, _ fieldNumber: Int, index: Int?) throws {
+            guard !rules.outputOnly.contains(fieldNumber), let point = point as? Google_Type_LatLng,
+                let field = rules.fields[fieldNumber]
+            else { return }
+            let path = field.jsonName + (index.map { "[\($0)]" } ?? "")
+            guard (-90...90).contains(point.latitude) else {
+                throw Refusal(path: [path, "latitude"], problem: "must be in [-90, 90].")
+            }
+            guard (-180...180).contains(point.longitude) else {
+                throw Refusal(path: [path, "longitude"], problem: "must be in [-180, 180].")
+            }
         }
         mutating func visitMapField<KeyType, ValueType: MapValueType>(
             fieldType: _ProtobufMap<KeyType, ValueType>.Type,

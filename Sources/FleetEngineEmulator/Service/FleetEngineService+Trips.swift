@@ -73,8 +73,6 @@ extension FleetEngineService {
     /// changes nothing; the other riders' stops (`vehicleWaypoints`) are never shown.
     public func getTrip(_ request: FleetEngineV1.GetTripRequest, caller: Principal) async throws -> FleetEngineV1.Trip {
         let request = try FieldBehaviors.checked(request)
-        try MessageChecks.known(request.view, "view")
-        try MessageChecks.known(request.routeFormatType, "routeFormatType")
         let (provider, trip) = try await authorizedTrip(request.name, [.getTrip], caller: caller)
         return try await render(trip, provider: provider, answer: .read(request))
     }
@@ -236,8 +234,6 @@ extension FleetEngineService {
         guard request.countryCode.utf8.count == 2, request.countryCode.allSatisfy({ $0.isASCII && $0.isLetter }) else {
             throw GoogleAPIError.invalidArgument("countryCode is required: a two-letter country code.")
         }
-        try MessageChecks.known(request.platform, "platform")
-        try MessageChecks.known(request.solutionType, "solutionType")
         guard request.relatedIds.count <= 50 else {
             throw GoogleAPIError.invalidArgument(
                 "relatedIds lists \(request.relatedIds.count) IDs; at most 50 are allowed."

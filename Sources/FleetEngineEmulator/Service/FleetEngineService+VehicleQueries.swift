@@ -124,18 +124,13 @@ struct VehicleCriteria {
     var minimumRoom: Int32?
 
     init(listing request: FleetEngineV1.ListVehiclesRequest, now: Date) throws(GoogleAPIError) {
-        if request.vehicleState != .unknownVehicleState {
-            try MessageChecks.known(request.vehicleState, "vehicleState")
-            query.state = request.vehicleState
-        }
+        if request.vehicleState != .unknownVehicleState { query.state = request.vehicleState }
         for (index, category) in request.vehicleTypeCategories.enumerated() {
-            try MessageChecks.known(category, "vehicleTypeCategories[\(index)]")
             guard category != .unknown else {
                 throw .invalidArgument("vehicleTypeCategories[\(index)] cannot be UNKNOWN.")
             }
         }
         query.categories = Set(request.vehicleTypeCategories)
-        for (index, type) in request.tripTypes.enumerated() { try MessageChecks.known(type, "tripTypes[\(index)]") }
         query.tripTypes = Set(request.tripTypes)
         if request.hasMinimumCapacity {
             guard request.minimumCapacity.value >= 0 else {

@@ -35,6 +35,18 @@ enum ProtoContract {
         return messages
     }()
 
+    /// Every enum of every file, nested ones too, by full name without the leading dot.
+    static let enums: [String: Google_Protobuf_EnumDescriptorProto] = {
+        var enums: [String: Google_Protobuf_EnumDescriptorProto] = [:]
+        for file in files {
+            for declared in file.enumType { enums[file.package + "." + declared.name] = declared }
+        }
+        for (name, message) in messages {
+            for declared in message.enumType { enums[name + "." + declared.name] = declared }
+        }
+        return enums
+    }()
+
     /// The methods of Fleet Engine's services (both APIs), by `package.Service/Method`.
     static let methods: [String: Google_Protobuf_MethodDescriptorProto] = {
         var methods: [String: Google_Protobuf_MethodDescriptorProto] = [:]

@@ -28,10 +28,8 @@ struct VehicleSearch {
 
     init(_ request: FleetEngineV1.SearchVehiclesRequest) throws(GoogleAPIError) {
         // Presence (pickupPoint and its point, orderBy, …) is checked first, from the annotations (FieldBehaviors).
-        try MessageChecks.latLng(request.pickupPoint.point, "pickupPoint.point")
         pickup = request.pickupPoint.point
         if request.hasDropoffPoint {
-            try MessageChecks.terminal(request.dropoffPoint, "dropoffPoint", required: true)
             dropoff = request.dropoffPoint.point
         } else {
             dropoff = nil
@@ -50,18 +48,10 @@ struct VehicleSearch {
         guard request.tripTypes.count == 1, let type = request.tripTypes.first, type != .unknownTripType else {
             throw .invalidArgument("tripTypes must list exactly one trip type, SHARED or EXCLUSIVE.")
         }
-        try MessageChecks.known(type, "tripTypes[0]")
         tripType = type
-        guard !request.vehicleTypes.isEmpty else {
+        guard !request.vehicleTypes.isEmpty, !request.vehicleTypes.contains(where: { $0.category == .unknown }) else {
             throw .invalidArgument("vehicleTypes must list at least one known vehicle type.")
         }
-        for (index, vehicleType) in request.vehicleTypes.enumerated() {
-            try MessageChecks.known(vehicleType.category, "vehicleTypes[\(index)].category")
-            guard vehicleType.category != .unknown else {
-                throw .invalidArgument("vehicleTypes must list at least one known vehicle type.")
-            }
-        }
-        try MessageChecks.known(request.orderBy, "orderBy")
         order = request.orderBy
         if order == .dropoffPointEta, dropoff == nil {
             throw .invalidArgument("orderBy DROPOFF_POINT_ETA needs a dropoffPoint.")
@@ -69,7 +59,6 @@ struct VehicleSearch {
         if tripType == .shared, dropoff == nil {
             throw .invalidArgument("dropoffPoint is required for a SHARED trip.")
         }
-        try MessageChecks.known(request.currentTripsPresent, "currentTripsPresent")
         currentTrips = request.currentTripsPresent
         if tripType == .shared, currentTrips == .unspecified {
             throw .invalidArgument("currentTripsPresent must be set (NONE or ANY) when tripTypes includes SHARED.")
