@@ -135,6 +135,8 @@ def main():
             "",
             f'    /// Hands each unary RPC of "{package}.{service}", answered by `implementation`, to `visitor`, with',
             "    /// its types, in the proto's order: an RPC added to the proto is visited as soon as it is implemented.",
+            "    /// Inlinable, so that a caller's concrete implementation and visitor specialize every RPC's path.",
+            "    @inlinable",
             "    public static func visitUnaryMethods<Service: Implementation, Visitor: UnaryMethodVisitor>(",
             "        of implementation: Service,",
             "        _ visitor: inout Visitor",

@@ -52,6 +52,8 @@ extension Maps_Fleetengine_Delivery_V1_DeliveryService {
 
     /// Hands each unary RPC of "maps.fleetengine.delivery.v1.DeliveryService", answered by `implementation`, to `visitor`, with
     /// its types, in the proto's order: an RPC added to the proto is visited as soon as it is implemented.
+    /// Inlinable, so that a caller's concrete implementation and visitor specialize every RPC's path.
+    @inlinable
     public static func visitUnaryMethods<Service: Implementation, Visitor: UnaryMethodVisitor>(
         of implementation: Service,
         _ visitor: inout Visitor
@@ -137,6 +139,8 @@ extension Maps_Fleetengine_V1_TripService {
 
     /// Hands each unary RPC of "maps.fleetengine.v1.TripService", answered by `implementation`, to `visitor`, with
     /// its types, in the proto's order: an RPC added to the proto is visited as soon as it is implemented.
+    /// Inlinable, so that a caller's concrete implementation and visitor specialize every RPC's path.
+    @inlinable
     public static func visitUnaryMethods<Service: Implementation, Visitor: UnaryMethodVisitor>(
         of implementation: Service,
         _ visitor: inout Visitor
@@ -201,6 +205,8 @@ extension Maps_Fleetengine_V1_VehicleService {
 
     /// Hands each unary RPC of "maps.fleetengine.v1.VehicleService", answered by `implementation`, to `visitor`, with
     /// its types, in the proto's order: an RPC added to the proto is visited as soon as it is implemented.
+    /// Inlinable, so that a caller's concrete implementation and visitor specialize every RPC's path.
+    @inlinable
     public static func visitUnaryMethods<Service: Implementation, Visitor: UnaryMethodVisitor>(
         of implementation: Service,
         _ visitor: inout Visitor
@@ -254,6 +260,8 @@ extension Grpc_Health_V1_Health {
 
     /// Hands each unary RPC of "grpc.health.v1.Health", answered by `implementation`, to `visitor`, with
     /// its types, in the proto's order: an RPC added to the proto is visited as soon as it is implemented.
+    /// Inlinable, so that a caller's concrete implementation and visitor specialize every RPC's path.
+    @inlinable
     public static func visitUnaryMethods<Service: Implementation, Visitor: UnaryMethodVisitor>(
         of implementation: Service,
         _ visitor: inout Visitor
