@@ -309,18 +309,13 @@ public enum FieldBehaviors {
             }
         }
 
-        /// A coordinate pair that a request may set: a latitude in [-90, 90] and a longitude in [-180, 180].
+        /// A coordinate pair that a request may set (``MessageChecks/coordinateFault(_:)``).
         private func check(_ point: some SwiftProtobuf.Message, _ fieldNumber: Int, index: Int?) throws {
             guard !rules.outputOnly.contains(fieldNumber), let point = point as? Google_Type_LatLng,
-                let field = rules.fields[fieldNumber]
+                let fault = MessageChecks.coordinateFault(point), let field = rules.fields[fieldNumber]
             else { return }
             let path = field.jsonName + (index.map { "[\($0)]" } ?? "")
-            guard (-90...90).contains(point.latitude) else {
-                throw Refusal(path: [path, "latitude"], problem: "must be in [-90, 90].")
-            }
-            guard (-180...180).contains(point.longitude) else {
-                throw Refusal(path: [path, "longitude"], problem: "must be in [-180, 180].")
-            }
+            throw Refusal(path: [path, fault.part], problem: fault.problem)
         }
         mutating func visitMapField<KeyType, ValueType: MapValueType>(
             fieldType: _ProtobufMap<KeyType, ValueType>.Type,

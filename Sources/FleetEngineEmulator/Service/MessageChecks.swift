@@ -7,12 +7,15 @@ import SwiftProtobuf
 /// field in Google's REST spelling.
 enum MessageChecks {
     static func latLng(_ point: FleetEngineV1.LatLng, _ field: String) throws(GoogleAPIError) {
-        guard (-90...90).contains(point.latitude) else {
-            throw .invalidArgument("\(field).latitude must be in [-90, 90].")
-        }
-        guard (-180...180).contains(point.longitude) else {
-            throw .invalidArgument("\(field).longitude must be in [-180, 180].")
-        }
+        if let fault = coordinateFault(point) { throw .invalidArgument("\(field).\(fault.part) \(fault.problem)") }
+    }
+
+    /// What is wrong with a coordinate pair, if anything: the part at fault and why. A latitude is in [-90, 90] and
+    /// a longitude in [-180, 180] (`google.type.LatLng`).
+    static func coordinateFault(_ point: FleetEngineV1.LatLng) -> (part: String, problem: String)? {
+        guard (-90...90).contains(point.latitude) else { return ("latitude", "must be in [-90, 90].") }
+        guard (-180...180).contains(point.longitude) else { return ("longitude", "must be in [-180, 180].") }
+        return nil
     }
 
     /// A location's heading and speed (either API's location message).
