@@ -74,7 +74,7 @@ rm -f "$set"
 # through: from the descriptors of Protos/ alone.
 set="$(mktemp)"
 (cd Protos && "$PROTOC" -I . -I "$INCLUDE" --descriptor_set_out="$set" $protos)
-python3 Scripts/generate-unary-methods.py "$set" "$out/UnaryMethods.swift"
+python3 Scripts/generate-contract.py "$set" "$out"
 rm -f "$set"
 # Files without a service get an empty gRPC file: drop them.
 grep -l "This file contained no services" "$out"/*.grpc.swift | xargs rm -f

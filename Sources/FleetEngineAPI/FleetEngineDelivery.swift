@@ -33,6 +33,8 @@ public enum FleetEngineDelivery {
     public typealias ListTasksResponse = Maps_Fleetengine_Delivery_V1_ListTasksResponse
     public typealias GetTaskTrackingInfoRequest = Maps_Fleetengine_Delivery_V1_GetTaskTrackingInfoRequest
 
-    /// The gRPC service of delivery vehicles and tasks.
+    /// The gRPC service of delivery vehicles and tasks (its client, server protocols and method descriptors).
     public typealias DeliveryService = Maps_Fleetengine_Delivery_V1_DeliveryService
+    /// The RPCs of the delivery service, free of any transport: its `Implementation` protocol and each RPC's name.
+    public typealias DeliveryServiceRPCs = Maps_Fleetengine_Delivery_V1_DeliveryServiceRPCs
 }

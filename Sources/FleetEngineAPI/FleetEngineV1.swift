@@ -41,8 +41,12 @@ public enum FleetEngineV1 {
     public typealias SearchTripsResponse = Maps_Fleetengine_V1_SearchTripsResponse
     public typealias ReportBillableTripRequest = Maps_Fleetengine_V1_ReportBillableTripRequest
 
-    /// The gRPC service of vehicles.
+    /// The gRPC service of vehicles (its client, server protocols and method descriptors).
     public typealias VehicleService = Maps_Fleetengine_V1_VehicleService
     /// The gRPC service of trips.
     public typealias TripService = Maps_Fleetengine_V1_TripService
+    /// The RPCs of the vehicle service, free of any transport: its `Implementation` protocol and each RPC's name.
+    public typealias VehicleServiceRPCs = Maps_Fleetengine_V1_VehicleServiceRPCs
+    /// The RPCs of the trip service, free of any transport.
+    public typealias TripServiceRPCs = Maps_Fleetengine_V1_TripServiceRPCs
 }

@@ -1,11 +1,12 @@
-// DO NOT EDIT. Written by Scripts/generate-protos.sh (Scripts/generate-unary-methods.py) from Protos/.
+// DO NOT EDIT. Written by Scripts/generate-protos.sh (Scripts/generate-contract.py) from Protos/.
 // swift-format-ignore-file
 
-import GRPCCore
 import SwiftProtobuf
 
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_Delivery_V1_DeliveryService {
+/// The unary RPCs of "maps.fleetengine.delivery.v1.DeliveryService", free of any transport: the service's `Implementation`
+/// protocol, each RPC's messages and name, and the visit that hands an implementation's RPCs to a transport.
+/// It uses no gRPC type, so it is available wherever SwiftProtobuf is.
+public enum Maps_Fleetengine_Delivery_V1_DeliveryServiceRPCs {
     /// Answers every RPC of "maps.fleetengine.delivery.v1.DeliveryService", whichever transport brings it: each RPC is a
     /// function of its request message and the caller. A type conforming to it answers every unary RPC the
     /// proto declares, or does not build.
@@ -50,6 +51,90 @@ extension Maps_Fleetengine_Delivery_V1_DeliveryService {
         func listDeliveryVehicles(_ request: Maps_Fleetengine_Delivery_V1_ListDeliveryVehiclesRequest, caller: Caller) async throws -> Maps_Fleetengine_Delivery_V1_ListDeliveryVehiclesResponse
     }
 
+    /// `DeliveryService/CreateDeliveryVehicle`: its messages and its name.
+    public enum CreateDeliveryVehicle: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_Delivery_V1_CreateDeliveryVehicleRequest
+        public typealias Output = Maps_Fleetengine_Delivery_V1_DeliveryVehicle
+        public static let rpc = RPCMethod(service: "maps.fleetengine.delivery.v1.DeliveryService", method: "CreateDeliveryVehicle")
+    }
+
+    /// `DeliveryService/GetDeliveryVehicle`: its messages and its name.
+    public enum GetDeliveryVehicle: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_Delivery_V1_GetDeliveryVehicleRequest
+        public typealias Output = Maps_Fleetengine_Delivery_V1_DeliveryVehicle
+        public static let rpc = RPCMethod(service: "maps.fleetengine.delivery.v1.DeliveryService", method: "GetDeliveryVehicle")
+    }
+
+    /// `DeliveryService/DeleteDeliveryVehicle`: its messages and its name.
+    public enum DeleteDeliveryVehicle: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_Delivery_V1_DeleteDeliveryVehicleRequest
+        public typealias Output = Google_Protobuf_Empty
+        public static let rpc = RPCMethod(service: "maps.fleetengine.delivery.v1.DeliveryService", method: "DeleteDeliveryVehicle")
+    }
+
+    /// `DeliveryService/UpdateDeliveryVehicle`: its messages and its name.
+    public enum UpdateDeliveryVehicle: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_Delivery_V1_UpdateDeliveryVehicleRequest
+        public typealias Output = Maps_Fleetengine_Delivery_V1_DeliveryVehicle
+        public static let rpc = RPCMethod(service: "maps.fleetengine.delivery.v1.DeliveryService", method: "UpdateDeliveryVehicle")
+    }
+
+    /// `DeliveryService/BatchCreateTasks`: its messages and its name.
+    public enum BatchCreateTasks: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_Delivery_V1_BatchCreateTasksRequest
+        public typealias Output = Maps_Fleetengine_Delivery_V1_BatchCreateTasksResponse
+        public static let rpc = RPCMethod(service: "maps.fleetengine.delivery.v1.DeliveryService", method: "BatchCreateTasks")
+    }
+
+    /// `DeliveryService/CreateTask`: its messages and its name.
+    public enum CreateTask: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_Delivery_V1_CreateTaskRequest
+        public typealias Output = Maps_Fleetengine_Delivery_V1_Task
+        public static let rpc = RPCMethod(service: "maps.fleetengine.delivery.v1.DeliveryService", method: "CreateTask")
+    }
+
+    /// `DeliveryService/GetTask`: its messages and its name.
+    public enum GetTask: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_Delivery_V1_GetTaskRequest
+        public typealias Output = Maps_Fleetengine_Delivery_V1_Task
+        public static let rpc = RPCMethod(service: "maps.fleetengine.delivery.v1.DeliveryService", method: "GetTask")
+    }
+
+    /// `DeliveryService/DeleteTask`: its messages and its name.
+    public enum DeleteTask: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_Delivery_V1_DeleteTaskRequest
+        public typealias Output = Google_Protobuf_Empty
+        public static let rpc = RPCMethod(service: "maps.fleetengine.delivery.v1.DeliveryService", method: "DeleteTask")
+    }
+
+    /// `DeliveryService/UpdateTask`: its messages and its name.
+    public enum UpdateTask: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_Delivery_V1_UpdateTaskRequest
+        public typealias Output = Maps_Fleetengine_Delivery_V1_Task
+        public static let rpc = RPCMethod(service: "maps.fleetengine.delivery.v1.DeliveryService", method: "UpdateTask")
+    }
+
+    /// `DeliveryService/ListTasks`: its messages and its name.
+    public enum ListTasks: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_Delivery_V1_ListTasksRequest
+        public typealias Output = Maps_Fleetengine_Delivery_V1_ListTasksResponse
+        public static let rpc = RPCMethod(service: "maps.fleetengine.delivery.v1.DeliveryService", method: "ListTasks")
+    }
+
+    /// `DeliveryService/GetTaskTrackingInfo`: its messages and its name.
+    public enum GetTaskTrackingInfo: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_Delivery_V1_GetTaskTrackingInfoRequest
+        public typealias Output = Maps_Fleetengine_Delivery_V1_TaskTrackingInfo
+        public static let rpc = RPCMethod(service: "maps.fleetengine.delivery.v1.DeliveryService", method: "GetTaskTrackingInfo")
+    }
+
+    /// `DeliveryService/ListDeliveryVehicles`: its messages and its name.
+    public enum ListDeliveryVehicles: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_Delivery_V1_ListDeliveryVehiclesRequest
+        public typealias Output = Maps_Fleetengine_Delivery_V1_ListDeliveryVehiclesResponse
+        public static let rpc = RPCMethod(service: "maps.fleetengine.delivery.v1.DeliveryService", method: "ListDeliveryVehicles")
+    }
+
     /// Hands each unary RPC of "maps.fleetengine.delivery.v1.DeliveryService", answered by `implementation`, to `visitor`, with
     /// its types, in the proto's order: an RPC added to the proto is visited as soon as it is implemented.
     /// Inlinable, so that a caller's concrete implementation and visitor specialize every RPC's path.
@@ -58,59 +143,25 @@ extension Maps_Fleetengine_Delivery_V1_DeliveryService {
         of implementation: Service,
         _ visitor: inout Visitor
     ) where Visitor.Caller == Service.Caller {
-        visitor.visit(Method.CreateDeliveryVehicle.self) { try await implementation.createDeliveryVehicle($0, caller: $1) }
-        visitor.visit(Method.GetDeliveryVehicle.self) { try await implementation.getDeliveryVehicle($0, caller: $1) }
-        visitor.visit(Method.DeleteDeliveryVehicle.self) { try await implementation.deleteDeliveryVehicle($0, caller: $1); return Google_Protobuf_Empty() }
-        visitor.visit(Method.UpdateDeliveryVehicle.self) { try await implementation.updateDeliveryVehicle($0, caller: $1) }
-        visitor.visit(Method.BatchCreateTasks.self) { try await implementation.batchCreateTasks($0, caller: $1) }
-        visitor.visit(Method.CreateTask.self) { try await implementation.createTask($0, caller: $1) }
-        visitor.visit(Method.GetTask.self) { try await implementation.getTask($0, caller: $1) }
-        visitor.visit(Method.DeleteTask.self) { try await implementation.deleteTask($0, caller: $1); return Google_Protobuf_Empty() }
-        visitor.visit(Method.UpdateTask.self) { try await implementation.updateTask($0, caller: $1) }
-        visitor.visit(Method.ListTasks.self) { try await implementation.listTasks($0, caller: $1) }
-        visitor.visit(Method.GetTaskTrackingInfo.self) { try await implementation.getTaskTrackingInfo($0, caller: $1) }
-        visitor.visit(Method.ListDeliveryVehicles.self) { try await implementation.listDeliveryVehicles($0, caller: $1) }
+        visitor.visit(CreateDeliveryVehicle.self) { try await implementation.createDeliveryVehicle($0, caller: $1) }
+        visitor.visit(GetDeliveryVehicle.self) { try await implementation.getDeliveryVehicle($0, caller: $1) }
+        visitor.visit(DeleteDeliveryVehicle.self) { try await implementation.deleteDeliveryVehicle($0, caller: $1); return Google_Protobuf_Empty() }
+        visitor.visit(UpdateDeliveryVehicle.self) { try await implementation.updateDeliveryVehicle($0, caller: $1) }
+        visitor.visit(BatchCreateTasks.self) { try await implementation.batchCreateTasks($0, caller: $1) }
+        visitor.visit(CreateTask.self) { try await implementation.createTask($0, caller: $1) }
+        visitor.visit(GetTask.self) { try await implementation.getTask($0, caller: $1) }
+        visitor.visit(DeleteTask.self) { try await implementation.deleteTask($0, caller: $1); return Google_Protobuf_Empty() }
+        visitor.visit(UpdateTask.self) { try await implementation.updateTask($0, caller: $1) }
+        visitor.visit(ListTasks.self) { try await implementation.listTasks($0, caller: $1) }
+        visitor.visit(GetTaskTrackingInfo.self) { try await implementation.getTaskTrackingInfo($0, caller: $1) }
+        visitor.visit(ListDeliveryVehicles.self) { try await implementation.listDeliveryVehicles($0, caller: $1) }
     }
 }
 
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_Delivery_V1_DeliveryService.Method.CreateDeliveryVehicle: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_Delivery_V1_DeliveryService.Method.GetDeliveryVehicle: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_Delivery_V1_DeliveryService.Method.DeleteDeliveryVehicle: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_Delivery_V1_DeliveryService.Method.UpdateDeliveryVehicle: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_Delivery_V1_DeliveryService.Method.BatchCreateTasks: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_Delivery_V1_DeliveryService.Method.CreateTask: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_Delivery_V1_DeliveryService.Method.GetTask: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_Delivery_V1_DeliveryService.Method.DeleteTask: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_Delivery_V1_DeliveryService.Method.UpdateTask: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_Delivery_V1_DeliveryService.Method.ListTasks: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_Delivery_V1_DeliveryService.Method.GetTaskTrackingInfo: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_Delivery_V1_DeliveryService.Method.ListDeliveryVehicles: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_V1_TripService {
+/// The unary RPCs of "maps.fleetengine.v1.TripService", free of any transport: the service's `Implementation`
+/// protocol, each RPC's messages and name, and the visit that hands an implementation's RPCs to a transport.
+/// It uses no gRPC type, so it is available wherever SwiftProtobuf is.
+public enum Maps_Fleetengine_V1_TripServiceRPCs {
     /// Answers every RPC of "maps.fleetengine.v1.TripService", whichever transport brings it: each RPC is a
     /// function of its request message and the caller. A type conforming to it answers every unary RPC the
     /// proto declares, or does not build.
@@ -137,6 +188,48 @@ extension Maps_Fleetengine_V1_TripService {
         func updateTrip(_ request: Maps_Fleetengine_V1_UpdateTripRequest, caller: Caller) async throws -> Maps_Fleetengine_V1_Trip
     }
 
+    /// `TripService/CreateTrip`: its messages and its name.
+    public enum CreateTrip: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_V1_CreateTripRequest
+        public typealias Output = Maps_Fleetengine_V1_Trip
+        public static let rpc = RPCMethod(service: "maps.fleetengine.v1.TripService", method: "CreateTrip")
+    }
+
+    /// `TripService/GetTrip`: its messages and its name.
+    public enum GetTrip: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_V1_GetTripRequest
+        public typealias Output = Maps_Fleetengine_V1_Trip
+        public static let rpc = RPCMethod(service: "maps.fleetengine.v1.TripService", method: "GetTrip")
+    }
+
+    /// `TripService/DeleteTrip`: its messages and its name.
+    public enum DeleteTrip: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_V1_DeleteTripRequest
+        public typealias Output = Google_Protobuf_Empty
+        public static let rpc = RPCMethod(service: "maps.fleetengine.v1.TripService", method: "DeleteTrip")
+    }
+
+    /// `TripService/ReportBillableTrip`: its messages and its name.
+    public enum ReportBillableTrip: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_V1_ReportBillableTripRequest
+        public typealias Output = Google_Protobuf_Empty
+        public static let rpc = RPCMethod(service: "maps.fleetengine.v1.TripService", method: "ReportBillableTrip")
+    }
+
+    /// `TripService/SearchTrips`: its messages and its name.
+    public enum SearchTrips: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_V1_SearchTripsRequest
+        public typealias Output = Maps_Fleetengine_V1_SearchTripsResponse
+        public static let rpc = RPCMethod(service: "maps.fleetengine.v1.TripService", method: "SearchTrips")
+    }
+
+    /// `TripService/UpdateTrip`: its messages and its name.
+    public enum UpdateTrip: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_V1_UpdateTripRequest
+        public typealias Output = Maps_Fleetengine_V1_Trip
+        public static let rpc = RPCMethod(service: "maps.fleetengine.v1.TripService", method: "UpdateTrip")
+    }
+
     /// Hands each unary RPC of "maps.fleetengine.v1.TripService", answered by `implementation`, to `visitor`, with
     /// its types, in the proto's order: an RPC added to the proto is visited as soon as it is implemented.
     /// Inlinable, so that a caller's concrete implementation and visitor specialize every RPC's path.
@@ -145,35 +238,19 @@ extension Maps_Fleetengine_V1_TripService {
         of implementation: Service,
         _ visitor: inout Visitor
     ) where Visitor.Caller == Service.Caller {
-        visitor.visit(Method.CreateTrip.self) { try await implementation.createTrip($0, caller: $1) }
-        visitor.visit(Method.GetTrip.self) { try await implementation.getTrip($0, caller: $1) }
-        visitor.visit(Method.DeleteTrip.self) { try await implementation.deleteTrip($0, caller: $1); return Google_Protobuf_Empty() }
-        visitor.visit(Method.ReportBillableTrip.self) { try await implementation.reportBillableTrip($0, caller: $1); return Google_Protobuf_Empty() }
-        visitor.visit(Method.SearchTrips.self) { try await implementation.searchTrips($0, caller: $1) }
-        visitor.visit(Method.UpdateTrip.self) { try await implementation.updateTrip($0, caller: $1) }
+        visitor.visit(CreateTrip.self) { try await implementation.createTrip($0, caller: $1) }
+        visitor.visit(GetTrip.self) { try await implementation.getTrip($0, caller: $1) }
+        visitor.visit(DeleteTrip.self) { try await implementation.deleteTrip($0, caller: $1); return Google_Protobuf_Empty() }
+        visitor.visit(ReportBillableTrip.self) { try await implementation.reportBillableTrip($0, caller: $1); return Google_Protobuf_Empty() }
+        visitor.visit(SearchTrips.self) { try await implementation.searchTrips($0, caller: $1) }
+        visitor.visit(UpdateTrip.self) { try await implementation.updateTrip($0, caller: $1) }
     }
 }
 
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_V1_TripService.Method.CreateTrip: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_V1_TripService.Method.GetTrip: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_V1_TripService.Method.DeleteTrip: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_V1_TripService.Method.ReportBillableTrip: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_V1_TripService.Method.SearchTrips: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_V1_TripService.Method.UpdateTrip: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_V1_VehicleService {
+/// The unary RPCs of "maps.fleetengine.v1.VehicleService", free of any transport: the service's `Implementation`
+/// protocol, each RPC's messages and name, and the visit that hands an implementation's RPCs to a transport.
+/// It uses no gRPC type, so it is available wherever SwiftProtobuf is.
+public enum Maps_Fleetengine_V1_VehicleServiceRPCs {
     /// Answers every RPC of "maps.fleetengine.v1.VehicleService", whichever transport brings it: each RPC is a
     /// function of its request message and the caller. A type conforming to it answers every unary RPC the
     /// proto declares, or does not build.
@@ -203,6 +280,55 @@ extension Maps_Fleetengine_V1_VehicleService {
         func searchVehicles(_ request: Maps_Fleetengine_V1_SearchVehiclesRequest, caller: Caller) async throws -> Maps_Fleetengine_V1_SearchVehiclesResponse
     }
 
+    /// `VehicleService/CreateVehicle`: its messages and its name.
+    public enum CreateVehicle: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_V1_CreateVehicleRequest
+        public typealias Output = Maps_Fleetengine_V1_Vehicle
+        public static let rpc = RPCMethod(service: "maps.fleetengine.v1.VehicleService", method: "CreateVehicle")
+    }
+
+    /// `VehicleService/GetVehicle`: its messages and its name.
+    public enum GetVehicle: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_V1_GetVehicleRequest
+        public typealias Output = Maps_Fleetengine_V1_Vehicle
+        public static let rpc = RPCMethod(service: "maps.fleetengine.v1.VehicleService", method: "GetVehicle")
+    }
+
+    /// `VehicleService/DeleteVehicle`: its messages and its name.
+    public enum DeleteVehicle: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_V1_DeleteVehicleRequest
+        public typealias Output = Google_Protobuf_Empty
+        public static let rpc = RPCMethod(service: "maps.fleetengine.v1.VehicleService", method: "DeleteVehicle")
+    }
+
+    /// `VehicleService/UpdateVehicle`: its messages and its name.
+    public enum UpdateVehicle: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_V1_UpdateVehicleRequest
+        public typealias Output = Maps_Fleetengine_V1_Vehicle
+        public static let rpc = RPCMethod(service: "maps.fleetengine.v1.VehicleService", method: "UpdateVehicle")
+    }
+
+    /// `VehicleService/UpdateVehicleAttributes`: its messages and its name.
+    public enum UpdateVehicleAttributes: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_V1_UpdateVehicleAttributesRequest
+        public typealias Output = Maps_Fleetengine_V1_UpdateVehicleAttributesResponse
+        public static let rpc = RPCMethod(service: "maps.fleetengine.v1.VehicleService", method: "UpdateVehicleAttributes")
+    }
+
+    /// `VehicleService/ListVehicles`: its messages and its name.
+    public enum ListVehicles: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_V1_ListVehiclesRequest
+        public typealias Output = Maps_Fleetengine_V1_ListVehiclesResponse
+        public static let rpc = RPCMethod(service: "maps.fleetengine.v1.VehicleService", method: "ListVehicles")
+    }
+
+    /// `VehicleService/SearchVehicles`: its messages and its name.
+    public enum SearchVehicles: UnaryMethod {
+        public typealias Input = Maps_Fleetengine_V1_SearchVehiclesRequest
+        public typealias Output = Maps_Fleetengine_V1_SearchVehiclesResponse
+        public static let rpc = RPCMethod(service: "maps.fleetengine.v1.VehicleService", method: "SearchVehicles")
+    }
+
     /// Hands each unary RPC of "maps.fleetengine.v1.VehicleService", answered by `implementation`, to `visitor`, with
     /// its types, in the proto's order: an RPC added to the proto is visited as soon as it is implemented.
     /// Inlinable, so that a caller's concrete implementation and visitor specialize every RPC's path.
@@ -211,39 +337,20 @@ extension Maps_Fleetengine_V1_VehicleService {
         of implementation: Service,
         _ visitor: inout Visitor
     ) where Visitor.Caller == Service.Caller {
-        visitor.visit(Method.CreateVehicle.self) { try await implementation.createVehicle($0, caller: $1) }
-        visitor.visit(Method.GetVehicle.self) { try await implementation.getVehicle($0, caller: $1) }
-        visitor.visit(Method.DeleteVehicle.self) { try await implementation.deleteVehicle($0, caller: $1); return Google_Protobuf_Empty() }
-        visitor.visit(Method.UpdateVehicle.self) { try await implementation.updateVehicle($0, caller: $1) }
-        visitor.visit(Method.UpdateVehicleAttributes.self) { try await implementation.updateVehicleAttributes($0, caller: $1) }
-        visitor.visit(Method.ListVehicles.self) { try await implementation.listVehicles($0, caller: $1) }
-        visitor.visit(Method.SearchVehicles.self) { try await implementation.searchVehicles($0, caller: $1) }
+        visitor.visit(CreateVehicle.self) { try await implementation.createVehicle($0, caller: $1) }
+        visitor.visit(GetVehicle.self) { try await implementation.getVehicle($0, caller: $1) }
+        visitor.visit(DeleteVehicle.self) { try await implementation.deleteVehicle($0, caller: $1); return Google_Protobuf_Empty() }
+        visitor.visit(UpdateVehicle.self) { try await implementation.updateVehicle($0, caller: $1) }
+        visitor.visit(UpdateVehicleAttributes.self) { try await implementation.updateVehicleAttributes($0, caller: $1) }
+        visitor.visit(ListVehicles.self) { try await implementation.listVehicles($0, caller: $1) }
+        visitor.visit(SearchVehicles.self) { try await implementation.searchVehicles($0, caller: $1) }
     }
 }
 
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_V1_VehicleService.Method.CreateVehicle: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_V1_VehicleService.Method.GetVehicle: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_V1_VehicleService.Method.DeleteVehicle: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_V1_VehicleService.Method.UpdateVehicle: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_V1_VehicleService.Method.UpdateVehicleAttributes: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_V1_VehicleService.Method.ListVehicles: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Maps_Fleetengine_V1_VehicleService.Method.SearchVehicles: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Grpc_Health_V1_Health {
+/// The unary RPCs of "grpc.health.v1.Health", free of any transport: the service's `Implementation`
+/// protocol, each RPC's messages and name, and the visit that hands an implementation's RPCs to a transport.
+/// It uses no gRPC type, so it is available wherever SwiftProtobuf is.
+public enum Grpc_Health_V1_HealthRPCs {
     /// Answers every RPC of "grpc.health.v1.Health", whichever transport brings it: each RPC is a
     /// function of its request message and the caller. A type conforming to it answers every unary RPC the
     /// proto declares, or does not build.
@@ -258,6 +365,20 @@ extension Grpc_Health_V1_Health {
         func list(_ request: Grpc_Health_V1_HealthListRequest, caller: Caller) async throws -> Grpc_Health_V1_HealthListResponse
     }
 
+    /// `Health/Check`: its messages and its name.
+    public enum Check: UnaryMethod {
+        public typealias Input = Grpc_Health_V1_HealthCheckRequest
+        public typealias Output = Grpc_Health_V1_HealthCheckResponse
+        public static let rpc = RPCMethod(service: "grpc.health.v1.Health", method: "Check")
+    }
+
+    /// `Health/List`: its messages and its name.
+    public enum List: UnaryMethod {
+        public typealias Input = Grpc_Health_V1_HealthListRequest
+        public typealias Output = Grpc_Health_V1_HealthListResponse
+        public static let rpc = RPCMethod(service: "grpc.health.v1.Health", method: "List")
+    }
+
     /// Hands each unary RPC of "grpc.health.v1.Health", answered by `implementation`, to `visitor`, with
     /// its types, in the proto's order: an RPC added to the proto is visited as soon as it is implemented.
     /// Inlinable, so that a caller's concrete implementation and visitor specialize every RPC's path.
@@ -266,13 +387,7 @@ extension Grpc_Health_V1_Health {
         of implementation: Service,
         _ visitor: inout Visitor
     ) where Visitor.Caller == Service.Caller {
-        visitor.visit(Method.Check.self) { try await implementation.check($0, caller: $1) }
-        visitor.visit(Method.List.self) { try await implementation.list($0, caller: $1) }
+        visitor.visit(Check.self) { try await implementation.check($0, caller: $1) }
+        visitor.visit(List.self) { try await implementation.list($0, caller: $1) }
     }
 }
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Grpc_Health_V1_Health.Method.Check: UnaryMethod {}
-
-@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
-extension Grpc_Health_V1_Health.Method.List: UnaryMethod {}

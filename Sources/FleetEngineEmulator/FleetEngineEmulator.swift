@@ -127,16 +127,12 @@ public enum FleetEngineEmulator {
             )
             return Self.metricsResponse(metrics.text)
         }
-        // Fleet Engine's RPCs are visited by their generated method descriptors, which need the platforms gRPC needs
-        // (on Linux, always).
-        if #available(FleetAuthGRPC , *) {
-            RESTRoutes.register(
-                FleetEngineRPCs(vehicles: service, deliveries: deliveries),
-                through: RPCPipeline(authenticator: authenticator, refresher: keyRefresher, metrics: metrics),
-                on: router,
-                maximumBodySize: maximumBodySize
-            )
-        }
+        RESTRoutes.register(
+            FleetEngineRPCs(vehicles: service, deliveries: deliveries),
+            through: RPCPipeline(authenticator: authenticator, refresher: keyRefresher, metrics: metrics),
+            on: router,
+            maximumBodySize: maximumBodySize
+        )
         return router
     }
 }

@@ -21,7 +21,7 @@ struct AccessPolicyTests {
     /// The on-demand entries of the permission table. ReportBillableTrip's scope (every trip of the provider) has
     /// no claim that narrows it; the HTTP matrix covers it.
     static let methods = FleetEngineMethod.all.filter {
-        $0.rpc.service.package == "maps.fleetengine.v1" && $0 != .reportBillableTrip
+        $0.rpc.service.hasPrefix("maps.fleetengine.v1.") && $0 != .reportBillableTrip
     }
     static let cells = FleetEngineRole.all.flatMap { role in methods.map { Cell(role: role, method: $0) } }
 
@@ -185,11 +185,13 @@ struct AccessPolicyTests {
         )
     }
 
-    @Test("the permission table names every RPC the generated services declare, by their descriptors")
+    @Test("the permission table names every RPC the generated gRPC services declare")
     func everyRPCHasAPermission() {
         let declared = Set(
-            Maps_Fleetengine_V1_VehicleService.Method.descriptors + Maps_Fleetengine_V1_TripService.Method.descriptors
-                + Maps_Fleetengine_Delivery_V1_DeliveryService.Method.descriptors
+            (Maps_Fleetengine_V1_VehicleService.Method.descriptors + Maps_Fleetengine_V1_TripService.Method.descriptors
+                + Maps_Fleetengine_Delivery_V1_DeliveryService.Method.descriptors).map {
+                    RPCMethod(service: $0.service.fullyQualifiedService, method: $0.method)
+                }
         )
         let table = Set(FleetEngineMethod.all.map(\.rpc))
         #expect(declared.count == 25)

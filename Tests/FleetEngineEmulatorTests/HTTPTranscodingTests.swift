@@ -70,7 +70,7 @@ struct HTTPTranscodingTests {
         mutating func visit<Method: UnaryMethod>(
             _ method: Method.Type,
             _ handler: @escaping @Sendable (Method.Input, Principal) async throws -> Method.Output
-        ) { all.append(Method.descriptor.fullyQualifiedMethod) }
+        ) { all.append(Method.rpc.fullName) }
     }
 
     @Test("every RPC of both APIs is implemented once, and every one has its HTTP rule")

@@ -3,45 +3,45 @@ import FleetEngineAPI
 
 extension FleetEngineMethod {
     public static let createDeliveryVehicle = Self(
-        Deliveries.CreateDeliveryVehicle.descriptor,
+        Deliveries.CreateDeliveryVehicle.rpc,
         permission: .deliveryVehiclesCreate
     )
     public static let getDeliveryVehicle = Self(
-        Deliveries.GetDeliveryVehicle.descriptor,
+        Deliveries.GetDeliveryVehicle.rpc,
         permission: .deliveryVehiclesGet
     )
     /// UpdateDeliveryVehicle with a mask of location and navigation fields: `deliveryvehicles.updateLocation`.
     public static let updateDeliveryVehicleLocation = Self(
-        Deliveries.UpdateDeliveryVehicle.descriptor,
+        Deliveries.UpdateDeliveryVehicle.rpc,
         permission: .deliveryVehiclesUpdateLocation
     )
     /// UpdateDeliveryVehicle with `remaining_vehicle_journey_segments` in the mask:
     /// `deliveryvehicles.updateVehicleStops`.
     public static let updateDeliveryVehicleStops = Self(
-        Deliveries.UpdateDeliveryVehicle.descriptor,
+        Deliveries.UpdateDeliveryVehicle.rpc,
         permission: .deliveryVehiclesUpdateVehicleStops
     )
     /// UpdateDeliveryVehicle with `attributes` or `type` in the mask: `deliveryvehicles.update`.
     public static let updateDeliveryVehicle = Self(
-        Deliveries.UpdateDeliveryVehicle.descriptor,
+        Deliveries.UpdateDeliveryVehicle.rpc,
         permission: .deliveryVehiclesUpdate
     )
     public static let deleteDeliveryVehicle = Self(
-        Deliveries.DeleteDeliveryVehicle.descriptor,
+        Deliveries.DeleteDeliveryVehicle.rpc,
         permission: .deliveryVehiclesDelete
     )
     public static let listDeliveryVehicles = Self(
-        Deliveries.ListDeliveryVehicles.descriptor,
+        Deliveries.ListDeliveryVehicles.rpc,
         permission: .deliveryVehiclesList
     )
-    public static let createTask = Self(Deliveries.CreateTask.descriptor, permission: .tasksCreate)
-    public static let batchCreateTasks = Self(Deliveries.BatchCreateTasks.descriptor, permission: .tasksCreate)
-    public static let getTask = Self(Deliveries.GetTask.descriptor, permission: .tasksGet)
-    public static let updateTask = Self(Deliveries.UpdateTask.descriptor, permission: .tasksUpdate)
-    public static let deleteTask = Self(Deliveries.DeleteTask.descriptor, permission: .tasksDelete)
-    public static let listTasks = Self(Deliveries.ListTasks.descriptor, permission: .tasksList)
+    public static let createTask = Self(Deliveries.CreateTask.rpc, permission: .tasksCreate)
+    public static let batchCreateTasks = Self(Deliveries.BatchCreateTasks.rpc, permission: .tasksCreate)
+    public static let getTask = Self(Deliveries.GetTask.rpc, permission: .tasksGet)
+    public static let updateTask = Self(Deliveries.UpdateTask.rpc, permission: .tasksUpdate)
+    public static let deleteTask = Self(Deliveries.DeleteTask.rpc, permission: .tasksDelete)
+    public static let listTasks = Self(Deliveries.ListTasks.rpc, permission: .tasksList)
     public static let getTaskTrackingInfo = Self(
-        Deliveries.GetTaskTrackingInfo.descriptor,
+        Deliveries.GetTaskTrackingInfo.rpc,
         permission: .taskTrackingInfoGet
     )
 

@@ -1,14 +1,13 @@
 public import FleetAuthCore
-import FleetEngineAPI
-public import GRPCCore
+public import FleetEngineAPI
 
 /// A Fleet Engine RPC and the IAM permission it needs (<doc:AuthorizationModel>).
 ///
-/// The RPC is named by the descriptor that the code generated from the protos declares, never by a string of our own:
-/// an RPC renamed or removed in the protos fails the build here.
+/// The RPC is named by the code generated from the protos (`FleetEngineV1.VehicleServiceRPCs.GetVehicle.rpc`), never by
+/// a string of our own: an RPC renamed or removed in the protos fails the build here.
 public struct FleetEngineMethod: Sendable, Hashable, CustomStringConvertible {
     /// The RPC: its service and method, as generated from the protos.
-    public let rpc: MethodDescriptor
+    public let rpc: RPCMethod
     /// The permission the signing account's role must grant.
     public let permission: FleetEnginePermission
 
@@ -16,42 +15,42 @@ public struct FleetEngineMethod: Sendable, Hashable, CustomStringConvertible {
     public var name: String { rpc.method }
     public var description: String { name }
 
-    public init(_ rpc: MethodDescriptor, permission: FleetEnginePermission) {
+    public init(_ rpc: RPCMethod, permission: FleetEnginePermission) {
         self.rpc = rpc
         self.permission = permission
     }
 
-    typealias Vehicles = Maps_Fleetengine_V1_VehicleService.Method
-    typealias Trips = Maps_Fleetengine_V1_TripService.Method
-    typealias Deliveries = Maps_Fleetengine_Delivery_V1_DeliveryService.Method
+    typealias Vehicles = FleetEngineV1.VehicleServiceRPCs
+    typealias Trips = FleetEngineV1.TripServiceRPCs
+    typealias Deliveries = FleetEngineDelivery.DeliveryServiceRPCs
 
-    public static let createVehicle = Self(Vehicles.CreateVehicle.descriptor, permission: .vehiclesCreate)
-    public static let getVehicle = Self(Vehicles.GetVehicle.descriptor, permission: .vehiclesGet)
+    public static let createVehicle = Self(Vehicles.CreateVehicle.rpc, permission: .vehiclesCreate)
+    public static let getVehicle = Self(Vehicles.GetVehicle.rpc, permission: .vehiclesGet)
     /// UpdateVehicle with a mask of driver-reportable fields only: `vehicles.updateLocation` is enough.
     public static let updateVehicleLocation = Self(
-        Vehicles.UpdateVehicle.descriptor,
+        Vehicles.UpdateVehicle.rpc,
         permission: .vehiclesUpdateLocation
     )
     /// UpdateVehicle with any other field in the mask: `vehicles.update`.
-    public static let updateVehicle = Self(Vehicles.UpdateVehicle.descriptor, permission: .vehiclesUpdate)
+    public static let updateVehicle = Self(Vehicles.UpdateVehicle.rpc, permission: .vehiclesUpdate)
     public static let updateVehicleAttributes = Self(
-        Vehicles.UpdateVehicleAttributes.descriptor,
+        Vehicles.UpdateVehicleAttributes.rpc,
         permission: .vehiclesUpdate
     )
-    public static let listVehicles = Self(Vehicles.ListVehicles.descriptor, permission: .vehiclesList)
-    public static let deleteVehicle = Self(Vehicles.DeleteVehicle.descriptor, permission: .vehiclesDelete)
-    public static let searchVehicles = Self(Vehicles.SearchVehicles.descriptor, permission: .vehiclesSearch)
-    public static let createTrip = Self(Trips.CreateTrip.descriptor, permission: .tripsCreate)
-    public static let getTrip = Self(Trips.GetTrip.descriptor, permission: .tripsGet)
-    public static let updateTrip = Self(Trips.UpdateTrip.descriptor, permission: .tripsUpdate)
+    public static let listVehicles = Self(Vehicles.ListVehicles.rpc, permission: .vehiclesList)
+    public static let deleteVehicle = Self(Vehicles.DeleteVehicle.rpc, permission: .vehiclesDelete)
+    public static let searchVehicles = Self(Vehicles.SearchVehicles.rpc, permission: .vehiclesSearch)
+    public static let createTrip = Self(Trips.CreateTrip.rpc, permission: .tripsCreate)
+    public static let getTrip = Self(Trips.GetTrip.rpc, permission: .tripsGet)
+    public static let updateTrip = Self(Trips.UpdateTrip.rpc, permission: .tripsUpdate)
     /// UpdateTrip whose mask changes `trip_status`: also needs `trips.updateState` (policy: the stricter reading where
     /// Google's documentation is silent; see <doc:AuthorizationModel>).
-    public static let updateTripState = Self(Trips.UpdateTrip.descriptor, permission: .tripsUpdateState)
-    public static let deleteTrip = Self(Trips.DeleteTrip.descriptor, permission: .tripsDelete)
-    public static let searchTrips = Self(Trips.SearchTrips.descriptor, permission: .tripsSearch)
+    public static let updateTripState = Self(Trips.UpdateTrip.rpc, permission: .tripsUpdateState)
+    public static let deleteTrip = Self(Trips.DeleteTrip.rpc, permission: .tripsDelete)
+    public static let searchTrips = Self(Trips.SearchTrips.rpc, permission: .tripsSearch)
     /// ReportBillableTrip, which no published role names: a backend call, so `trips.create` (policy; see
     /// <doc:AuthorizationModel>).
-    public static let reportBillableTrip = Self(Trips.ReportBillableTrip.descriptor, permission: .tripsCreate)
+    public static let reportBillableTrip = Self(Trips.ReportBillableTrip.rpc, permission: .tripsCreate)
 
     /// Vehicle fields a driver (`vehicles.updateLocation`) may report through UpdateVehicle, in proto spelling:
     /// location, state, route progress and waypoints (<doc:AuthorizationModel>). Any other field in the mask needs `vehicles.update`.

@@ -41,7 +41,7 @@ struct LimitedRegistration<Transport: ServerTransport>: UnaryMethodVisitor {
     ) {
         let call = call
         router.registerHandler(
-            forMethod: Method.descriptor,
+            forMethod: MethodDescriptor(fullyQualifiedService: Method.rpc.service, method: Method.rpc.method),
             deserializer: LimitedProtobufDeserializer<Method.Input>(limit: call.maximumMessageSize),
             serializer: ProtobufSerializer<Method.Output>(),
             handler: { request, context in try await call.unary(request, context, handler) }

@@ -1,5 +1,4 @@
 import FleetEngineAPI
-import GRPCCore
 import HTTPTypes
 import SwiftProtobuf
 
@@ -28,8 +27,8 @@ enum HTTPRules {
     }()
 
     /// The bindings of `method`; none if its proto has no `google.api.http` rule.
-    static func bindings(of method: MethodDescriptor) -> [HTTPBinding] {
-        all[method.fullyQualifiedMethod] ?? []
+    static func bindings(of method: RPCMethod) -> [HTTPBinding] {
+        all[method.fullName] ?? []
     }
 
     private static func binding(of rule: Google_Api_HttpRule, in method: String) -> HTTPBinding {

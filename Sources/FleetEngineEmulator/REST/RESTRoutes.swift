@@ -2,7 +2,6 @@ import FleetAuthCore
 import FleetAuthServerCore
 import FleetEngineAPI
 import Foundation
-import GRPCCore
 import Hummingbird
 import SwiftProtobuf
 
@@ -10,7 +9,6 @@ import SwiftProtobuf
 /// its `google.api.http` rule (``HTTPRules``), and each request is transcoded into the RPC's request message as
 /// Google's front end transcodes it, then passed through ``RPCPipeline`` to the RPC's one implementation, the one gRPC
 /// calls reach. No route is written by hand.
-@available(FleetAuthGRPC, *)
 struct RESTRoutes: UnaryMethodVisitor {
     typealias Caller = Principal
 
@@ -35,10 +33,9 @@ struct RESTRoutes: UnaryMethodVisitor {
         _ method: Method.Type,
         _ handler: @escaping @Sendable (Method.Input, Principal) async throws -> Method.Output
     ) {
-        let descriptor = Method.descriptor
-        let bindings = HTTPRules.bindings(of: descriptor)
-        precondition(!bindings.isEmpty, "\(descriptor) has no google.api.http rule")
-        let rpc = descriptor.fullyQualifiedMethod
+        let rpc = Method.rpc.fullName
+        let bindings = HTTPRules.bindings(of: Method.rpc)
+        precondition(!bindings.isEmpty, "\(rpc) has no google.api.http rule")
         let pipeline = pipeline
         for binding in bindings {
             let transcoder = RESTTranscoder<Method.Input>(binding: binding, maximumBodySize: maximumBodySize)

@@ -6,24 +6,23 @@ public import FleetEngineAPI
 /// The services conform to the `Implementation` protocols generated from the protos (``FleetEngineService`` to
 /// `VehicleService`'s and `TripService`'s, ``DeliveryService`` to `DeliveryService`'s), so the compiler demands a
 /// method for every RPC the protos declare. Each transport visits them and serves every RPC it is handed through
-/// ``RPCPipeline``: REST routes it by its `google.api.http` rule (``RESTRoutes``), gRPC registers it by its descriptor
+/// ``RPCPipeline``: REST routes it by its `google.api.http` rule (``RESTRoutes``), gRPC registers it by its name
 /// (``FleetEngineGRPCService``). So adding an RPC is its declaration in the proto, its method in the service, and its
 /// permission (``FleetEngineMethod``).
-@available(FleetAuthGRPC, *)
 struct FleetEngineRPCs: Sendable {
     let vehicles: FleetEngineService
     let deliveries: DeliveryService
 
     /// Hands every RPC of both APIs to `visitor`.
     func visitUnaryMethods(_ visitor: inout some UnaryMethodVisitor<Principal>) {
-        FleetEngineV1.VehicleService.visitUnaryMethods(of: vehicles, &visitor)
-        FleetEngineV1.TripService.visitUnaryMethods(of: vehicles, &visitor)
-        FleetEngineDelivery.DeliveryService.visitUnaryMethods(of: deliveries, &visitor)
+        FleetEngineV1.VehicleServiceRPCs.visitUnaryMethods(of: vehicles, &visitor)
+        FleetEngineV1.TripServiceRPCs.visitUnaryMethods(of: vehicles, &visitor)
+        FleetEngineDelivery.DeliveryServiceRPCs.visitUnaryMethods(of: deliveries, &visitor)
     }
 }
 
-@available(FleetAuthGRPC, *)
-extension FleetEngineService: FleetEngineV1.VehicleService.Implementation, FleetEngineV1.TripService.Implementation {}
+extension FleetEngineService: FleetEngineV1.VehicleServiceRPCs.Implementation, FleetEngineV1.TripServiceRPCs
+        .Implementation
+{}
 
-@available(FleetAuthGRPC, *)
-extension DeliveryService: FleetEngineDelivery.DeliveryService.Implementation {}
+extension DeliveryService: FleetEngineDelivery.DeliveryServiceRPCs.Implementation {}

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Writes UnaryMethods.swift: for each gRPC service of a FileDescriptorSet, a transport-neutral `Implementation`
-protocol (each unary RPC a function of its request message and the caller), a `visitUnaryMethods(of:_:)` that hands
-every RPC of an implementation to a `UnaryMethodVisitor`, typed, and each unary method's generated namespace conformed
-to `UnaryMethod`.
+"""Writes the Swift that the emulator's services are built on, from the descriptors alone, into a folder:
 
-Run by Scripts/generate-protos.sh: `generate-unary-methods.py SET OUT`, where SET is a serialized
+- UnaryMethods.swift: for each gRPC service, a namespace `<Service>RPCs` that uses no gRPC type (so no platform
+  minimum beyond SwiftProtobuf's): a transport-neutral `Implementation` protocol (each unary RPC a function of its
+  request message and the caller), each unary RPC as a `UnaryMethod` (its messages and its `RPCMethod` name), and a
+  `visitUnaryMethods(of:_:)` that hands every RPC of an implementation to a `UnaryMethodVisitor`, typed.
+
+Run by Scripts/generate-protos.sh: `generate-contract.py SET FOLDER`, where SET is a serialized
 google.protobuf.FileDescriptorSet of Protos/ (without the files they import). It reads the protobuf wire format
 itself, so it needs nothing beyond the Python standard library.
 """
@@ -97,23 +99,24 @@ def services(descriptor_set):
                 yield package, name, methods
 
 
+
 def main():
     with open(sys.argv[1], "rb") as file:
         descriptor_set = file.read()
-    availability = "@available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)"
     lines = [
-        "// DO NOT EDIT. Written by Scripts/generate-protos.sh (Scripts/generate-unary-methods.py) from Protos/.",
+        "// DO NOT EDIT. Written by Scripts/generate-protos.sh (Scripts/generate-contract.py) from Protos/.",
         "// swift-format-ignore-file",
         "",
-        "import GRPCCore",
         "import SwiftProtobuf",
     ]
     for package, service, methods in services(descriptor_set):
-        namespace = swift_namespace(package, service)
+        namespace = swift_namespace(package, service) + "RPCs"
         lines += [
             "",
-            availability,
-            f"extension {namespace} {{",
+            f'/// The unary RPCs of "{package}.{service}", free of any transport: the service\'s `Implementation`',
+            "/// protocol, each RPC's messages and name, and the visit that hands an implementation's RPCs to a transport.",
+            "/// It uses no gRPC type, so it is available wherever SwiftProtobuf is.",
+            f"public enum {namespace} {{",
             f'    /// Answers every RPC of "{package}.{service}", whichever transport brings it: each RPC is a',
             "    /// function of its request message and the caller. A type conforming to it answers every unary RPC the",
             "    /// proto declares, or does not build.",
@@ -130,8 +133,18 @@ def main():
                 f"        func {function}(_ request: {swift_type(package, input)}, caller: Caller) async throws"
                 + (f" -> {answer}" if answer else ""),
             ]
+        lines += ["    }"]
+        for method, input, output in methods:
+            lines += [
+                "",
+                f"    /// `{service}/{method}`: its messages and its name.",
+                f"    public enum {method}: UnaryMethod {{",
+                f"        public typealias Input = {swift_type(package, input)}",
+                f"        public typealias Output = {swift_type(package, output) or 'Google_Protobuf_Empty'}",
+                f'        public static let rpc = RPCMethod(service: "{package}.{service}", method: "{method}")',
+                "    }",
+            ]
         lines += [
-            "    }",
             "",
             f'    /// Hands each unary RPC of "{package}.{service}", answered by `implementation`, to `visitor`, with',
             "    /// its types, in the proto's order: an RPC added to the proto is visited as soon as it is implemented.",
@@ -146,11 +159,9 @@ def main():
             function = method[0].lower() + method[1:]
             call = f"try await implementation.{function}($0, caller: $1)"
             body = call if swift_type(package, output) else call + "; return Google_Protobuf_Empty()"
-            lines += [f"        visitor.visit(Method.{method}.self) {{ {body} }}"]
+            lines += [f"        visitor.visit({method}.self) {{ {body} }}"]
         lines += ["    }", "}"]
-        for method, _, _ in methods:
-            lines += ["", availability, f"extension {namespace}.Method.{method}: UnaryMethod {{}}"]
-    with open(sys.argv[2], "w") as file:
+    with open(sys.argv[2] + "/UnaryMethods.swift", "w") as file:
         file.write("\n".join(lines) + "\n")
 
 
