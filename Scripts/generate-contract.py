@@ -5,6 +5,8 @@
   minimum beyond SwiftProtobuf's): a transport-neutral `Implementation` protocol (each unary RPC a function of its
   request message and the caller), each unary RPC as a `UnaryMethod` (its messages and its `RPCMethod` name), and a
   `visitUnaryMethods(of:_:)` that hands every RPC of an implementation to a `UnaryMethodVisitor`, typed.
+- UpdateMasks.swift: for each resource an update request carries beside its `update_mask` (Vehicle, Trip, Task,
+  DeliveryVehicle), `replaceField(_:from:)`, which writes one top-level field as a mask naming it does.
 
 Run by Scripts/generate-protos.sh: `generate-contract.py SET FOLDER`, where SET is a serialized
 google.protobuf.FileDescriptorSet of Protos/ (without the files they import). It reads the protobuf wire format
@@ -99,6 +101,130 @@ def services(descriptor_set):
                 yield package, name, methods
 
 
+def camel_case(name):
+    """SwiftProtobuf's property name for a field: `last_location` is `lastLocation`, `vehicle_id` is `vehicleID`
+    (its abbreviations: id, url, http, https are upper-cased after the first word)."""
+    words, word, last = [], "", ""
+    for char in name:
+        kind = "digit" if char.isdigit() else "lower" if char.islower() else "upper" if char.isupper() else "_"
+        if kind == "_" or (kind == "digit" and last != "digit") or (kind != "digit" and last == "digit") \
+                or (kind == "upper" and last != "upper"):
+            if word:
+                words.append(word)
+            word = ""
+        if kind != "_":
+            word += char.lower()
+        last = kind
+    if word:
+        words.append(word)
+    return words[0] + "".join(w.upper() if w in ("id", "url", "http", "https") else w[0].upper() + w[1:]
+                              for w in words[1:])
+
+
+def messages(descriptor_set):
+    """{full name (`.pkg.Message`): (package, [field])} for every message of the set, nested ones included; each
+    field a dict of its name, label, type, type name, oneof, proto3 `optional`, and whether it is `REQUIRED`
+    (`google.api.field_behavior`, extension 1052 of FieldOptions; REQUIRED is 2)."""
+    found = {}
+
+    def add(package, scope, data):
+        name, fields_of = "", []
+        nested = []
+        for number, _, value in fields(data):
+            if number == 1:
+                name = value.decode()
+            elif number == 2:
+                field = {"label": 1, "type": 0, "type_name": "", "oneof": None, "optional": False, "required": False}
+                for field_number, _, field_value in fields(value):
+                    if field_number == 1:
+                        field["name"] = field_value.decode()
+                    elif field_number == 4:
+                        field["label"] = field_value
+                    elif field_number == 5:
+                        field["type"] = field_value
+                    elif field_number == 6:
+                        field["type_name"] = field_value.decode()
+                    elif field_number == 9:
+                        field["oneof"] = field_value
+                    elif field_number == 17:
+                        field["optional"] = bool(field_value)
+                    elif field_number == 8:
+                        field["required"] = any(
+                            option == 1052 and (value == 2 if wire == 0 else 2 in value)
+                            for option, wire, value in fields(field_value)
+                        )
+                fields_of.append(field)
+            elif number == 3:
+                nested.append(value)
+        full = scope + "." + name
+        found[full] = (package, fields_of)
+        for inner in nested:
+            add(package, full, inner)
+
+    for number, _, file_bytes in fields(descriptor_set):
+        if number != 1:
+            continue
+        package, bodies = "", []
+        for field, _, value in fields(file_bytes):
+            if field == 2:
+                package = value.decode()
+            elif field == 4:
+                bodies.append(value)
+        for body in bodies:
+            add(package, "." + package, body)
+    return found
+
+
+def update_masks(descriptor_set):
+    """The Swift of UpdateMasks.swift: `replaceField(_:from:)` for the resource beside each `update_mask`."""
+    all_messages = messages(descriptor_set)
+    resources = []
+    for name, (package, request_fields) in all_messages.items():
+        if not any(field["name"] == "update_mask" for field in request_fields):
+            continue
+        for field in request_fields:
+            # The resource is the request's REQUIRED message field beside the mask (not its optional `header`).
+            if field["type"] == 11 and field["required"] and field["type_name"] in all_messages \
+                    and field["type_name"] not in resources:
+                resources.append(field["type_name"])
+    lines = [
+        "// DO NOT EDIT. Written by Scripts/generate-protos.sh (Scripts/generate-contract.py) from Protos/.",
+        "// swift-format-ignore-file",
+        "",
+        "import SwiftProtobuf",
+    ]
+    for resource in resources:
+        package, resource_fields = all_messages[resource]
+        swift = swift_namespace(package, resource[len(package) + 2:].replace(".", "_"))
+        lines += [
+            "",
+            f"extension {swift} {{",
+            "    /// Sets the top-level field named `field` (proto spelling, such as `last_location`) to `source`'s, as an",
+            "    /// update mask naming it does: a message or optional field that `source` leaves unset is cleared. False,",
+            "    /// and nothing written, for a name the message does not declare.",
+            "    @discardableResult",
+            "    public mutating func replaceField(_ field: String, from source: Self) -> Bool {",
+            "        switch field {",
+        ]
+        for field in resource_fields:
+            if field["oneof"] is not None and not field["optional"]:
+                raise ValueError(f"{resource}.{field['name']} is in a oneof: write its replacement by hand")
+            prop = camel_case(field["name"])
+            upper = prop[0].upper() + prop[1:]
+            if field["label"] != 3 and (field["type"] == 11 or field["optional"]):
+                body = f"if source.has{upper} {{ {prop} = source.{prop} }} else {{ clear{upper}() }}"
+            else:
+                body = f"{prop} = source.{prop}"
+            lines.append(f'        case "{field["name"]}": {body}')
+        lines += [
+            "        default: return false",
+            "        }",
+            "        return true",
+            "    }",
+            "}",
+        ]
+    return lines
+
 
 def main():
     with open(sys.argv[1], "rb") as file:
@@ -163,6 +289,8 @@ def main():
         lines += ["    }", "}"]
     with open(sys.argv[2] + "/UnaryMethods.swift", "w") as file:
         file.write("\n".join(lines) + "\n")
+    with open(sys.argv[2] + "/UpdateMasks.swift", "w") as file:
+        file.write("\n".join(update_masks(descriptor_set)) + "\n")
 
 
 if __name__ == "__main__":

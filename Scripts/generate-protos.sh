@@ -71,14 +71,14 @@ set="$(mktemp)"
 } > "$out/ProtoFileDescriptors.swift"
 rm -f "$set"
 # Each service's transport-neutral Implementation protocol and the visitor both transports serve an implementation
-# through: from the descriptors of Protos/ alone.
+# through, and each updatable resource's field writer for update masks: from the descriptors of Protos/ alone.
 set="$(mktemp)"
 (cd Protos && "$PROTOC" -I . -I "$INCLUDE" --descriptor_set_out="$set" $protos)
 python3 Scripts/generate-contract.py "$set" "$out"
 rm -f "$set"
 # Files without a service get an empty gRPC file: drop them.
 grep -l "This file contained no services" "$out"/*.grpc.swift | xargs rm -f
-for file in "$target"/*.pb.swift "$target"/*.grpc.swift "$target"/ProtoFileDescriptors.swift "$target"/UnaryMethods.swift; do
+for file in "$target"/*.pb.swift "$target"/*.grpc.swift "$target"/ProtoFileDescriptors.swift "$target"/UnaryMethods.swift "$target"/UpdateMasks.swift; do
     if [ -e "$file" ] && [ ! -e "$out/$(basename "$file")" ]; then rm "$file"; fi
 done
 changed=0

@@ -1,9 +1,10 @@
 import FleetAuthServerCore
 import FleetEngineAPI
-import FleetEngineEmulator
 import Foundation
 import SwiftProtobuf
 import Testing
+
+@testable import FleetEngineEmulator
 
 /// `REQUIRED` from the protos' `google.api.field_behavior`, enforced by one check for every RPC of both APIs.
 @Suite("Field behaviours: REQUIRED and OUTPUT_ONLY from the annotations")
@@ -160,6 +161,79 @@ struct FieldBehaviorsTests {
         #expect(
             FieldBehaviors.fixedFields(of: FleetEngineDelivery.DeliveryVehicle.self) == ["name": "the resource's name"]
         )
+    }
+
+    @Test("each update mask accepts exactly the fields left when the fixed ones are taken from the descriptor")
+    func updatableFields() {
+        // The fields Google's reference documents for each update (UpdateVehicle, UpdateTrip, UpdateTask,
+        // UpdateDeliveryVehicle), in proto spelling.
+        #expect(
+            FieldMasks.vehicle.fields == [
+                "vehicle_state", "supported_trip_types", "last_location", "past_locations", "maximum_capacity",
+                "attributes", "vehicle_type", "license_plate", "route", "current_route_segment",
+                "current_route_segment_traffic", "current_route_segment_end_point", "remaining_distance_meters",
+                "eta_to_first_waypoint", "remaining_time_seconds", "waypoints", "back_to_back_enabled",
+                "navigation_status", "device_settings",
+            ]
+        )
+        #expect(FieldMasks.vehicle.fixed["available_capacity"] != nil)
+        #expect(
+            FieldMasks.trip.fields == [
+                "vehicle_id", "trip_status", "trip_type", "pickup_point", "actual_pickup_point",
+                "actual_pickup_arrival_point", "intermediate_destinations", "intermediate_destinations_version",
+                "intermediate_destination_index", "actual_intermediate_destination_arrival_points",
+                "actual_intermediate_destinations", "dropoff_point", "actual_dropoff_point", "vehicle_waypoints",
+                "attributes",
+            ]
+        )
+        #expect(
+            DeliveryService.updatableTask.fields == [
+                "state", "task_outcome", "task_outcome_time", "task_outcome_location", "target_time_window",
+                "task_tracking_view_config", "attributes",
+            ]
+        )
+        #expect(
+            DeliveryService.updatableVehicle.fields == [
+                "last_location", "past_locations", "navigation_status", "current_route_segment",
+                "current_route_segment_end_point", "remaining_distance_meters", "remaining_duration",
+                "remaining_vehicle_journey_segments", "attributes", "type",
+            ]
+        )
+        #expect(throws: GoogleAPIError.self) {
+            try FieldMasks.paths(["waypoints_version"], updating: FieldMasks.vehicle)
+        }
+        #expect(throws: GoogleAPIError.self) { try FieldMasks.paths(["no_such_field"], updating: FieldMasks.trip) }
+        #expect(
+            (try? FieldMasks.paths(["lastLocation", "last_location"], updating: FieldMasks.vehicle)) == [
+                "last_location"
+            ]
+        )
+    }
+
+    @Test("the generated replaceField writes a masked field as Google does: a message the source leaves unset clears")
+    func replaceField() {
+        var target = FleetEngineV1.Vehicle()
+        target.licensePlate.countryCode = "FR"
+        target.maximumCapacity = 4
+        target.currentRouteSegment = "old"
+        var source = FleetEngineV1.Vehicle()
+        source.maximumCapacity = 6
+        let license = target.replaceField("license_plate", from: source)
+        #expect(license)
+        #expect(!target.hasLicensePlate)
+        let capacity = target.replaceField("maximum_capacity", from: source)
+        #expect(capacity)
+        #expect(target.maximumCapacity == 6)
+        let segment = target.replaceField("current_route_segment", from: source)
+        #expect(segment)
+        #expect(target.currentRouteSegment.isEmpty)
+        source.licensePlate.lastCharacter = "7"
+        target.replaceField("license_plate", from: source)
+        #expect(target.licensePlate.lastCharacter == "7" && target.licensePlate.countryCode.isEmpty)
+        let before = target
+        let camelCase = target.replaceField("lastLocation", from: source)
+        #expect(!camelCase)
+        #expect(target == before)
     }
 
     @Test("output-only fields are left out of a request at any depth; everything else is kept, unknown fields too")

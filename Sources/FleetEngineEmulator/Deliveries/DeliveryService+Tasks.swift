@@ -4,16 +4,13 @@ import Foundation
 import SwiftProtobuf
 
 extension DeliveryService {
-    /// The fields UpdateTask may write, in proto spelling; `fixed` ones are refused by name.
-    static let taskUpdatable: Set<String> = [
-        "state", "task_outcome", "task_outcome_time", "task_outcome_location", "target_time_window",
-        "task_tracking_view_config", "attributes",
-    ]
-    /// Task fields an update may not name: the annotations' immutable (`type`, `tracking_id`, `planned_location`,
-    /// `task_duration`) and output-only fields, and `task_outcome_location_source`, which the server sets with
-    /// the outcome's location.
-    static let taskFixed = FieldBehaviors.fixedFields(of: FleetEngineDelivery.Task.self)
-        .merging(["task_outcome_location_source": "set with taskOutcomeLocation"]) { $1 }
+    /// UpdateTask's fields: besides the annotations' immutable (`type`, `tracking_id`, `planned_location`,
+    /// `task_duration`) and output-only ones, `task_outcome_location_source`, which the server sets with the
+    /// outcome's location, cannot change.
+    static let updatableTask = FieldMasks.Updatable(
+        FleetEngineDelivery.Task.self,
+        alsoFixed: ["task_outcome_location_source": "set with taskOutcomeLocation"]
+    )
 
     /// The fields ListTasks' `filter` compares.
     static let taskFilterFields: [String: AIPFilter.FieldKind] = [
@@ -208,12 +205,7 @@ extension DeliveryService {
     {
         let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.resource(request.task.name, collection: "tasks", field: "task.name")
-        let paths = try FieldMasks.paths(
-            request.updateMask.paths,
-            updatable: Self.taskUpdatable,
-            fixed: Self.taskFixed,
-            message: "Task"
-        )
+        let paths = try FieldMasks.paths(request.updateMask.paths, updating: Self.updatableTask)
         try AccessPolicy.checkRole(account: caller.account, method: .updateTask)
         let given = request.task
         if paths.contains("state"), given.state == .unspecified {
@@ -259,14 +251,12 @@ extension DeliveryService {
                             "Task \(id) is assigned to delivery vehicle \(current.deliveryVehicleID); close it by removing its stop from the vehicle's remainingVehicleJourneySegments."
                         )
                     }
-                    next.state = given.state
                 case "task_outcome":
                     if current.taskOutcome != .unspecified, given.taskOutcome != current.taskOutcome {
                         throw GoogleAPIError.failedPrecondition(
                             "Task \(id) already has the outcome \(current.taskOutcome == .succeeded ? "SUCCEEDED" : "FAILED"); an outcome is set once."
                         )
                     }
-                    next.taskOutcome = given.taskOutcome
                     if !paths.contains("task_outcome_time"), !next.hasTaskOutcomeTime, given.taskOutcome != .unspecified
                     {
                         next.taskOutcomeTime = Google_Protobuf_Timestamp(date: now)
@@ -277,26 +267,11 @@ extension DeliveryService {
                         next.taskOutcomeLocation.point = vehicleLocation.location
                         next.taskOutcomeLocationSource = .lastVehicleLocation
                     }
-                case "task_outcome_time":
-                    next.taskOutcomeTime = given.taskOutcomeTime
-                    if !given.hasTaskOutcomeTime { next.clearTaskOutcomeTime() }
                 case "task_outcome_location":
-                    next.taskOutcomeLocation = given.taskOutcomeLocation
-                    if given.hasTaskOutcomeLocation {
-                        next.taskOutcomeLocationSource = .provider
-                    } else {
-                        next.clearTaskOutcomeLocation()
-                        next.taskOutcomeLocationSource = .unspecified
-                    }
-                case "target_time_window":
-                    next.targetTimeWindow = given.targetTimeWindow
-                    if !given.hasTargetTimeWindow { next.clearTargetTimeWindow() }
-                case "task_tracking_view_config":
-                    next.taskTrackingViewConfig = given.taskTrackingViewConfig
-                    if !given.hasTaskTrackingViewConfig { next.clearTaskTrackingViewConfig() }
-                case "attributes": next.attributes = given.attributes
+                    next.taskOutcomeLocationSource = given.hasTaskOutcomeLocation ? .provider : .unspecified
                 default: break
                 }
+                next.replaceField(path, from: given)
             }
             return next
         }

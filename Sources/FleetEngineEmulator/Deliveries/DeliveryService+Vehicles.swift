@@ -4,10 +4,8 @@ import Foundation
 import SwiftProtobuf
 
 extension DeliveryService {
-    /// The fields UpdateDeliveryVehicle may write, in proto spelling.
-    static let vehicleUpdatable: Set<String> = FleetEngineMethod.deliveryDriverReportableFields.union([
-        "remaining_vehicle_journey_segments", "attributes", "type",
-    ])
+    /// UpdateDeliveryVehicle's fields: every one but `name`.
+    static let updatableVehicle = FieldMasks.Updatable(FleetEngineDelivery.DeliveryVehicle.self)
 
     /// CreateDeliveryVehicle: only `type`, `lastLocation` and `attributes` may be set (`name` is ignored); a vehicle
     /// created without `type` is `AUTO`.
@@ -88,12 +86,7 @@ extension DeliveryService {
             collection: "deliveryVehicles",
             field: "deliveryVehicle.name"
         )
-        let paths = try FieldMasks.paths(
-            request.updateMask.paths,
-            updatable: Self.vehicleUpdatable,
-            fixed: FieldBehaviors.fixedFields(of: FleetEngineDelivery.DeliveryVehicle.self),
-            message: "DeliveryVehicle"
-        )
+        let paths = try FieldMasks.paths(request.updateMask.paths, updating: Self.updatableVehicle)
         var methods: [FleetEngineMethod] = []
         if paths.contains(where: FleetEngineMethod.deliveryDriverReportableFields.contains) {
             methods.append(.updateDeliveryVehicleLocation)
@@ -141,7 +134,6 @@ extension DeliveryService {
             var changed: [String: FleetEngineDelivery.Task] = [:]
             for path in paths {
                 switch path {
-                case "last_location": next.lastLocation = given.lastLocation
                 case "past_locations":
                     // Input only: a past location newer than the last one becomes the last location.
                     if let latest = given.pastLocations.max(by: { $0.updateTime.date < $1.updateTime.date }),
@@ -149,18 +141,6 @@ extension DeliveryService {
                     {
                         next.lastLocation = latest
                     }
-                case "navigation_status": next.navigationStatus = given.navigationStatus
-                case "current_route_segment": next.currentRouteSegment = given.currentRouteSegment
-                case "current_route_segment_end_point":
-                    next.currentRouteSegmentEndPoint = given.currentRouteSegmentEndPoint
-                    if !given.hasCurrentRouteSegmentEndPoint { next.clearCurrentRouteSegmentEndPoint() }
-                case "remaining_distance_meters":
-                    next.remainingDistanceMeters = given.remainingDistanceMeters
-                    if !given.hasRemainingDistanceMeters { next.clearRemainingDistanceMeters() }
-                case "remaining_duration":
-                    next.remainingDuration = given.remainingDuration
-                    if !given.hasRemainingDuration { next.clearRemainingDuration() }
-                case "attributes": next.attributes = given.attributes
                 case "type": next.type = given.type == .unspecified ? .auto : given.type
                 case "remaining_vehicle_journey_segments":
                     changed = try Self.assign(
@@ -170,17 +150,14 @@ extension DeliveryService {
                         provider: provider
                     )
                     next.remainingVehicleJourneySegments = given.remainingVehicleJourneySegments
-                default: break
+                default: next.replaceField(path, from: given)
                 }
             }
             if next.currentRouteSegment.isEmpty {
                 // Google ignores the segment's end point and remaining distance and duration without a segment.
-                next.currentRouteSegmentEndPoint = current.currentRouteSegmentEndPoint
-                if !current.hasCurrentRouteSegmentEndPoint { next.clearCurrentRouteSegmentEndPoint() }
-                next.remainingDistanceMeters = current.remainingDistanceMeters
-                if !current.hasRemainingDistanceMeters { next.clearRemainingDistanceMeters() }
-                next.remainingDuration = current.remainingDuration
-                if !current.hasRemainingDuration { next.clearRemainingDuration() }
+                for field in ["current_route_segment_end_point", "remaining_distance_meters", "remaining_duration"] {
+                    next.replaceField(field, from: current)
+                }
             }
             next.pastLocations = []
             if paths.contains("remaining_vehicle_journey_segments") {

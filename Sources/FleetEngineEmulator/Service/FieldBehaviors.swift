@@ -121,6 +121,11 @@ public enum FieldBehaviors {
         return fixed
     }
 
+    /// The names (proto spelling) of the fields `message` declares.
+    static func fieldNames(of message: any SwiftProtobuf.Message.Type) -> [String] {
+        messages[message.protoMessageName]?.fields.values.map(\.name) ?? []
+    }
+
     /// `request` as the service acts on it: throws `INVALID_ARGUMENT` naming the first `REQUIRED` field that the
     /// request (or a message set inside it) leaves unset, and leaves out every `OUTPUT_ONLY` field it sets, at any
     /// depth: what Fleet Engine computes is never taken from a request (a location's `serverTime`, a trip's

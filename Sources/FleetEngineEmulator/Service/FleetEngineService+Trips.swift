@@ -84,12 +84,7 @@ extension FleetEngineService {
         -> FleetEngineV1.Trip
     {
         let request = try FieldBehaviors.checked(request)
-        let paths = try FieldMasks.paths(
-            request.updateMask.paths,
-            updatable: FieldMasks.tripUpdatable,
-            fixed: FieldMasks.tripFixed,
-            message: "Trip"
-        )
+        let paths = try FieldMasks.paths(request.updateMask.paths, updating: FieldMasks.trip)
         let methods: [FleetEngineMethod] =
             paths.contains("trip_status") ? [.updateTripState, .updateTrip] : [.updateTrip]
         let (provider, current) = try await authorizedTrip(request.name, methods, caller: caller)
@@ -128,7 +123,10 @@ extension FleetEngineService {
                     "trip.intermediateDestinationsVersion is not the trip's: its intermediate destinations changed."
                 )
             }
-            for path in paths { FieldMasks.write(path, from: source, to: &next.trip) }
+            // The observations (`actual_…`) are input only: checked, then not kept; the version is a precondition.
+            for path in paths where !path.hasPrefix("actual_") && path != "intermediate_destinations_version" {
+                next.trip.replaceField(path, from: source)
+            }
             try Self.checkIntermediateDestinations(next.trip)
             if paths.contains("intermediate_destinations"),
                 next.trip.intermediateDestinations != stored.trip.intermediateDestinations

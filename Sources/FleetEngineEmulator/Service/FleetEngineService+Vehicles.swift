@@ -78,12 +78,7 @@ extension FleetEngineService {
     {
         let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.vehicle(request.name)
-        let paths = try FieldMasks.paths(
-            request.updateMask.paths,
-            updatable: FieldMasks.vehicleUpdatable,
-            fixed: FieldMasks.vehicleFixed,
-            message: "Vehicle"
-        )
+        let paths = try FieldMasks.paths(request.updateMask.paths, updating: FieldMasks.vehicle)
         // Every role that grants vehicles.update also grants vehicles.updateLocation.
         let driverOnly = paths.allSatisfy(FleetEngineMethod.driverReportableVehicleFields.contains)
         try authorize(caller, driverOnly ? .updateVehicleLocation : .updateVehicle, .vehicle(id), provider: provider)
@@ -113,7 +108,7 @@ extension FleetEngineService {
                 // Google: the end point "is ignored in UpdateVehicle calls unless current_route_segment is also
                 // specified".
                 if path == "current_route_segment_end_point", !paths.contains("current_route_segment") { continue }
-                FieldMasks.write(path, from: given, to: &next)
+                next.replaceField(path, from: given)
             }
             if paths.contains("last_location"), next.hasLastLocation {
                 next.lastLocation.serverTime = Google_Protobuf_Timestamp(milliseconds: now)
