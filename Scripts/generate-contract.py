@@ -68,18 +68,22 @@ def swift_type(package, type_name):
     return swift_namespace(package, type_name[len(prefix):].replace(".", "_"))
 
 
+def files(descriptor_set):
+    """(package, [(field number, value)]) for each FileDescriptorProto of the set, in its order."""
+    for number, _, file_bytes in fields(descriptor_set):
+        if number == 1:
+            file_fields = [(field, value) for field, _, value in fields(file_bytes)]
+            package = next((value.decode() for field, value in file_fields if field == 2), "")
+            yield package, file_fields
+
+
 def services(descriptor_set):
     """(package, service, [(method, input type, output type)]) for every service with unary methods, in the files'
     order."""
-    for number, _, file_bytes in fields(descriptor_set):
-        if number != 1:
-            continue
-        package = ""
+    for package, file_fields in files(descriptor_set):
         found = []
-        for field, _, value in fields(file_bytes):
-            if field == 2:
-                package = value.decode()
-            elif field == 6:
+        for field, value in file_fields:
+            if field == 6:
                 name, methods = "", []
                 for service_field, _, service_value in fields(value):
                     if service_field == 1:
@@ -150,8 +154,8 @@ def messages(descriptor_set):
                         field["optional"] = bool(field_value)
                     elif field_number == 8:
                         field["required"] = any(
-                            option == 1052 and (value == 2 if wire == 0 else 2 in value)
-                            for option, wire, value in fields(field_value)
+                            option == 1052 and (behavior == 2 if wire == 0 else 2 in behavior)
+                            for option, wire, behavior in fields(field_value)
                         )
                 fields_of.append(field)
             elif number == 3:
@@ -161,18 +165,19 @@ def messages(descriptor_set):
         for inner in nested:
             add(package, full, inner)
 
-    for number, _, file_bytes in fields(descriptor_set):
-        if number != 1:
-            continue
-        package, bodies = "", []
-        for field, _, value in fields(file_bytes):
-            if field == 2:
-                package = value.decode()
-            elif field == 4:
-                bodies.append(value)
-        for body in bodies:
-            add(package, "." + package, body)
+    for package, file_fields in files(descriptor_set):
+        for field, value in file_fields:
+            if field == 4:
+                add(package, "." + package, value)
     return found
+
+
+HEADER = [
+    "// DO NOT EDIT. Written by Scripts/generate-protos.sh (Scripts/generate-contract.py) from Protos/.",
+    "// swift-format-ignore-file",
+    "",
+    "import SwiftProtobuf",
+]
 
 
 def update_masks(descriptor_set):
@@ -187,12 +192,7 @@ def update_masks(descriptor_set):
             if field["type"] == 11 and field["required"] and field["type_name"] in all_messages \
                     and field["type_name"] not in resources:
                 resources.append(field["type_name"])
-    lines = [
-        "// DO NOT EDIT. Written by Scripts/generate-protos.sh (Scripts/generate-contract.py) from Protos/.",
-        "// swift-format-ignore-file",
-        "",
-        "import SwiftProtobuf",
-    ]
+    lines = list(HEADER)
     for resource in resources:
         package, resource_fields = all_messages[resource]
         swift = swift_namespace(package, resource[len(package) + 2:].replace(".", "_"))
@@ -229,12 +229,7 @@ def update_masks(descriptor_set):
 def main():
     with open(sys.argv[1], "rb") as file:
         descriptor_set = file.read()
-    lines = [
-        "// DO NOT EDIT. Written by Scripts/generate-protos.sh (Scripts/generate-contract.py) from Protos/.",
-        "// swift-format-ignore-file",
-        "",
-        "import SwiftProtobuf",
-    ]
+    lines = list(HEADER)
     for package, service, methods in services(descriptor_set):
         namespace = swift_namespace(package, service) + "RPCs"
         lines += [

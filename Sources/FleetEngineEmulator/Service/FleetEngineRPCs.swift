@@ -21,8 +21,8 @@ struct FleetEngineRPCs: Sendable {
     }
 }
 
-extension FleetEngineService: FleetEngineV1.VehicleServiceRPCs.Implementation, FleetEngineV1.TripServiceRPCs
-        .Implementation
-{}
+extension FleetEngineService: FleetEngineV1.VehicleServiceRPCs.Implementation {}
+
+extension FleetEngineService: FleetEngineV1.TripServiceRPCs.Implementation {}
 
 extension DeliveryService: FleetEngineDelivery.DeliveryServiceRPCs.Implementation {}
