@@ -178,6 +178,12 @@ struct FieldBehaviorsTests {
         )
         #expect(FieldMasks.vehicle.fixed["available_capacity"] != nil)
         #expect(
+            FieldMasks.trip.inputOnly == [
+                "actual_pickup_point", "actual_pickup_arrival_point", "actual_intermediate_destination_arrival_points",
+                "actual_intermediate_destinations", "actual_dropoff_point",
+            ]
+        )
+        #expect(
             FieldMasks.trip.fields == [
                 "vehicle_id", "trip_status", "trip_type", "pickup_point", "actual_pickup_point",
                 "actual_pickup_arrival_point", "intermediate_destinations", "intermediate_destinations_version",

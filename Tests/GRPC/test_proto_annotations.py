@@ -163,7 +163,8 @@ def test_routing_and_method_signatures(ours):
 
 
 BEHAVIOURS = [("Required.", field_behavior_pb2.REQUIRED), ("Output only.", field_behavior_pb2.OUTPUT_ONLY),
-              ("Immutable.", field_behavior_pb2.IMMUTABLE), ("Optional.", field_behavior_pb2.OPTIONAL)]
+              ("Immutable.", field_behavior_pb2.IMMUTABLE), ("Optional.", field_behavior_pb2.OPTIONAL),
+              ("Input only.", field_behavior_pb2.INPUT_ONLY)]
 
 
 def documented_behaviours():

@@ -121,9 +121,10 @@ public enum FieldBehaviors {
         return fixed
     }
 
-    /// The names (proto spelling) of the fields `message` declares.
-    static func fieldNames(of message: any SwiftProtobuf.Message.Type) -> [String] {
-        messages[message.protoMessageName]?.fields.values.map(\.name) ?? []
+    /// The names (proto spelling) of the fields `message` declares, and of those among them it marks `INPUT_ONLY`.
+    static func fieldNames(of message: any SwiftProtobuf.Message.Type) -> (all: [String], inputOnly: [String]) {
+        let fields = messages[message.protoMessageName]?.fields.values.map { $0 } ?? []
+        return (fields.map(\.name), fields.filter { $0.behaviors.contains(.inputOnly) }.map(\.name))
     }
 
     /// `request` as the service acts on it: throws `INVALID_ARGUMENT` naming the first `REQUIRED` field that the

@@ -43,11 +43,15 @@ enum FieldMasks {
         let message: String
         let fields: Set<String>
         let fixed: [String: String]
+        /// The fields marked `INPUT_ONLY`: a request's values that the service acts on but never keeps.
+        let inputOnly: Set<String>
 
         init(_ resource: any SwiftProtobuf.Message.Type, alsoFixed: [String: String] = [:]) {
             message = String(resource.protoMessageName.split(separator: ".").last ?? "")
             fixed = FieldBehaviors.fixedFields(of: resource).merging(alsoFixed) { $1 }
-            fields = Set(FieldBehaviors.fieldNames(of: resource)).subtracting(fixed.keys)
+            let names = FieldBehaviors.fieldNames(of: resource)
+            fields = Set(names.all).subtracting(fixed.keys)
+            inputOnly = Set(names.inputOnly)
         }
     }
 

@@ -123,8 +123,9 @@ extension FleetEngineService {
                     "trip.intermediateDestinationsVersion is not the trip's: its intermediate destinations changed."
                 )
             }
-            // The observations (`actual_…`) are input only: checked, then not kept; the version is a precondition.
-            for path in paths where !path.hasPrefix("actual_") && path != "intermediate_destinations_version" {
+            // The input-only observations (`actual_…`) are checked, then not kept; the version is a precondition.
+            for path in paths
+            where !FieldMasks.trip.inputOnly.contains(path) && path != "intermediate_destinations_version" {
                 next.trip.replaceField(path, from: source)
             }
             try Self.checkIntermediateDestinations(next.trip)
