@@ -181,6 +181,7 @@ struct TaskRow {
     /// The columns each of a task's attribute rows also holds, in both stores: the enums a filter pairs with an
     /// attribute (`state = OPEN AND attributes.zone = "north"`), so that such a count reads one index range.
     static let carriedColumns = ["state", "type", "outcome"]
+    var carriedValues: [SQLValue] { [.integer(state), .integer(type), .integer(outcome)] }
 }
 
 /// The values a store indexes for one delivery vehicle, derived from its message.

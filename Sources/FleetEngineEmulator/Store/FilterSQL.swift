@@ -41,25 +41,23 @@ struct FilterSQL {
     /// (`IN` a list).
     enum Purpose: Sendable { case page, count }
 
-    private(set) var values: [VehicleQuerySQL.Value] = []
+    private(set) var values: [SQLValue] = []
     private(set) var condition = ""
     /// The table whose rows `t` names in ``condition``: `nil` for the listed table itself; for a count, the kept
     /// counts' table when they answer it, or the attribute table when it is read from the attribute index
-    /// (``init(_:columns:attributes:provider:area:counts:purpose:bindingAfter:placeholder:)``).
+    /// (``init(_:columns:attributes:provider:area:counts:purpose:)``).
     private(set) var countedTable: String?
     /// What a count selects from ``countedTable`` (`count(*)` of its rows that satisfy ``condition``, or the sum of
     /// kept counts).
     private(set) var counted = "count(*)"
     /// The listed row's ID as ``condition`` names it.
     private var rowID = "t.id"
-    private let placeholder: @Sendable (Int) -> String
     private let purpose: Purpose
 
     /// - Parameters:
     ///   - provider: the rows' provider, for the attribute index (bound first when the filter reads attributes).
     ///   - area: when given, the row's `lat` and `lng` must lie in one of these boxes.
     ///   - counts: counts the store keeps, which answer a count of every row or of one value of their column.
-    ///   - firstPlaceholder: the number of values bound before this condition's (their placeholders come first).
     init(
         _ filter: AIPFilter,
         columns: [String: Column],
@@ -67,13 +65,10 @@ struct FilterSQL {
         provider: String,
         area: [VehicleQuery.Box]? = nil,
         counts: Counts? = nil,
-        purpose: Purpose,
-        bindingAfter firstPlaceholder: Int = 0,
-        placeholder: @escaping @Sendable (Int) -> String
+        purpose: Purpose
     ) {
-        self.placeholder = { placeholder($0 + firstPlaceholder) }
         self.purpose = purpose
-        // Values are bound in the order their placeholders appear (SQLite's `?` are positional).
+        // Values are bound in the order their `?` appear.
         var inArea: String?
         if let area {
             var boxes: [String] = []
@@ -168,9 +163,9 @@ struct FilterSQL {
         return nil
     }
 
-    private mutating func bind(_ value: VehicleQuerySQL.Value) -> String {
+    private mutating func bind(_ value: SQLValue) -> String {
         values.append(value)
-        return placeholder(values.count)
+        return "?"
     }
 
     private mutating func translate(

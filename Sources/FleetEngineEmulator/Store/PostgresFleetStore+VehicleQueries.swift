@@ -160,13 +160,16 @@ extension PostgresFleetStore {
         }
     }
 
-    static func bindings(_ values: [VehicleQuerySQL.Value]) -> PostgresBindings {
+    static func bindings(_ values: [SQLValue]) -> PostgresBindings {
         var bindings = PostgresBindings(capacity: values.count)
         for value in values {
             switch value {
+            case .null: bindings.appendNull()
             case .text(let text): bindings.append(text)
             case .integer(let number): bindings.append(number)
             case .real(let number): bindings.append(number)
+            case .bool(let flag): bindings.append(flag)
+            case .blob(let data): bindings.append(ByteBuffer(bytes: data))
             }
         }
         return bindings

@@ -47,7 +47,9 @@ extension SQLiteFleetStore {
         // The tasks' columns are filled by migration v7, which writes every task as it is written today.
         for row in try Row.fetchAll(db, sql: "SELECT provider, id, body FROM delivery_vehicles") {
             let vehicle = try decode(row["body"], as: FleetEngineDelivery.DeliveryVehicle.self)
-            try writeDeliveryVehicle(db, vehicle, provider: row["provider"], id: row["id"], insert: false)
+            for statement in try DeliverySQL.sqlite.update(vehicle, provider: row["provider"], id: row["id"]) {
+                _ = try execute(statement, in: db)
+            }
         }
     }
 
@@ -66,8 +68,10 @@ extension SQLiteFleetStore {
                 """
         )
         for row in try Row.fetchAll(db, sql: "SELECT provider, id, body FROM tasks") {
-            let task = try decode(row["body"], as: FleetEngineDelivery.Task.self)
-            try writeTask(db, StoredTask(id: row["id"], task: task), provider: row["provider"], insert: false)
+            let task = StoredTask(id: row["id"], task: try decode(row["body"], as: FleetEngineDelivery.Task.self))
+            for statement in try DeliverySQL.sqlite.update(task, provider: row["provider"]) {
+                _ = try execute(statement, in: db)
+            }
         }
     }
 }

@@ -342,11 +342,14 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         }
     }
 
-    static func databaseValue(_ value: VehicleQuerySQL.Value) -> any DatabaseValueConvertible {
+    static func databaseValue(_ value: SQLValue) -> any DatabaseValueConvertible {
         switch value {
+        case .null: DatabaseValue.null
         case .text(let text): text
         case .integer(let number): number
         case .real(let number): number
+        case .bool(let flag): flag
+        case .blob(let data): data
         }
     }
 }

@@ -7,11 +7,7 @@ import Foundation
 /// exact; the dialect may add a spatial index's condition (a superset of the exact one) so the planner can start
 /// from it.
 struct VehicleQuerySQL {
-    enum Value: Sendable, Hashable {
-        case text(String)
-        case integer(Int64)
-        case real(Double)
-    }
+    typealias Value = SQLValue
 
     struct Dialect: Sendable {
         /// The vehicles table, aliased `v`.
