@@ -104,8 +104,8 @@ struct SQLiteQueryPlanTests {
     @Test(
         "lookups by vehicle and by tracking ID search their indexes, never every row of the provider",
         arguments: [
-            SQLiteFleetStore.activeTripsQuery, DeliverySQL.sqlite.openTasksOfVehicle,
-            DeliverySQL.sqlite.openTaskCountOfVehicle, DeliverySQL.sqlite.tasksOfTrackingID,
+            SQLiteFleetStore.activeTripsQuery, StoreSQL.sqlite.openTasksOfVehicle,
+            StoreSQL.sqlite.openTaskCountOfVehicle, StoreSQL.sqlite.tasksOfTrackingID,
         ]
     )
     func indexes(_ sql: String) async throws {

@@ -236,28 +236,6 @@ extension DeliveryStore {
         }
     }
 
-    public func tasks(provider: String, matching query: TaskQuery, after afterID: String?, limit: Int, counting: Bool)
-        async throws -> (tasks: [StoredTask], total: Int?)
-    {
-        try await scanTasks(provider: provider, matching: query, after: afterID, limit: limit, counting: counting)
-    }
-
-    public func deliveryVehicles(
-        provider: String,
-        matching query: DeliveryVehicleQuery,
-        after afterID: String?,
-        limit: Int,
-        counting: Bool
-    ) async throws -> (vehicles: [StoredDeliveryVehicle], total: Int?) {
-        try await scanDeliveryVehicles(
-            provider: provider,
-            matching: query,
-            after: afterID,
-            limit: limit,
-            counting: counting
-        )
-    }
-
     /// Reads every item in ID order, in chunks, keeping those `keep` accepts: those after `afterID` (at most
     /// `limit`) and, when `counting`, how many match in all.
     private static func scan<Item>(

@@ -62,7 +62,7 @@ extension PostgresFleetStore {
             // The tasks' columns are filled by step 7, which writes every task as it is written today.
             for (provider, id, body) in try await storedRows("emulator_delivery_vehicles", connection, logger: logger) {
                 let vehicle = try decode(body, as: FleetEngineDelivery.DeliveryVehicle.self)
-                for statement in try DeliverySQL.postgres.update(vehicle, provider: provider, id: id) {
+                for statement in try StoreSQL.postgres.update(vehicle, provider: provider, id: id) {
                     try await execute(statement, on: connection, logger: logger)
                 }
             }
@@ -90,7 +90,7 @@ extension PostgresFleetStore {
         then: { connection, logger in
             for (provider, id, body) in try await storedRows("emulator_tasks", connection, logger: logger) {
                 let task = StoredTask(id: id, task: try decode(body, as: FleetEngineDelivery.Task.self))
-                for statement in try DeliverySQL.postgres.update(task, provider: provider) {
+                for statement in try StoreSQL.postgres.update(task, provider: provider) {
                     try await execute(statement, on: connection, logger: logger)
                 }
             }

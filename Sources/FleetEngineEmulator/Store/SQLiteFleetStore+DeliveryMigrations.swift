@@ -47,7 +47,7 @@ extension SQLiteFleetStore {
         // The tasks' columns are filled by migration v7, which writes every task as it is written today.
         for row in try Row.fetchAll(db, sql: "SELECT provider, id, body FROM delivery_vehicles") {
             let vehicle = try decode(row["body"], as: FleetEngineDelivery.DeliveryVehicle.self)
-            for statement in try DeliverySQL.sqlite.update(vehicle, provider: row["provider"], id: row["id"]) {
+            for statement in try StoreSQL.sqlite.update(vehicle, provider: row["provider"], id: row["id"]) {
                 _ = try execute(statement, in: db)
             }
         }
@@ -69,7 +69,7 @@ extension SQLiteFleetStore {
         )
         for row in try Row.fetchAll(db, sql: "SELECT provider, id, body FROM tasks") {
             let task = StoredTask(id: row["id"], task: try decode(row["body"], as: FleetEngineDelivery.Task.self))
-            for statement in try DeliverySQL.sqlite.update(task, provider: row["provider"]) {
+            for statement in try StoreSQL.sqlite.update(task, provider: row["provider"]) {
                 _ = try execute(statement, in: db)
             }
         }

@@ -3,147 +3,8 @@ public import FleetEngineAPI
 import Foundation
 import SwiftProtobuf
 
-/// A ``DeliveryStore`` kept in SQL tables: both of the project's stores. Every Deliveries method is written once,
-/// here, as a ``DeliveryPlan`` of statements in the SQL both databases run (``DeliverySQL``); a store supplies only
-/// its dialect and how it runs a plan in one transaction. (SQLite's transactions are synchronous closures and
-/// PostgreSQL's are async, which is why a method is a plan of statements rather than code that calls the database.)
-public protocol SQLDeliveryStore: DeliveryStore {
-    /// The store's dialect: its table names, locks and index hints.
-    static var deliverySQL: DeliverySQL { get }
-    /// Runs `plan`: its reads, its decision and its writes in one transaction when it writes, its reads alone in
-    /// one read when it does not.
-    func run<Result: Sendable>(_ plan: DeliveryPlan<Result>) async throws -> Result
-}
-
-/// A value bound to a statement or read from a row, in either store.
-enum SQLValue: Sendable, Hashable {
-    case null
-    case text(String)
-    case integer(Int64)
-    case real(Double)
-    case bool(Bool)
-    case blob(Data)
-
-    init(_ text: String?) { self = text.map(SQLValue.text) ?? .null }
-    init(_ number: Double?) { self = number.map(SQLValue.real) ?? .null }
-
-    var text: String? {
-        guard case .text(let text) = self else { return nil }
-        return text
-    }
-
-    /// A number, or a boolean as SQLite keeps it (1 or 0).
-    var integer: Int64? {
-        switch self {
-        case .integer(let number): number
-        case .bool(let flag): flag ? 1 : 0
-        default: nil
-        }
-    }
-
-    func decode<M: SwiftProtobuf.Message>(as type: M.Type) throws -> M {
-        guard case .blob(let data) = self else {
-            throw StoreError.corrupted("A stored \(M.protoMessageName) is not a byte string.")
-        }
-        do {
-            return try M(serializedBytes: data)
-        } catch {
-            throw StoreError.corrupted("A stored \(M.protoMessageName) cannot be read back: \(error)")
-        }
-    }
-}
-
-typealias SQLRow = [SQLValue]
-
-/// One statement, with a `?` for each of its values (PostgreSQL's store numbers them).
-struct SQLStatement: Sendable {
-    var sql: String
-    var values: [SQLValue]
-    /// For a write that returns a row for each row it wrote: how many it must write, and the error if it does not.
-    var expected: (rows: Int, otherwise: StoreError)?
-
-    init(_ sql: String, _ values: [SQLValue], expecting expected: (rows: Int, otherwise: StoreError)? = nil) {
-        self.sql = sql
-        self.values = values
-        self.expected = expected
-    }
-
-    func check(rows: Int) throws {
-        if let expected, expected.rows != rows { throw expected.otherwise }
-    }
-}
-
-/// One ``DeliveryStore`` method as a store runs it: its reads, then a decision on their rows that names what to
-/// write (in order) and the answer. A plan that writes runs in one transaction, in which PostgreSQL's reads lock
-/// the rows they return; a decision's error is thrown with nothing written.
-public struct DeliveryPlan<Result: Sendable>: Sendable {
-    /// Where the reads of a plan that does not write go: a lookup by key, or a longer read (a list).
-    enum Access: Sendable { case lookup, list, write }
-
-    let access: Access
-    let reads: [SQLStatement]
-    let decide: @Sendable ([[SQLRow]]) throws -> (writes: [SQLStatement], result: Result)
-
-    /// Runs the plan on a database that runs one statement at a time (`execute` runs one and returns its rows).
-    func run(_ execute: (SQLStatement) throws -> [SQLRow]) throws -> Result {
-        let (writes, result) = try decide(try reads.map(execute))
-        for write in writes { _ = try execute(write) }
-        return result
-    }
-
-    /// ``run(_:)`` for a database whose statements are async.
-    func run(_ execute: (SQLStatement) async throws -> [SQLRow]) async throws -> Result {
-        var rows: [[SQLRow]] = []
-        for read in reads { rows.append(try await execute(read)) }
-        let (writes, result) = try decide(rows)
-        for write in writes { _ = try await execute(write) }
-        return result
-    }
-
-    static func read(
-        _ access: Access,
-        _ reads: [SQLStatement],
-        _ answer: @escaping @Sendable ([[SQLRow]]) throws -> Result
-    )
-        -> Self
-    {
-        Self(access: access, reads: reads) { ([], try answer($0)) }
-    }
-}
-
-/// The Deliveries tables' statements in one store's dialect, and the logic of every ``DeliveryStore`` method
-/// between them. Both dialects run the same SQL, but for table names, row locks and index hints.
-public struct DeliverySQL: Sendable {
-    let vehicles: String
-    let vehicleAttributes: String
-    let tasks: String
-    let taskAttributes: String
-    let taskCounts: String
-    /// Ends a read whose rows the plan may write: PostgreSQL locks them against the other instances on the same
-    /// database; SQLite's one writer needs no lock.
-    let locking: String
-    /// SQLite's index hints. Without statistics its planner prefers the primary key's `provider` prefix on these
-    /// WITHOUT ROWID tables, a scan of every task of the provider (measured: an UpdateDeliveryVehicle took 1.8 ms
-    /// among 10,000 tasks, 0.3 ms among 100), so the lookups by vehicle and by tracking ID name their index.
-    let byVehicle: String
-    let byTrackingID: String
-
-    /// The SQLite store's tables.
-    package static let sqlite = DeliverySQL(prefix: "", locking: "", hints: true)
-    /// The PostgreSQL store's tables, prefixed because the emulator may share its database.
-    package static let postgres = DeliverySQL(prefix: "emulator_", locking: " FOR UPDATE", hints: false)
-
-    private init(prefix: String, locking: String, hints: Bool) {
-        vehicles = prefix + "delivery_vehicles"
-        vehicleAttributes = prefix + "delivery_vehicle_attributes"
-        tasks = prefix + "tasks"
-        taskAttributes = prefix + "task_attributes"
-        taskCounts = prefix + "task_counts"
-        self.locking = locking
-        byVehicle = hints ? " INDEXED BY tasks_by_vehicle" : ""
-        byTrackingID = hints ? " INDEXED BY tasks_by_tracking_id" : ""
-    }
-
+/// The Deliveries API's tables: the logic of every ``DeliveryStore`` method, as plans in both stores' SQL.
+extension StoreSQL {
     // MARK: Statements
 
     package var openTasksOfVehicle: String {
@@ -154,26 +15,6 @@ public struct DeliverySQL: Sendable {
     }
     package var tasksOfTrackingID: String {
         "SELECT id, body FROM \(tasks)\(byTrackingID) WHERE provider = ? AND tracking_id = ? ORDER BY id"
-    }
-
-    private func row(_ columns: String, of table: String, _ provider: String, _ id: String, locking: Bool = false)
-        -> SQLStatement
-    {
-        SQLStatement(
-            "SELECT \(columns) FROM \(table) WHERE provider = ? AND id = ?\(locking ? self.locking : "")",
-            [.text(provider), .text(id)]
-        )
-    }
-
-    private func page(of table: String, _ provider: String, after afterID: String?, limit: Int) -> SQLStatement {
-        SQLStatement(
-            "SELECT id, body FROM \(table) WHERE provider = ? AND id > ? ORDER BY id LIMIT ?",
-            [.text(provider), .text(afterID ?? ""), .integer(Int64(max(limit, 0)))]
-        )
-    }
-
-    private func delete(from table: String, owner: String = "id", _ provider: String, _ id: String) -> SQLStatement {
-        SQLStatement("DELETE FROM \(table) WHERE provider = ? AND \(owner) = ?", [.text(provider), .text(id)])
     }
 
     /// Inserts `rows` into `columns`, a hundred rows a statement; `suffix` ends each statement.
@@ -200,7 +41,7 @@ public struct DeliverySQL: Sendable {
 
     /// Writes the attribute rows of `owners` (each with the values of `carried` columns it holds), first deleting
     /// the rows of the owner when `replacing`.
-    private static func attributes(
+    private func attributes(
         _ table: String,
         owner: String,
         provider: String,
@@ -209,19 +50,10 @@ public struct DeliverySQL: Sendable {
         replacing: Bool
     ) -> [SQLStatement] {
         let rows = owners.flatMap { owner in
-            owner.attributes.map { key, value in
-                [.text(provider), .text(owner.id), .text(key), .text(value)] + owner.carried
-            }
+            owner.attributes.map { [.text(provider), .text(owner.id), .text($0), .text($1)] + owner.carried }
         }
-        return
-            (replacing
-            ? owners.map {
-                SQLStatement(
-                    "DELETE FROM \(table) WHERE provider = ? AND \(owner) = ?",
-                    [.text(provider), .text($0.id)]
-                )
-            } : [])
-            + insert(into: table, ["provider", owner, "key", "value"] + carried, rows)
+        let deletes = replacing ? owners.map { delete(from: table, owner: owner, provider, $0.id) } : []
+        return deletes + Self.insert(into: table, ["provider", owner, "key", "value"] + carried, rows)
     }
 
     // MARK: Tasks
@@ -241,7 +73,7 @@ public struct DeliverySQL: Sendable {
     }
 
     private func taskAttributes(_ tasks: [(StoredTask, TaskRow)], provider: String, replacing: Bool) -> [SQLStatement] {
-        Self.attributes(
+        attributes(
             taskAttributes,
             owner: "task_id",
             provider: provider,
@@ -264,13 +96,13 @@ public struct DeliverySQL: Sendable {
         ] + taskAttributes([(task, row)], provider: provider, replacing: true)
     }
 
-    func task(provider: String, id: String) -> DeliveryPlan<FleetEngineDelivery.Task?> {
+    func task(provider: String, id: String) -> SQLPlan<FleetEngineDelivery.Task?> {
         .read(.lookup, [row("body", of: tasks, provider, id)]) {
             try $0[0].first.map { try $0[0].decode(as: FleetEngineDelivery.Task.self) }
         }
     }
 
-    func insertTasks(_ stored: [StoredTask], provider: String) -> DeliveryPlan<Void> {
+    func insertTasks(_ stored: [StoredTask], provider: String) -> SQLPlan<Void> {
         let ids = stored.map { SQLValue.text($0.id) }
         let taken = stride(from: 0, to: ids.count, by: 100).map { start in
             let chunk = ids[start..<min(start + 100, ids.count)]
@@ -279,7 +111,7 @@ public struct DeliverySQL: Sendable {
                 [.text(provider)] + chunk
             )
         }
-        return DeliveryPlan(access: .write, reads: taken) { rows in
+        return SQLPlan(.write, reads: taken) { rows in
             if let id = rows.joined().compactMap({ $0[0].text }).min() {
                 throw StoreError.alreadyExists("Task providers/\(provider)/tasks/\(id) already exists.")
             }
@@ -292,7 +124,7 @@ public struct DeliverySQL: Sendable {
                 suffix: " ON CONFLICT DO NOTHING RETURNING 1",
                 expecting: .alreadyExists("A task of the batch was created by another request at the same time.")
             )
-            return (inserts + taskAttributes(written, provider: provider, replacing: false), ())
+            return .done(writes: inserts + taskAttributes(written, provider: provider, replacing: false), result: ())
         }
     }
 
@@ -300,18 +132,18 @@ public struct DeliverySQL: Sendable {
         provider: String,
         id: String,
         _ transform: @escaping @Sendable (FleetEngineDelivery.Task) throws -> FleetEngineDelivery.Task
-    ) -> DeliveryPlan<FleetEngineDelivery.Task> {
-        DeliveryPlan(access: .write, reads: [row("body", of: tasks, provider, id, locking: true)]) { rows in
+    ) -> SQLPlan<FleetEngineDelivery.Task> {
+        SQLPlan(.write, reads: [row("body", of: tasks, provider, id, locking: locking)]) { rows in
             guard let body = rows[0].first?[0] else {
                 throw StoreError.notFound("Task providers/\(provider)/tasks/\(id) not found.")
             }
             let updated = try transform(try body.decode(as: FleetEngineDelivery.Task.self))
-            return (try update(StoredTask(id: id, task: updated), provider: provider), updated)
+            return .done(writes: try update(StoredTask(id: id, task: updated), provider: provider), result: updated)
         }
     }
 
-    func deleteTask(provider: String, id: String) -> DeliveryPlan<Void> {
-        DeliveryPlan(access: .write, reads: [row("vehicle_id, open", of: tasks, provider, id, locking: true)]) { rows in
+    func deleteTask(provider: String, id: String) -> SQLPlan<Void> {
+        SQLPlan(.write, reads: [row("vehicle_id, open", of: tasks, provider, id, locking: locking)]) { rows in
             guard let found = rows[0].first else {
                 throw StoreError.notFound("Task providers/\(provider)/tasks/\(id) not found.")
             }
@@ -320,24 +152,25 @@ public struct DeliverySQL: Sendable {
                     "Task providers/\(provider)/tasks/\(id) is OPEN and assigned to delivery vehicle \(vehicleID); remove it from the vehicle's stops first."
                 )
             }
-            return (
-                [delete(from: tasks, provider, id), delete(from: taskAttributes, owner: "task_id", provider, id)], ()
-            )
+            let writes = [
+                delete(from: tasks, provider, id), delete(from: taskAttributes, owner: "task_id", provider, id),
+            ]
+            return .done(writes: writes, result: ())
         }
     }
 
-    func tasks(provider: String, afterID: String?, limit: Int) -> DeliveryPlan<[StoredTask]> {
+    func tasks(provider: String, afterID: String?, limit: Int) -> SQLPlan<[StoredTask]> {
         .read(.list, [page(of: tasks, provider, after: afterID, limit: limit)]) { try Self.storedTasks($0[0]) }
     }
 
-    func tasks(provider: String, trackingID: String) -> DeliveryPlan<[StoredTask]> {
+    func tasks(provider: String, trackingID: String) -> SQLPlan<[StoredTask]> {
         .read(.list, [SQLStatement(tasksOfTrackingID, [.text(provider), .text(trackingID)])]) {
             try Self.storedTasks($0[0])
         }
     }
 
     func tasks(provider: String, matching query: TaskQuery, after afterID: String?, limit: Int, counting: Bool)
-        -> DeliveryPlan<(tasks: [StoredTask], total: Int?)>
+        -> SQLPlan<(tasks: [StoredTask], total: Int?)>
     {
         filtered(tasks, provider: provider, after: afterID, limit: limit, counting: counting) { purpose in
             FilterSQL(
@@ -368,7 +201,7 @@ public struct DeliverySQL: Sendable {
     ) throws -> [SQLStatement] {
         let row = DeliveryVehicleRow(vehicle)
         let update = SQLStatement(
-            "UPDATE \(vehicles) SET lat = ?, lng = ?, body = ? WHERE provider = ? AND id = ?",
+            "UPDATE \(deliveryVehicles) SET lat = ?, lng = ?, body = ? WHERE provider = ? AND id = ?",
             [
                 .init(row.latitude), .init(row.longitude), .blob(try vehicle.serializedData()), .text(provider),
                 .text(id),
@@ -377,8 +210,8 @@ public struct DeliverySQL: Sendable {
         // Most updates are a new location: the attribute rows are rewritten only when the attributes changed.
         if let previous, DeliveryVehicleRow(previous).attributes == row.attributes { return [update] }
         return [update]
-            + Self.attributes(
-                vehicleAttributes,
+            + attributes(
+                deliveryVehicleAttributes,
                 owner: "vehicle_id",
                 provider: provider,
                 [(id, row.attributes, [])],
@@ -386,19 +219,19 @@ public struct DeliverySQL: Sendable {
             )
     }
 
-    func deliveryVehicle(provider: String, id: String) -> DeliveryPlan<FleetEngineDelivery.DeliveryVehicle?> {
-        .read(.lookup, [row("body", of: vehicles, provider, id)]) {
+    func deliveryVehicle(provider: String, id: String) -> SQLPlan<FleetEngineDelivery.DeliveryVehicle?> {
+        .read(.lookup, [row("body", of: deliveryVehicles, provider, id)]) {
             try $0[0].first.map { try $0[0].decode(as: FleetEngineDelivery.DeliveryVehicle.self) }
         }
     }
 
     func insertDeliveryVehicle(_ vehicle: FleetEngineDelivery.DeliveryVehicle, provider: String, id: String)
-        -> DeliveryPlan<Void>
+        -> SQLPlan<Void>
     {
-        DeliveryPlan(access: .write, reads: []) { _ in
+        SQLPlan(.write, reads: []) { _ in
             let row = DeliveryVehicleRow(vehicle)
             let insert = Self.insert(
-                into: vehicles,
+                into: deliveryVehicles,
                 ["provider", "id", "lat", "lng", "body"],
                 [
                     [
@@ -411,14 +244,14 @@ public struct DeliverySQL: Sendable {
                     "Delivery vehicle providers/\(provider)/deliveryVehicles/\(id) already exists."
                 )
             )
-            let attributes = Self.attributes(
-                vehicleAttributes,
+            let attributeRows = attributes(
+                deliveryVehicleAttributes,
                 owner: "vehicle_id",
                 provider: provider,
                 [(id, row.attributes, [])],
                 replacing: false
             )
-            return (insert + attributes, ())
+            return .done(writes: insert + attributeRows, result: ())
         }
     }
 
@@ -429,7 +262,7 @@ public struct DeliverySQL: Sendable {
         _ transform:
             @escaping @Sendable (FleetEngineDelivery.DeliveryVehicle, [String: FleetEngineDelivery.Task])
             throws -> DeliveryVehicleChange
-    ) -> DeliveryPlan<FleetEngineDelivery.DeliveryVehicle> {
+    ) -> SQLPlan<FleetEngineDelivery.DeliveryVehicle> {
         let named = taskIDs.sorted().map(SQLValue.text)
         let list = named.map { _ in "?" }.joined(separator: ", ")
         let key = [SQLValue.text(provider), .text(id)]
@@ -455,8 +288,8 @@ public struct DeliverySQL: Sendable {
                     )
                 ]
             }
-        let reads = [row("body", of: vehicles, provider, id, locking: true)] + tasksRead
-        return DeliveryPlan(access: .write, reads: reads) { rows in
+        let reads = [row("body", of: deliveryVehicles, provider, id, locking: locking)] + tasksRead
+        return SQLPlan(.write, reads: reads) { rows in
             guard let body = rows[0].first?[0] else {
                 throw StoreError.notFound("Delivery vehicle providers/\(provider)/deliveryVehicles/\(id) not found.")
             }
@@ -471,16 +304,16 @@ public struct DeliverySQL: Sendable {
                 }
                 writes += try update(StoredTask(id: taskID, task: task), provider: provider)
             }
-            return (writes, change.vehicle)
+            return .done(writes: writes, result: change.vehicle)
         }
     }
 
-    func deleteDeliveryVehicle(provider: String, id: String) -> DeliveryPlan<Void> {
+    func deleteDeliveryVehicle(provider: String, id: String) -> SQLPlan<Void> {
         let reads = [
-            row("1", of: vehicles, provider, id, locking: true),
+            row("1", of: deliveryVehicles, provider, id, locking: locking),
             SQLStatement(openTaskCountOfVehicle, [.text(provider), .text(id)]),
         ]
-        return DeliveryPlan(access: .write, reads: reads) { rows in
+        return SQLPlan(.write, reads: reads) { rows in
             guard !rows[0].isEmpty else {
                 throw StoreError.notFound("Delivery vehicle providers/\(provider)/deliveryVehicles/\(id) not found.")
             }
@@ -490,18 +323,18 @@ public struct DeliverySQL: Sendable {
                     "Delivery vehicle providers/\(provider)/deliveryVehicles/\(id) has \(open) open task(s) assigned; close them first."
                 )
             }
-            return (
-                [
-                    delete(from: vehicles, provider, id),
-                    delete(from: vehicleAttributes, owner: "vehicle_id", provider, id),
-                ],
-                ()
-            )
+            let writes = [
+                delete(from: deliveryVehicles, provider, id),
+                delete(from: deliveryVehicleAttributes, owner: "vehicle_id", provider, id),
+            ]
+            return .done(writes: writes, result: ())
         }
     }
 
-    func deliveryVehicles(provider: String, afterID: String?, limit: Int) -> DeliveryPlan<[StoredDeliveryVehicle]> {
-        .read(.list, [page(of: vehicles, provider, after: afterID, limit: limit)]) { try Self.storedVehicles($0[0]) }
+    func deliveryVehicles(provider: String, afterID: String?, limit: Int) -> SQLPlan<[StoredDeliveryVehicle]> {
+        .read(.list, [page(of: deliveryVehicles, provider, after: afterID, limit: limit)]) {
+            try Self.storedVehicles($0[0])
+        }
     }
 
     func deliveryVehicles(
@@ -510,12 +343,12 @@ public struct DeliverySQL: Sendable {
         after afterID: String?,
         limit: Int,
         counting: Bool
-    ) -> DeliveryPlan<(vehicles: [StoredDeliveryVehicle], total: Int?)> {
-        filtered(vehicles, provider: provider, after: afterID, limit: limit, counting: counting) { purpose in
+    ) -> SQLPlan<(vehicles: [StoredDeliveryVehicle], total: Int?)> {
+        filtered(deliveryVehicles, provider: provider, after: afterID, limit: limit, counting: counting) { purpose in
             FilterSQL(
                 query.filter,
                 columns: [:],
-                attributes: .init(table: vehicleAttributes, owner: "vehicle_id"),
+                attributes: .init(table: deliveryVehicleAttributes, owner: "vehicle_id"),
                 provider: provider,
                 area: query.area,
                 purpose: purpose
@@ -546,7 +379,7 @@ public struct DeliverySQL: Sendable {
         counting: Bool,
         filter: (FilterSQL.Purpose) -> FilterSQL,
         answer: @escaping @Sendable ([SQLRow], Int?) throws -> Answer
-    ) -> DeliveryPlan<Answer> {
+    ) -> SQLPlan<Answer> {
         let page = filter(.page)
         var reads = [
             SQLStatement(
@@ -574,8 +407,9 @@ public struct DeliverySQL: Sendable {
     }
 }
 
-extension SQLDeliveryStore {
-    private var sql: DeliverySQL { Self.deliverySQL }
+/// Every ``DeliveryStore`` method of a store kept in SQL tables: its plan, run by the store.
+extension SQLPlanStore {
+    private var sql: StoreSQL { Self.storeSQL }
 
     public func deliveryVehicle(provider: String, id: String) async throws -> FleetEngineDelivery.DeliveryVehicle? {
         try await run(sql.deliveryVehicle(provider: provider, id: id))

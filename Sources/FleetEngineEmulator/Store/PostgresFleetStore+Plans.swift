@@ -7,10 +7,10 @@ import PostgresNIO
 /// ``DeliveryStore`` on the same PostgreSQL database as the vehicles and trips: a plan that writes is one
 /// transaction whose reads lock their rows (`SELECT … FOR UPDATE`), so concurrent changes from any number of
 /// instances apply one after the other; a plan that only reads runs its statements on the pool.
-extension PostgresFleetStore: SQLDeliveryStore {
-    public static var deliverySQL: DeliverySQL { .postgres }
+extension PostgresFleetStore: SQLPlanStore, DeliveryStore {
+    public static var storeSQL: StoreSQL { .postgres }
 
-    public func run<Result: Sendable>(_ plan: DeliveryPlan<Result>) async throws -> Result {
+    public func run<Result: Sendable>(_ plan: SQLPlan<Result>) async throws -> Result {
         guard plan.access == .write else {
             return try await plan.run { statement in
                 try Self.values(try await database.query(Self.query(statement)), statement)
