@@ -229,7 +229,7 @@ public enum FieldBehaviors {
             if let payload, rules.withRules.contains(number), let type = rules.fields[number]?.messageType {
                 let inner = try withoutOutputOnly(bytes[payload], of: type)
                 result += bytes[start..<keyEnd]
-                appendVarint(UInt64(inner.count), to: &result)
+                result += ProtoWire.varint(UInt64(inner.count))
                 result += inner
             } else {
                 result += bytes[start..<index]
@@ -253,15 +253,6 @@ public enum FieldBehaviors {
             shift += 7
         }
         throw WireFormatError()
-    }
-
-    private static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
     }
 
     /// Which fields of one message are set, and the Fleet Engine messages set in it (each element of a repeated

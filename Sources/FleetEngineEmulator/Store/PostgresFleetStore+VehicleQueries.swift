@@ -5,19 +5,6 @@ import PostgresNIO
 /// The PostgreSQL store's vehicle listings and searches (``VehicleQuerySQL`` in PostgreSQL's dialect, the spatial
 /// condition on the GiST index), and the bulk operations benchmarks use.
 extension PostgresFleetStore {
-    public func vehicles(provider: String, afterID: String?, limit: Int) async throws -> [StoredVehicle] {
-        let rows = try await database.query(
-            """
-            SELECT id, body FROM emulator_vehicles WHERE provider = \(provider) AND id > \(afterID ?? "")
-            ORDER BY id LIMIT \(limit)
-            """
-        )
-        return try rows.map { row in
-            let (id, body) = try row.decode((String, ByteBuffer).self)
-            return StoredVehicle(id: id, vehicle: try Self.decode(body, as: FleetEngineV1.Vehicle.self))
-        }
-    }
-
     static let dialect = VehicleQuerySQL.Dialect(
         vehicles: "emulator_vehicles",
         attributes: "emulator_vehicle_attributes",

@@ -157,13 +157,6 @@ public final class PostgresFleetStore: FleetStore {
 
     // MARK: Vehicles
 
-    public func vehicle(provider: String, id: String) async throws -> FleetEngineV1.Vehicle? {
-        let rows = try await database.query(
-            "SELECT body FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id)"
-        )
-        return try rows.first.map { try Self.decode(try $0.decode(ByteBuffer.self), as: FleetEngineV1.Vehicle.self) }
-    }
-
     public func vehicleWithActiveTrips(provider: String, id: String) async throws
         -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip])?
     {

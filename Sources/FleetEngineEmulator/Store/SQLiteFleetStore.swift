@@ -112,16 +112,6 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         ) != nil
     }
 
-    public func vehicle(provider: String, id: String) async throws -> FleetEngineV1.Vehicle? {
-        let data = try await database.lookup { db in
-            try Data.fetchOne(
-                db.cachedStatement(sql: "SELECT body FROM vehicles WHERE provider = ? AND id = ?"),
-                arguments: [provider, id]
-            )
-        }
-        return try data.map { try Self.decode($0, as: FleetEngineV1.Vehicle.self) }
-    }
-
     public func vehicleWithActiveTrips(provider: String, id: String) async throws
         -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip])?
     {
@@ -218,20 +208,6 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
             try db.cachedStatement(sql: "DELETE FROM vehicles WHERE provider = ? AND id = ?").execute(arguments: [
                 provider, id,
             ])
-        }
-    }
-
-    public func vehicles(provider: String, afterID: String?, limit: Int) async throws -> [StoredVehicle] {
-        let rows = try await writer.read { db in
-            try Row.fetchAll(
-                db.cachedStatement(
-                    sql: "SELECT id, body FROM vehicles WHERE provider = ? AND id > ? ORDER BY id LIMIT ?"
-                ),
-                arguments: [provider, afterID ?? "", limit]
-            ).map { (id: $0["id"] as String, body: $0["body"] as Data) }
-        }
-        return try rows.map {
-            StoredVehicle(id: $0.id, vehicle: try Self.decode($0.body, as: FleetEngineV1.Vehicle.self))
         }
     }
 

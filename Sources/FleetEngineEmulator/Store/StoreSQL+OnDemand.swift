@@ -1,13 +1,28 @@
 import FleetAuthCore
 import FleetAuthServerCore
-import FleetEngineAPI
+public import FleetEngineAPI
 public import Foundation
 import SwiftProtobuf
 
-/// The trips table: the logic of ``FleetStore``'s trip methods, as plans in both stores' SQL. A trip assigned to a
-/// vehicle is written while the vehicle's row is held (PostgreSQL: a share lock, so it cannot be deleted meanwhile);
-/// an update holds the trip's row from its read to its commit.
+/// The on-demand tables: ``FleetStore``'s trip methods and its plain reads of vehicles, as plans in both stores'
+/// SQL (each store writes and searches vehicles its own way). A trip assigned to a vehicle is written while the
+/// vehicle's row is held (PostgreSQL: a share lock, so it cannot be deleted meanwhile); an update holds the trip's
+/// row from its read to its commit.
 extension StoreSQL {
+    func vehicle(provider: String, id: String) -> SQLPlan<FleetEngineV1.Vehicle?> {
+        .read(.lookup, [row("body", of: vehicles, provider, id)]) {
+            try $0[0].first.map { try $0[0].decode(as: FleetEngineV1.Vehicle.self) }
+        }
+    }
+
+    func vehicles(provider: String, afterID: String?, limit: Int) -> SQLPlan<[StoredVehicle]> {
+        .read(.list, [page(of: vehicles, provider, after: afterID, limit: limit)]) {
+            try $0[0].map {
+                StoredVehicle(id: $0[0].text ?? "", vehicle: try $0[1].decode(as: FleetEngineV1.Vehicle.self))
+            }
+        }
+    }
+
     private func trip(_ provider: String, _ id: String, locking: String = "") -> SQLStatement {
         row("id, updated_at, body", of: trips, provider, id, locking: locking)
     }
@@ -116,8 +131,16 @@ extension StoreSQL {
     }
 }
 
-/// ``FleetStore``'s trip methods of a store kept in SQL tables: their plans, run by the store.
+/// ``FleetStore``'s methods that a store kept in SQL tables runs as plans.
 extension SQLPlanStore {
+    public func vehicle(provider: String, id: String) async throws -> FleetEngineV1.Vehicle? {
+        try await run(Self.storeSQL.vehicle(provider: provider, id: id))
+    }
+
+    public func vehicles(provider: String, afterID: String?, limit: Int) async throws -> [StoredVehicle] {
+        try await run(Self.storeSQL.vehicles(provider: provider, afterID: afterID, limit: limit))
+    }
+
     public func trip(provider: String, id: String) async throws -> StoredTrip? {
         try await run(Self.storeSQL.trip(provider: provider, id: id))
     }
