@@ -104,7 +104,8 @@ struct SQLiteQueryPlanTests {
     @Test(
         "lookups by vehicle and by tracking ID search their indexes, never every row of the provider",
         arguments: [
-            SQLiteFleetStore.activeTripsQuery, StoreSQL.sqlite.openTasksOfVehicle,
+            SQLiteFleetStore.activeTripsQuery, StoreSQL.sqlite.activeTripCountOfVehicle,
+            StoreSQL.sqlite.openTasksOfVehicle,
             StoreSQL.sqlite.openTaskCountOfVehicle, StoreSQL.sqlite.tasksOfTrackingID,
         ]
     )

@@ -368,43 +368,6 @@ public final class PostgresFleetStore: FleetStore {
             return (updated, trips)
         }
     }
-
-    public func deleteVehicle(provider: String, id: String) async throws {
-        forget(VehicleKey(provider: provider, id: id))
-        try await database.transaction { connection in
-            let logger = self.database.logger
-            var exists = false
-            for try await _ in try await connection.query(
-                "SELECT 1 FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id) FOR UPDATE",
-                logger: logger
-            ) {
-                exists = true
-            }
-            guard exists else { throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.") }
-            var active = 0
-            for try await count in try await connection.query(
-                """
-                SELECT count(*) FROM emulator_trips WHERE provider = \(provider) AND vehicle_id = \(id) AND active
-                """,
-                logger: logger
-            ).decode(Int.self) {
-                active = count
-            }
-            guard active == 0 else {
-                throw StoreError.conflict(
-                    "Vehicle providers/\(provider)/vehicles/\(id) has \(active) active trip(s); complete or cancel them first."
-                )
-            }
-            try await connection.query(
-                "DELETE FROM emulator_vehicle_attributes WHERE provider = \(provider) AND vehicle_id = \(id)",
-                logger: logger
-            )
-            try await connection.query(
-                "DELETE FROM emulator_vehicles WHERE provider = \(provider) AND id = \(id)",
-                logger: logger
-            )
-        }
-    }
 }
 
 /// A vehicle's key in ``PostgresFleetStore``'s memory of recent vehicles.

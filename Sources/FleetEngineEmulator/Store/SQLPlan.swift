@@ -139,6 +139,9 @@ public struct SQLPlan<Result: Sendable>: Sendable {
 /// extensions. Both dialects run the same SQL but for table names, row locks and index hints.
 public struct StoreSQL: Sendable {
     let vehicles: String
+    let vehicleAttributes: String
+    /// SQLite's spatial index of the vehicles' locations (PostgreSQL keeps a location column in the vehicles table).
+    let vehicleLocations: String?
     let trips: String
     let deliveryVehicles: String
     let deliveryVehicleAttributes: String
@@ -155,6 +158,7 @@ public struct StoreSQL: Sendable {
     /// among 10,000 tasks, 0.3 ms among 100), so the lookups by vehicle and by tracking ID name their index.
     let byVehicle: String
     let byTrackingID: String
+    let tripsByVehicle: String
 
     /// The SQLite store's tables.
     package static let sqlite = StoreSQL(prefix: "", locks: false)
@@ -163,6 +167,8 @@ public struct StoreSQL: Sendable {
 
     private init(prefix: String, locks: Bool) {
         vehicles = prefix + "vehicles"
+        vehicleAttributes = prefix + "vehicle_attributes"
+        vehicleLocations = locks ? nil : "vehicle_locations"
         trips = prefix + "trips"
         deliveryVehicles = prefix + "delivery_vehicles"
         deliveryVehicleAttributes = prefix + "delivery_vehicle_attributes"
@@ -172,6 +178,7 @@ public struct StoreSQL: Sendable {
         (locking, sharing) = locks ? (" FOR UPDATE", " FOR SHARE") : ("", "")
         byVehicle = locks ? "" : " INDEXED BY tasks_by_vehicle"
         byTrackingID = locks ? "" : " INDEXED BY tasks_by_tracking_id"
+        tripsByVehicle = locks ? "" : " INDEXED BY trips_by_vehicle"
     }
 
     // MARK: Shared statements

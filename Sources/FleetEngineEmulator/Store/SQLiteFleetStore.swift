@@ -182,35 +182,6 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         }
     }
 
-    public func deleteVehicle(provider: String, id: String) async throws {
-        try await database.write { db in
-            guard try Self.vehicleExists(db, provider: provider, id: id) else {
-                throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
-            }
-            let active =
-                try Int.fetchOne(
-                    db.cachedStatement(
-                        sql: "SELECT COUNT(*) FROM trips WHERE provider = ? AND vehicle_id = ? AND active = 1"
-                    ),
-                    arguments: [provider, id]
-                ) ?? 0
-            guard active == 0 else {
-                throw StoreError.conflict(
-                    "Vehicle providers/\(provider)/vehicles/\(id) has \(active) active trip(s); complete or cancel them first."
-                )
-            }
-            try db.cachedStatement(
-                sql:
-                    "DELETE FROM vehicle_locations WHERE seq = (SELECT seq FROM vehicles WHERE provider = ? AND id = ?)"
-            ).execute(arguments: [provider, id])
-            try db.cachedStatement(sql: "DELETE FROM vehicle_attributes WHERE provider = ? AND vehicle_id = ?")
-                .execute(arguments: [provider, id])
-            try db.cachedStatement(sql: "DELETE FROM vehicles WHERE provider = ? AND id = ?").execute(arguments: [
-                provider, id,
-            ])
-        }
-    }
-
     static let dialect = VehicleQuerySQL.Dialect(
         vehicles: "vehicles",
         attributes: "vehicle_attributes",

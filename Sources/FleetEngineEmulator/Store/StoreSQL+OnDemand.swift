@@ -23,6 +23,40 @@ extension StoreSQL {
         }
     }
 
+    package var activeTripCountOfVehicle: String {
+        "SELECT COUNT(*) FROM \(trips)\(tripsByVehicle) WHERE provider = ? AND vehicle_id = ? AND active = TRUE"
+    }
+
+    /// Deletes a vehicle, its attributes and its place in the spatial index; `conflict` while it has active trips.
+    func deleteVehicle(provider: String, id: String) -> SQLPlan<Void> {
+        let reads = [
+            row("1", of: vehicles, provider, id, locking: locking),
+            SQLStatement(activeTripCountOfVehicle, [.text(provider), .text(id)]),
+        ]
+        return SQLPlan(.write, reads: reads) { rows in
+            guard !rows[0].isEmpty else {
+                throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
+            }
+            let active = rows[1].first?[0].integer ?? 0
+            guard active == 0 else {
+                throw StoreError.conflict(
+                    "Vehicle providers/\(provider)/vehicles/\(id) has \(active) active trip(s); complete or cancel them first."
+                )
+            }
+            let location = vehicleLocations.map {
+                SQLStatement(
+                    "DELETE FROM \($0) WHERE seq = (SELECT seq FROM \(vehicles) WHERE provider = ? AND id = ?)",
+                    [.text(provider), .text(id)]
+                )
+            }
+            let writes = [
+                delete(from: vehicleAttributes, owner: "vehicle_id", provider, id),
+                delete(from: vehicles, provider, id),
+            ]
+            return .done(writes: (location.map { [$0] } ?? []) + writes, result: ())
+        }
+    }
+
     private func trip(_ provider: String, _ id: String, locking: String = "") -> SQLStatement {
         row("id, updated_at, body", of: trips, provider, id, locking: locking)
     }
@@ -139,6 +173,10 @@ extension SQLPlanStore {
 
     public func vehicles(provider: String, afterID: String?, limit: Int) async throws -> [StoredVehicle] {
         try await run(Self.storeSQL.vehicles(provider: provider, afterID: afterID, limit: limit))
+    }
+
+    public func deleteVehicle(provider: String, id: String) async throws {
+        try await run(Self.storeSQL.deleteVehicle(provider: provider, id: id))
     }
 
     public func trip(provider: String, id: String) async throws -> StoredTrip? {
