@@ -29,40 +29,9 @@ extension PostgresFleetStore {
         counting: Bool
     ) async throws -> VehicleQueryResult {
         let sql = VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect)
-        var total: Int?
-        switch counting ? query.countShortcut : nil {
-        case .attribute(let key, let value):
-            // Counted in the attribute index alone (index-only scan).
-            let rows = try await database.query(
-                """
-                SELECT count(*) FROM emulator_vehicle_attributes
-                WHERE provider = \(provider) AND key = \(key) AND value = \(value)
-                """
-            )
-            total = try rows.first?.decode(Int.self)
-        case .state(let state):
-            let rows = try await database.query(
-                """
-                SELECT coalesce(sum(n), 0)::bigint FROM emulator_vehicle_counts
-                WHERE provider = \(provider) AND state = \(state)
-                """
-            )
-            total = try rows.first?.decode(Int.self)
-        case .every:
-            let rows = try await database.query(
-                "SELECT coalesce(sum(n), 0)::bigint FROM emulator_vehicle_counts WHERE provider = \(provider)"
-            )
-            total = try rows.first?.decode(Int.self)
-        case nil where counting:
-            let rows = try await database.query(
-                PostgresQuery(
-                    unsafeSQL: "SELECT count(*) FROM emulator_vehicles v WHERE \(sql.whereClause)",
-                    binds: Self.bindings(sql.values)
-                )
-            )
-            total = try rows.first?.decode(Int.self)
-        case nil: break
-        }
+        let count = Self.storeSQL.vehicleCount(provider: provider, query) { sql }
+        let total =
+            counting ? try await run(.read(.list, [count]) { $0[0].first?.first?.integer.map { Int($0) } }) : nil
         let page = sql.page(after: afterID)
         let limitClause = limit.map { " LIMIT \(max($0, 0))" } ?? ""
         // $1 is the provider (VehicleQuerySQL binds it first).

@@ -140,6 +140,7 @@ public struct SQLPlan<Result: Sendable>: Sendable {
 public struct StoreSQL: Sendable {
     let vehicles: String
     let vehicleAttributes: String
+    let vehicleCounts: String
     /// SQLite's spatial index of the vehicles' locations (PostgreSQL keeps a location column in the vehicles table).
     let vehicleLocations: String?
     let trips: String
@@ -168,6 +169,7 @@ public struct StoreSQL: Sendable {
     private init(prefix: String, locks: Bool) {
         vehicles = prefix + "vehicles"
         vehicleAttributes = prefix + "vehicle_attributes"
+        vehicleCounts = prefix + "vehicle_counts"
         vehicleLocations = locks ? nil : "vehicle_locations"
         trips = prefix + "trips"
         deliveryVehicles = prefix + "delivery_vehicles"

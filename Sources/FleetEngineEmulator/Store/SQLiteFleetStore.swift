@@ -208,41 +208,13 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
         counting: Bool
     ) async throws -> VehicleQueryResult {
         let sql = VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect)
-        let count = VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect, purpose: .count)
-        let countArguments = StatementArguments(count.values.map(Self.databaseValue))
-        let condition = count.whereClause
+        let count = Self.storeSQL.vehicleCount(provider: provider, query) {
+            VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect, purpose: .count)
+        }
         let page = sql.page(after: afterID)
         let pageArguments = StatementArguments(page.values.map(Self.databaseValue))
-        let shortcut = query.countShortcut
         let rows = try await writer.read { db in
-            var total: Int?
-            switch counting ? shortcut : nil {
-            case .attribute(let key, let value):
-                total = try Int.fetchOne(
-                    db.cachedStatement(
-                        sql: "SELECT count(*) FROM vehicle_attributes WHERE provider = ? AND key = ? AND value = ?"
-                    ),
-                    arguments: [provider, key, value]
-                )
-            case .state(let state):
-                total = try Int.fetchOne(
-                    db.cachedStatement(
-                        sql: "SELECT coalesce(sum(n), 0) FROM vehicle_counts WHERE provider = ? AND state = ?"
-                    ),
-                    arguments: [provider, state]
-                )
-            case .every:
-                total = try Int.fetchOne(
-                    db.cachedStatement(sql: "SELECT coalesce(sum(n), 0) FROM vehicle_counts WHERE provider = ?"),
-                    arguments: [provider]
-                )
-            case nil where counting:
-                total = try Int.fetchOne(
-                    db.cachedStatement(sql: "SELECT count(*) FROM vehicles v WHERE \(condition)"),
-                    arguments: countArguments
-                )
-            case nil: break
-            }
+            let total = counting ? try Self.execute(count, in: db).first?.first?.integer.map { Int($0) } : nil
             var select = "SELECT v.id, v.body FROM vehicles v WHERE \(page.whereClause) ORDER BY v.id"
             if let limit { select += " LIMIT \(max(limit, 0))" }
             let vehicles = try Row.fetchAll(db.cachedStatement(sql: select), arguments: pageArguments).map {

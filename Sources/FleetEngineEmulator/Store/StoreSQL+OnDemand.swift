@@ -23,6 +23,32 @@ extension StoreSQL {
         }
     }
 
+    /// What counts the vehicles a query matches: the attribute index alone, the counts kept by state, or else the
+    /// query's own condition over the vehicles (`v`) with its values.
+    func vehicleCount(provider: String, _ query: VehicleQuery, otherwise condition: () -> VehicleQuerySQL)
+        -> SQLStatement
+    {
+        switch query.countShortcut {
+        case .attribute(let key, let value):
+            SQLStatement(
+                "SELECT count(*) FROM \(vehicleAttributes) WHERE provider = ? AND key = ? AND value = ?",
+                [.text(provider), .text(key), .text(value)]
+            )
+        case .state(let state):
+            SQLStatement(
+                "SELECT CAST(coalesce(sum(n), 0) AS BIGINT) FROM \(vehicleCounts) WHERE provider = ? AND state = ?",
+                [.text(provider), .integer(Int64(state))]
+            )
+        case .every:
+            SQLStatement(
+                "SELECT CAST(coalesce(sum(n), 0) AS BIGINT) FROM \(vehicleCounts) WHERE provider = ?",
+                [.text(provider)]
+            )
+        case nil:
+            condition().counting(in: vehicles)
+        }
+    }
+
     package var activeTripCountOfVehicle: String {
         "SELECT COUNT(*) FROM \(trips)\(tripsByVehicle) WHERE provider = ? AND vehicle_id = ? AND active = TRUE"
     }

@@ -101,6 +101,11 @@ struct VehicleQuerySQL {
     /// The conditions of every page.
     var whereClause: String { conditions.joined(separator: " AND ") }
 
+    /// The statement counting the vehicles of `table` (aliased `v`) that match.
+    func counting(in table: String) -> SQLStatement {
+        SQLStatement("SELECT count(*) FROM \(table) v WHERE \(whereClause)", values)
+    }
+
     /// The conditions of the page after `afterID`, and their values.
     func page(after afterID: String?) -> (whereClause: String, values: [Value]) {
         guard let afterID else { return (whereClause, values) }
