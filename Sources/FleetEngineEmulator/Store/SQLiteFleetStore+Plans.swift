@@ -16,23 +16,31 @@ extension SQLiteFleetStore: SQLPlanStore, DeliveryStore {
         }
     }
 
-    /// Runs one statement and returns its rows.
+    /// Runs one statement and returns its rows (none for a statement that returns no columns).
     static func execute(_ statement: SQLStatement, in db: Database) throws -> [SQLRow] {
-        let rows = try Row.fetchAll(
-            db.cachedStatement(sql: statement.sql),
-            arguments: StatementArguments(statement.values.map(databaseValue))
-        )
-        try statement.check(rows: rows.count)
-        return rows.map { row in
-            row.databaseValues.map { value in
-                switch value.storage {
-                case .null: .null
-                case .int64(let number): .integer(number)
-                case .double(let number): .real(number)
-                case .string(let text): .text(text)
-                case .blob(let data): .blob(data)
-                }
-            }
+        let prepared = try db.cachedStatement(sql: statement.sql)
+        let arguments = StatementArguments(statement.values.map(databaseValue))
+        guard prepared.columnCount > 0 else {
+            try prepared.execute(arguments: arguments)
+            try statement.check(rows: 0)
+            return []
         }
+        var rows: [SQLRow] = []
+        let cursor = try Row.fetchCursor(prepared, arguments: arguments)
+        while let row = try cursor.next() {
+            rows.append(
+                row.databaseValues.map { value in
+                    switch value.storage {
+                    case .null: .null
+                    case .int64(let number): .integer(number)
+                    case .double(let number): .real(number)
+                    case .string(let text): .text(text)
+                    case .blob(let data): .blob(data)
+                    }
+                }
+            )
+        }
+        try statement.check(rows: rows.count)
+        return rows
     }
 }
