@@ -289,7 +289,7 @@ struct DeliveryQueryTests {
                             $0.latitude = Double.random(in: -60...0, using: &random); $0.longitude = low
                         }
                         $0.high = .with {
-                            $0.latitude = Double.random(in: -10...60, using: &random)
+                            $0.latitude = Double.random(in: 0...60, using: &random)
                             $0.longitude = Double.random(in: -180...180, using: &random)  // west of low: across 180°
                         }
                     }

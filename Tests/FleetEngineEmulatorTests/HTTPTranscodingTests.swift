@@ -1,6 +1,7 @@
 import FleetAuthCore
 import FleetAuthTesting
 import FleetEngineAPI
+import FleetEngineEmulator
 import Foundation
 import GRPCCore
 import Hummingbird
@@ -93,6 +94,47 @@ struct HTTPTranscodingTests {
         #expect(routes.count == 25)
         #expect(routes.contains("PATCH /v1/providers/{provider}/tasks/{task}"))
         #expect(routes.contains("POST /v1/providers/{provider}/billableTrips/{billableTrip}:report"))
+    }
+
+    @Test(
+        "an empty viewport is INVALID_ARGUMENT, as Google's Viewport says, in ListVehicles and ListDeliveryVehicles",
+        arguments: [
+            ("low.latitude=38&low.longitude=-123&high.latitude=37&high.longitude=-122", "low.latitude is above"),
+            ("low.latitude=37&low.longitude=180&high.latitude=38&high.longitude=-180", "spans no longitude"),
+            ("low.latitude=37&low.longitude=-123", "needs both low and high"),
+        ]
+    )
+    func emptyViewport(_ corners: String, _ reason: String) async throws {
+        let query = corners.split(separator: "&").map { "viewport.\($0)" }.joined(separator: "&")
+        let server = EmulatorServer(
+            accounts: F.accounts + DeliveryFixture.accounts,
+            store: try SQLiteFleetStore(inMemory: ())
+        )
+        try await Application(router: server.router).test(.router) { client in
+            for (path, token) in [
+                (ProtoContractTests.vehicles + "?vehicleTypeCategories=AUTO&", F.server),
+                ("/v1/providers/demo-project/deliveryVehicles?", DeliveryFixture.server),
+            ] {
+                let (status, error) = try await client.call(.get, path + query, token: token)
+                #expect(status == .badRequest, "\(path)")
+                #expect(
+                    error["error"]?.objectValue?["message"]?.stringValue?.contains(reason) == true,
+                    "\(error.jsonText)"
+                )
+            }
+            // Across the 180th meridian, and from -180 to 180: every longitude, not empty.
+            for corners in ["low.longitude=170&high.longitude=-170", "low.longitude=-180&high.longitude=180"] {
+                let query =
+                    "vehicleTypeCategories=AUTO&viewport.low.latitude=37&viewport.high.latitude=38&viewport."
+                    + corners.replacingOccurrences(of: "&", with: "&viewport.")
+                let (status, body) = try await client.call(
+                    .get,
+                    "\(ProtoContractTests.vehicles)?\(query)",
+                    token: F.server
+                )
+                #expect(status == .ok, "\(body.jsonText)")
+            }
+        }
     }
 
     @Test("query fields come from the request message: either spelling, nested, repeated, enums by number")

@@ -44,6 +44,13 @@ public enum AccessPolicy {
 
     /// Step 1 alone: throws unless a role of `account` grants `method`'s permission. Routes whose resource must be
     /// read before the claim can be checked call this first, so a caller without the role reads nothing.
+    /// ``check(account:claims:method:scope:provider:)`` for `caller`'s account and claims.
+    static func check(_ caller: Principal, _ method: FleetEngineMethod, _ scope: ResourceScope, provider: String)
+        throws(GoogleAPIError)
+    {
+        try check(account: caller.account, claims: caller.claims, method: method, scope: scope, provider: provider)
+    }
+
     public static func checkRole(account: TrustedServiceAccount, method: FleetEngineMethod) throws(GoogleAPIError) {
         guard account.isGranted(method.permission) else {
             let roles = account.roles.map(\.id).joined(separator: ", ")

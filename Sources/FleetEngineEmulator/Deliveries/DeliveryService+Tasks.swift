@@ -32,7 +32,7 @@ extension DeliveryService {
         let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         let id = try ResourceName.id(request.taskID, field: "taskId")
-        try authorize(caller, .createTask, .task(id, assignedVehicleID: nil), provider: provider)
+        try AccessPolicy.check(caller, .createTask, .task(id, assignedVehicleID: nil), provider: provider)
         let task = try Self.checkedNewTask(request.task, field: "task")
         try await store.insertTasks([StoredTask(id: id, task: task)], provider: provider)
         return render(task, provider: provider, id: id)
@@ -70,7 +70,7 @@ extension DeliveryService {
             }
             ids.append(id)
         }
-        try authorize(caller, .batchCreateTasks, .taskBatch(ids), provider: provider)
+        try AccessPolicy.check(caller, .batchCreateTasks, .taskBatch(ids), provider: provider)
         var tasks: [StoredTask] = []
         for (index, item) in request.requests.enumerated() {
             tasks.append(
@@ -152,7 +152,7 @@ extension DeliveryService {
         try AccessPolicy.checkRole(account: caller.account, method: .getTask)
         let task = try await store.task(provider: provider, id: id)
         // The claim may be the vehicle's, so the task is read first; a missing task is checked as unassigned.
-        try authorize(
+        try AccessPolicy.check(
             caller,
             .getTask,
             .task(id, assignedVehicleID: task.flatMap { $0.deliveryVehicleID.isEmpty ? nil : $0.deliveryVehicleID }),
@@ -284,7 +284,7 @@ extension DeliveryService {
         let (provider, id) = try ResourceName.resource(request.name, collection: "tasks")
         try AccessPolicy.checkRole(account: caller.account, method: .deleteTask)
         let task = try await store.task(provider: provider, id: id)
-        try authorize(
+        try AccessPolicy.check(
             caller,
             .deleteTask,
             .task(id, assignedVehicleID: task.flatMap { $0.deliveryVehicleID.isEmpty ? nil : $0.deliveryVehicleID }),
@@ -316,7 +316,7 @@ extension DeliveryService {
     {
         let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
-        try authorize(caller, .listTasks, .allTasks, provider: provider)
+        try AccessPolicy.check(caller, .listTasks, .allTasks, provider: provider)
         let (size, afterID) = try FleetEngineService.page(size: request.pageSize, token: request.pageToken)
         let query = try TaskQuery(filter: request.filter)
         let (tasks, total) = try await store.tasks(

@@ -24,7 +24,7 @@ extension DeliveryService {
         )
         try AccessPolicy.checkRole(account: caller.account, method: .getTaskTrackingInfo)
         let tasks = try await store.tasks(provider: provider, trackingID: trackingID)
-        try authorize(
+        try AccessPolicy.check(
             caller,
             .getTaskTrackingInfo,
             .trackingID(trackingID, taskIDs: tasks.map(\.id)),

@@ -15,7 +15,7 @@ extension DeliveryService {
         let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         let id = try ResourceName.id(request.deliveryVehicleID, field: "deliveryVehicleId")
-        try authorize(caller, .createDeliveryVehicle, .deliveryVehicle(id), provider: provider)
+        try AccessPolicy.check(caller, .createDeliveryVehicle, .deliveryVehicle(id), provider: provider)
         var vehicle = request.deliveryVehicle
         var rest = vehicle
         rest.name = ""
@@ -46,7 +46,7 @@ extension DeliveryService {
     {
         let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.resource(request.name, collection: "deliveryVehicles")
-        try authorize(caller, .getDeliveryVehicle, .deliveryVehicle(id), provider: provider)
+        try AccessPolicy.check(caller, .getDeliveryVehicle, .deliveryVehicle(id), provider: provider)
         guard var vehicle = try await store.deliveryVehicle(provider: provider, id: id) else {
             throw GoogleAPIError.notFound("Delivery vehicle \(request.name) not found.")
         }
@@ -68,7 +68,7 @@ extension DeliveryService {
     {
         let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.resource(request.name, collection: "deliveryVehicles")
-        try authorize(caller, .deleteDeliveryVehicle, .deliveryVehicle(id), provider: provider)
+        try AccessPolicy.check(caller, .deleteDeliveryVehicle, .deliveryVehicle(id), provider: provider)
         try await store.deleteDeliveryVehicle(provider: provider, id: id)
     }
 
@@ -93,7 +93,7 @@ extension DeliveryService {
         }
         if paths.contains("remaining_vehicle_journey_segments") { methods.append(.updateDeliveryVehicleStops) }
         if paths.contains("attributes") || paths.contains("type") { methods.append(.updateDeliveryVehicle) }
-        for method in methods { try authorize(caller, method, .deliveryVehicle(id), provider: provider) }
+        for method in methods { try AccessPolicy.check(caller, method, .deliveryVehicle(id), provider: provider) }
 
         var source = request.deliveryVehicle
         if paths.contains("last_location") {
@@ -258,7 +258,7 @@ extension DeliveryService {
     {
         let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
-        try authorize(caller, .listDeliveryVehicles, .allDeliveryVehicles, provider: provider)
+        try AccessPolicy.check(caller, .listDeliveryVehicles, .allDeliveryVehicles, provider: provider)
         let (size, afterID) = try FleetEngineService.page(size: request.pageSize, token: request.pageToken)
         let query = try DeliveryVehicleQuery(
             filter: request.filter,

@@ -28,18 +28,6 @@ public struct DeliveryService: Sendable {
 
     var now: Date { clock.currentDate }
 
-    func authorize(_ caller: Principal, _ method: FleetEngineMethod, _ scope: ResourceScope, provider: String)
-        throws(GoogleAPIError)
-    {
-        try AccessPolicy.check(
-            account: caller.account,
-            claims: caller.claims,
-            method: method,
-            scope: scope,
-            provider: provider
-        )
-    }
-
     // MARK: Names
 
     static func deliveryVehicleName(provider: String, id: String) -> String {

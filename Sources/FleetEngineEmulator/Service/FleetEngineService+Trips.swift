@@ -14,7 +14,7 @@ extension FleetEngineService {
         let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         let id = try ResourceName.id(request.tripID, field: "tripId")
-        try authorize(caller, .createTrip, .trip(id, assignedVehicleID: nil), provider: provider)
+        try AccessPolicy.check(caller, .createTrip, .trip(id, assignedVehicleID: nil), provider: provider)
         let given = request.trip
         try MessageChecks.trip(given)
         guard given.tripType != .unknownTripType else {
@@ -62,7 +62,7 @@ extension FleetEngineService {
         for method in methods { try AccessPolicy.checkRole(account: caller.account, method: method) }
         let trip = try await store.trip(provider: provider, id: id)
         for method in methods {
-            try authorize(caller, method, .trip(id, assignedVehicleID: trip?.vehicleID), provider: provider)
+            try AccessPolicy.check(caller, method, .trip(id, assignedVehicleID: trip?.vehicleID), provider: provider)
         }
         guard let trip else { throw GoogleAPIError.notFound("Trip \(name) not found.") }
         return (provider, trip)
@@ -197,7 +197,7 @@ extension FleetEngineService {
         let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         let vehicleID = request.vehicleID.isEmpty ? nil : try ResourceName.id(request.vehicleID, field: "vehicleId")
-        try authorize(caller, .searchTrips, .tripSearch(vehicleID: vehicleID), provider: provider)
+        try AccessPolicy.check(caller, .searchTrips, .tripSearch(vehicleID: vehicleID), provider: provider)
         let page = try Self.page(size: request.pageSize, token: request.pageToken)
         var staleBefore: Date?
         if request.hasMinimumStaleness {
@@ -229,7 +229,7 @@ extension FleetEngineService {
     public func reportBillableTrip(_ request: FleetEngineV1.ReportBillableTripRequest, caller: Principal) async throws {
         let request = try FieldBehaviors.checked(request)
         let (provider, _) = try ResourceName.resource(request.name, collection: "billableTrips")
-        try authorize(caller, .reportBillableTrip, .allTrips, provider: provider)
+        try AccessPolicy.check(caller, .reportBillableTrip, .allTrips, provider: provider)
         guard request.countryCode.utf8.count == 2, request.countryCode.allSatisfy({ $0.isASCII && $0.isLetter }) else {
             throw GoogleAPIError.invalidArgument("countryCode is required: a two-letter country code.")
         }

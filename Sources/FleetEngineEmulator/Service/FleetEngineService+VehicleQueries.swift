@@ -12,7 +12,7 @@ extension FleetEngineService {
     {
         let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
-        try authorize(caller, .listVehicles, .allVehicles, provider: provider)
+        try AccessPolicy.check(caller, .listVehicles, .allVehicles, provider: provider)
         let page = try Self.page(size: request.pageSize, token: request.pageToken)
         let criteria = try VehicleCriteria(listing: request, now: now)
         let found = try await store.vehicles(
@@ -44,7 +44,7 @@ extension FleetEngineService {
         let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         let tripID = request.tripID.isEmpty ? nil : try ResourceName.id(request.tripID, field: "tripId")
-        try authorize(caller, .searchVehicles, .vehicleSearch(tripID: tripID), provider: provider)
+        try AccessPolicy.check(caller, .searchVehicles, .vehicleSearch(tripID: tripID), provider: provider)
         let search = try VehicleSearch(request)
         let criteria = try VehicleCriteria(searching: request, now: now)
         let now = self.now
@@ -169,14 +169,7 @@ struct VehicleCriteria {
             conditions.append(try AttributeFilter(request.filter).condition)
         }
         if !conditions.isEmpty { query.attributes = .all(conditions) }
-        if request.hasViewport {
-            guard request.viewport.hasLow, request.viewport.hasHigh else {
-                throw .invalidArgument("viewport needs both low and high.")
-            }
-            try MessageChecks.latLng(request.viewport.low, "viewport.low")
-            try MessageChecks.latLng(request.viewport.high, "viewport.high")
-            query.area = VehicleQuery.Box.covering(request.viewport)
-        }
+        if request.hasViewport { query.area = try VehicleQuery.Box.checked(request.viewport) }
         query.onTripOnly = request.onTripOnly
     }
 

@@ -12,7 +12,7 @@ extension FleetEngineService {
         let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         let id = try ResourceName.id(request.vehicleID, field: "vehicleId")
-        try authorize(caller, .createVehicle, .vehicle(id), provider: provider)
+        try AccessPolicy.check(caller, .createVehicle, .vehicle(id), provider: provider)
         var vehicle = request.vehicle
         try MessageChecks.vehicle(vehicle)
         guard vehicle.vehicleState != .unknownVehicleState else {
@@ -52,7 +52,7 @@ extension FleetEngineService {
     {
         let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.vehicle(request.name)
-        try authorize(caller, .getVehicle, .vehicle(id), provider: provider)
+        try AccessPolicy.check(caller, .getVehicle, .vehicle(id), provider: provider)
         guard let (stored, trips) = try await store.vehicleWithActiveTrips(provider: provider, id: id) else {
             throw GoogleAPIError.notFound("Vehicle \(request.name) not found.")
         }
@@ -81,7 +81,12 @@ extension FleetEngineService {
         let paths = try FieldMasks.paths(request.updateMask.paths, updating: FieldMasks.vehicle)
         // Every role that grants vehicles.update also grants vehicles.updateLocation.
         let driverOnly = paths.allSatisfy(FleetEngineMethod.driverReportableVehicleFields.contains)
-        try authorize(caller, driverOnly ? .updateVehicleLocation : .updateVehicle, .vehicle(id), provider: provider)
+        try AccessPolicy.check(
+            caller,
+            driverOnly ? .updateVehicleLocation : .updateVehicle,
+            .vehicle(id),
+            provider: provider
+        )
         var source = request.vehicle
         try MessageChecks.vehicle(source)
         if paths.contains("vehicle_state"), source.vehicleState == .unknownVehicleState {
@@ -151,7 +156,7 @@ extension FleetEngineService {
     ) async throws -> FleetEngineV1.UpdateVehicleAttributesResponse {
         let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.vehicle(request.name)
-        try authorize(caller, .updateVehicleAttributes, .vehicle(id), provider: provider)
+        try AccessPolicy.check(caller, .updateVehicleAttributes, .vehicle(id), provider: provider)
         guard !request.attributes.isEmpty else {
             throw GoogleAPIError.invalidArgument("attributes must list at least one attribute.")
         }
@@ -183,7 +188,7 @@ extension FleetEngineService {
     public func deleteVehicle(_ request: FleetEngineV1.DeleteVehicleRequest, caller: Principal) async throws {
         let request = try FieldBehaviors.checked(request)
         let (provider, id) = try ResourceName.vehicle(request.name)
-        try authorize(caller, .deleteVehicle, .vehicle(id), provider: provider)
+        try AccessPolicy.check(caller, .deleteVehicle, .vehicle(id), provider: provider)
         try await store.deleteVehicle(provider: provider, id: id)
     }
 }

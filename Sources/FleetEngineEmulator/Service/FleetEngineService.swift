@@ -36,19 +36,6 @@ public struct FleetEngineService: Sendable {
 
     var now: Date { clock.currentDate }
 
-    /// Throws unless `caller` may call `method` on `scope` of `provider` (<doc:AuthorizationModel>, steps 3–5).
-    func authorize(_ caller: Principal, _ method: FleetEngineMethod, _ scope: ResourceScope, provider: String)
-        throws(GoogleAPIError)
-    {
-        try AccessPolicy.check(
-            account: caller.account,
-            claims: caller.claims,
-            method: method,
-            scope: scope,
-            provider: provider
-        )
-    }
-
     /// The error a transport answers for any failure of a method: a `GoogleAPIError` as it is, a store's error
     /// in Google's terms, anything else `INTERNAL`.
     public static func apiError(_ error: any Error) -> GoogleAPIError {

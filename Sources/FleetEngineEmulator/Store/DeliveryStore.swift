@@ -95,34 +95,7 @@ public struct DeliveryVehicleQuery: Sendable {
     /// A ListDeliveryVehicles `filter` and `viewport` (nil for none); `INVALID_ARGUMENT` if either is malformed.
     public init(filter: String, viewport: FleetEngineV1.Viewport?) throws(GoogleAPIError) {
         self.filter = try AIPFilter(filter, fields: [:], describing: "delivery vehicles")
-        guard let viewport else {
-            area = nil
-            return
-        }
-        guard viewport.hasLow, viewport.hasHigh else {
-            throw GoogleAPIError.invalidArgument("viewport needs both low and high.")
-        }
-        try MessageChecks.latLng(viewport.low, "viewport.low")
-        try MessageChecks.latLng(viewport.high, "viewport.high")
-        // Latitudes from low up to high (only low's, if high is below it); longitudes from low east to high,
-        // across the 180th meridian when low is east of high.
-        let (low, high) = (viewport.low, viewport.high)
-        let top = max(low.latitude, high.latitude)
-        if low.longitude <= high.longitude {
-            area = [
-                .init(
-                    lowLatitude: low.latitude,
-                    highLatitude: top,
-                    lowLongitude: low.longitude,
-                    highLongitude: high.longitude
-                )
-            ]
-        } else {
-            area = [
-                .init(lowLatitude: low.latitude, highLatitude: top, lowLongitude: low.longitude, highLongitude: 180),
-                .init(lowLatitude: low.latitude, highLatitude: top, lowLongitude: -180, highLongitude: high.longitude),
-            ]
-        }
+        area = try viewport.map(VehicleQuery.Box.checked)
     }
 
     /// Whether `vehicle` matches: the meaning of the query, which a store's indexes must reproduce.

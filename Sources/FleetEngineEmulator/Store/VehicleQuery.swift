@@ -71,6 +71,24 @@ public struct VehicleQuery: Sendable, Hashable {
                 && longitude <= highLongitude
         }
 
+        /// A request's viewport as its boxes (``covering(_:)``), checked as Google's `Viewport` says: both corners
+        /// set and in range, and not empty (`low.latitude` above `high.latitude`, or `low.longitude` 180° with
+        /// `high.longitude` -180°). `INVALID_ARGUMENT` otherwise.
+        static func checked(_ viewport: FleetEngineV1.Viewport) throws(GoogleAPIError) -> [Box] {
+            guard viewport.hasLow, viewport.hasHigh else { throw .invalidArgument("viewport needs both low and high.") }
+            try MessageChecks.latLng(viewport.low, "viewport.low")
+            try MessageChecks.latLng(viewport.high, "viewport.high")
+            guard viewport.low.latitude <= viewport.high.latitude else {
+                throw .invalidArgument("viewport is empty: low.latitude is above high.latitude.")
+            }
+            guard viewport.low.longitude != 180 || viewport.high.longitude != -180 else {
+                throw .invalidArgument(
+                    "viewport is empty: low.longitude 180 to high.longitude -180 spans no longitude."
+                )
+            }
+            return covering(viewport)
+        }
+
         /// A viewport's boxes: one, or two when it crosses the 180th meridian (`low.longitude > high.longitude`).
         public static func covering(_ viewport: FleetEngineV1.Viewport) -> [Box] {
             let low = viewport.low
