@@ -31,34 +31,6 @@ enum DeliveryChecks {
         return object.keys.sorted()
     }
 
-    /// Checks and normalizes attributes (delivery vehicle or task): non-empty keys without `:`, each key once.
-    /// A delivery vehicle attribute's `value` and typed value are kept in step, as for on-demand vehicles.
-    static func vehicleAttributes(_ attributes: [FleetEngineDelivery.DeliveryVehicleAttribute], field: String)
-        throws(GoogleAPIError) -> [FleetEngineDelivery.DeliveryVehicleAttribute]
-    {
-        try checkCount(attributes.count, field: field)
-        var keys = Set<String>()
-        var result: [FleetEngineDelivery.DeliveryVehicleAttribute] = []
-        for (index, original) in attributes.enumerated() {
-            var attribute = original
-            let place = "\(field)[\(index)]"
-            try checkKey(attribute.key, place: place, keys: &keys)
-            if let typed = attribute.deliveryVehicleAttributeValue {
-                let text = string(typed)
-                guard attribute.value.isEmpty || attribute.value == text else {
-                    throw .invalidArgument(
-                        "\(place) gives value \"\(attribute.value.prefix(100))\" and a typed value \"\(text.prefix(100))\"; they must agree."
-                    )
-                }
-                attribute.value = text
-            } else {
-                attribute.stringValue = attribute.value
-            }
-            result.append(attribute)
-        }
-        return result
-    }
-
     /// A task's view config: each option's `always` and `never`, when chosen, must be true (Google: "This field
     /// cannot be set to false").
     static func viewConfig(_ config: FleetEngineDelivery.TaskTrackingViewConfig, field: String)
@@ -78,31 +50,6 @@ enum DeliveryChecks {
             case .never(false): throw .invalidArgument("\(field).\(name).never cannot be false.")
             default: break
             }
-        }
-    }
-
-    static func taskAttributes(_ attributes: [FleetEngineDelivery.TaskAttribute], field: String)
-        throws(GoogleAPIError)
-    {
-        try checkCount(attributes.count, field: field)
-        var keys = Set<String>()
-        for (index, attribute) in attributes.enumerated() {
-            try checkKey(attribute.key, place: "\(field)[\(index)]", keys: &keys)
-        }
-    }
-
-    private static func checkCount(_ count: Int, field: String) throws(GoogleAPIError) {
-        guard count <= Attributes.maximumCount else {
-            throw .invalidArgument("\(field) has \(count) attributes; at most \(Attributes.maximumCount) are allowed.")
-        }
-    }
-
-    private static func checkKey(_ key: String, place: String, keys: inout Set<String>) throws(GoogleAPIError) {
-        guard !key.isEmpty, !key.contains(":") else {
-            throw .invalidArgument("\(place).key must be non-empty and without ':'.")
-        }
-        guard keys.insert(key).inserted else {
-            throw .invalidArgument("\(place).key \"\(key)\" appears twice; each key may appear once.")
         }
     }
 

@@ -116,7 +116,7 @@ extension DeliveryService {
         try DeliveryChecks.duration(task.taskDuration, "\(field).taskDuration")
         try checkWindow(task, field: field)
         try DeliveryChecks.viewConfig(task.taskTrackingViewConfig, field: "\(field).taskTrackingViewConfig")
-        try DeliveryChecks.taskAttributes(task.attributes, field: "\(field).attributes")
+        try Attributes.checkKeys(task.attributes, field: "\(field).attributes")
         var rest = task
         rest.type = .unspecified
         rest.state = .unspecified
@@ -219,7 +219,7 @@ extension DeliveryService {
             try DeliveryChecks.viewConfig(given.taskTrackingViewConfig, field: "task.taskTrackingViewConfig")
         }
         if paths.contains("attributes") {
-            try DeliveryChecks.taskAttributes(given.attributes, field: "task.attributes")
+            try Attributes.checkKeys(given.attributes, field: "task.attributes")
         }
         let now = self.now
         let claims = caller.claims

@@ -29,9 +29,10 @@ extension DeliveryService {
             )
         }
         if vehicle.hasLastLocation { try DeliveryChecks.location(vehicle.lastLocation, "deliveryVehicle.lastLocation") }
-        vehicle.attributes = try DeliveryChecks.vehicleAttributes(
+        vehicle.attributes = try Attributes.normalized(
             vehicle.attributes,
-            field: "deliveryVehicle.attributes"
+            field: "deliveryVehicle.attributes",
+            maximumPair: nil
         )
         vehicle.name = ""
         if vehicle.type == .unspecified { vehicle.type = .auto }
@@ -116,7 +117,11 @@ extension DeliveryService {
         {
             throw GoogleAPIError.invalidArgument("deliveryVehicle.remainingDistanceMeters must not be negative.")
         }
-        source.attributes = try DeliveryChecks.vehicleAttributes(source.attributes, field: "deliveryVehicle.attributes")
+        source.attributes = try Attributes.normalized(
+            source.attributes,
+            field: "deliveryVehicle.attributes",
+            maximumPair: nil
+        )
         var named: [String] = []
         if paths.contains("remaining_vehicle_journey_segments") {
             named = try DeliveryChecks.segments(

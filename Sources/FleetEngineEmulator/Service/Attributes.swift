@@ -28,24 +28,36 @@ enum Attributes {
         return "\(number)"
     }
 
-    /// Checks and normalizes a vehicle's attributes: non-empty keys without `:`, each key once, one value each.
-    static func normalized(_ attributes: [FleetEngineV1.VehicleAttribute], field: String) throws(GoogleAPIError)
-        -> [FleetEngineV1.VehicleAttribute]
-    {
+    /// Checks attributes of any kind: at most ``maximumCount``, each key non-empty, without `:`, and given once.
+    static func checkKeys(_ attributes: [some KeyedAttribute], field: String) throws(GoogleAPIError) {
         guard attributes.count <= maximumCount else {
             throw .invalidArgument("\(field) has \(attributes.count) attributes; at most \(maximumCount) are allowed.")
         }
         var keys = Set<String>()
-        var result: [FleetEngineV1.VehicleAttribute] = []
-        for (index, original) in attributes.enumerated() {
-            var attribute = original
+        for (index, attribute) in attributes.enumerated() {
             let place = "\(field)[\(index)]"
-            try checkKey(attribute.key, place: place)
+            guard !attribute.key.isEmpty, !attribute.key.contains(":") else {
+                throw .invalidArgument("\(place).key must be non-empty and without ':'.")
+            }
             guard keys.insert(attribute.key).inserted else {
                 throw .invalidArgument("\(place).key \"\(attribute.key)\" appears twice; each key may appear once.")
             }
-            if let typed = attribute.vehicleAttributeValue {
-                let text = string(typed)
+        }
+    }
+
+    /// Checks a vehicle's or delivery vehicle's attributes (``checkKeys(_:field:)``) and keeps each one's `value`
+    /// and typed value in step; `maximumPair` bounds `key:value` (on-demand vehicles).
+    static func normalized<Attribute: TwiceValuedAttribute>(
+        _ attributes: [Attribute],
+        field: String,
+        maximumPair: Int? = maximumPairLength
+    ) throws(GoogleAPIError) -> [Attribute] {
+        try checkKeys(attributes, field: field)
+        var result: [Attribute] = []
+        for (index, original) in attributes.enumerated() {
+            var attribute = original
+            let place = "\(field)[\(index)]"
+            if let text = attribute.typedText {
                 guard attribute.value.isEmpty || attribute.value == text else {
                     throw .invalidArgument(
                         "\(place) gives value \"\(attribute.value.prefix(100))\" and a typed value \"\(text.prefix(100))\"; they must agree."
@@ -55,37 +67,21 @@ enum Attributes {
             } else {
                 attribute.stringValue = attribute.value
             }
-            guard attribute.key.utf8.count + 1 + attribute.value.utf8.count <= maximumPairLength else {
-                throw .invalidArgument("\(place): \"key:value\" is longer than \(maximumPairLength) bytes.")
+            if let maximumPair, attribute.key.utf8.count + 1 + attribute.value.utf8.count > maximumPair {
+                throw .invalidArgument("\(place): \"key:value\" is longer than \(maximumPair) bytes.")
             }
             result.append(attribute)
         }
         return result
     }
 
-    /// Checks a trip's attributes: non-empty keys without `:`, each key once, a value each.
+    /// Checks a trip's attributes (``checkKeys(_:field:)``): each needs a typed value.
     static func checkTripAttributes(_ attributes: [FleetEngineV1.TripAttribute], field: String)
         throws(GoogleAPIError)
     {
-        guard attributes.count <= maximumCount else {
-            throw .invalidArgument("\(field) has \(attributes.count) attributes; at most \(maximumCount) are allowed.")
-        }
-        var keys = Set<String>()
-        for (index, attribute) in attributes.enumerated() {
-            let place = "\(field)[\(index)]"
-            try checkKey(attribute.key, place: place)
-            guard keys.insert(attribute.key).inserted else {
-                throw .invalidArgument("\(place).key \"\(attribute.key)\" appears twice; each key may appear once.")
-            }
-            guard attribute.tripAttributeValue != nil else {
-                throw .invalidArgument("\(place) needs a value: stringValue, boolValue or numberValue.")
-            }
-        }
-    }
-
-    private static func checkKey(_ key: String, place: String) throws(GoogleAPIError) {
-        guard !key.isEmpty, !key.contains(":") else {
-            throw .invalidArgument("\(place).key must be non-empty and without ':'.")
+        try checkKeys(attributes, field: field)
+        if let index = attributes.firstIndex(where: { $0.tripAttributeValue == nil }) {
+            throw .invalidArgument("\(field)[\(index)] needs a value: stringValue, boolValue or numberValue.")
         }
     }
 
@@ -115,3 +111,27 @@ enum Attributes {
         return result
     }
 }
+
+/// A Fleet Engine attribute message of any kind: its key.
+protocol KeyedAttribute {
+    var key: String { get }
+}
+
+/// An attribute that carries its value twice, as `value` and as one typed value (``Attributes``).
+protocol TwiceValuedAttribute: KeyedAttribute {
+    var value: String { get set }
+    var stringValue: String { get set }
+    /// The typed value's string form, if one is set.
+    var typedText: String? { get }
+}
+
+extension FleetEngineV1.VehicleAttribute: TwiceValuedAttribute {
+    var typedText: String? { vehicleAttributeValue.map(Attributes.string) }
+}
+
+extension FleetEngineDelivery.DeliveryVehicleAttribute: TwiceValuedAttribute {
+    var typedText: String? { deliveryVehicleAttributeValue.map(DeliveryChecks.string) }
+}
+
+extension FleetEngineV1.TripAttribute: KeyedAttribute {}
+extension FleetEngineDelivery.TaskAttribute: KeyedAttribute {}
