@@ -472,3 +472,66 @@ struct DeliveryColumnsMigrationTests {
         try await Self.expectFound(in: PostgresFleetStore.connect(url, maximumConnections: 2, in: resources.pools))
     }
 }
+
+extension DeliveryStore {
+    /// The reference answer: reads every task of the provider and keeps those `query` accepts (the meaning of the
+    /// query), to compare with the store's answer from its indexes.
+    func scanTasks(
+        provider: String,
+        matching query: TaskQuery,
+        after afterID: String?,
+        limit: Int,
+        counting: Bool
+    ) async throws -> (tasks: [StoredTask], total: Int?) {
+        try await Self.scan(after: afterID, limit: limit, counting: counting, id: \.id) {
+            try await tasks(provider: provider, afterID: $0, limit: $1)
+        } keep: {
+            query.accepts($0.task)
+        }
+    }
+
+    /// The reference answer for delivery vehicles, as ``scanTasks(provider:matching:after:limit:counting:)``.
+    func scanDeliveryVehicles(
+        provider: String,
+        matching query: DeliveryVehicleQuery,
+        after afterID: String?,
+        limit: Int,
+        counting: Bool
+    ) async throws -> (vehicles: [StoredDeliveryVehicle], total: Int?) {
+        try await Self.scan(after: afterID, limit: limit, counting: counting, id: \.id) {
+            try await deliveryVehicles(provider: provider, afterID: $0, limit: $1)
+        } keep: {
+            query.accepts($0.vehicle)
+        }
+    }
+
+    /// Reads every item in ID order, in chunks, keeping those `keep` accepts: those after `afterID` (at most
+    /// `limit`) and, when `counting`, how many match in all.
+    private static func scan<Item>(
+        after afterID: String?,
+        limit: Int,
+        counting: Bool,
+        id: (Item) -> String,
+        read: (String?, Int) async throws -> [Item],
+        keep: (Item) -> Bool
+    ) async throws -> ([Item], Int?) {
+        var items: [Item] = []
+        var total = 0
+        var cursor = counting ? nil : afterID
+        while true {
+            let chunk = try await read(cursor, 1000)
+            for item in chunk where keep(item) {
+                total += 1
+                guard afterID.map({ id(item) > $0 }) ?? true else { continue }
+                if items.count < limit {
+                    items.append(item)
+                } else if !counting {
+                    return (items, nil)
+                }
+            }
+            guard chunk.count == 1000, let last = chunk.last else { break }
+            cursor = id(last)
+        }
+        return (items, counting ? total : nil)
+    }
+}

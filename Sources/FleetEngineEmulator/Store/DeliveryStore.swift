@@ -38,8 +38,8 @@ public protocol DeliveryStore: Sendable {
     /// Delivery vehicles in ID order after `afterID`, at most `limit`.
     func deliveryVehicles(provider: String, afterID: String?, limit: Int) async throws -> [StoredDeliveryVehicle]
     /// The delivery vehicles `query` accepts, in ID order after `afterID`, at most `limit`, and, when `counting`,
-    /// how many match on every page. A store answers from its indexes; its answer equals
-    /// ``scanDeliveryVehicles(provider:matching:after:limit:counting:)``'s.
+    /// how many match on every page, from the store's indexes: the vehicles ``DeliveryVehicleQuery/accepts(_:)``
+    /// accepts.
     func deliveryVehicles(
         provider: String,
         matching query: DeliveryVehicleQuery,
@@ -65,8 +65,7 @@ public protocol DeliveryStore: Sendable {
     /// The tasks with a tracking ID, in ID order.
     func tasks(provider: String, trackingID: String) async throws -> [StoredTask]
     /// The tasks `query` accepts, in ID order after `afterID`, at most `limit`, and, when `counting`, how many match
-    /// on every page. A store answers from its indexes; its answer equals
-    /// ``scanTasks(provider:matching:after:limit:counting:)``'s.
+    /// on every page, from the store's indexes: the tasks ``TaskQuery/accepts(_:)`` accepts.
     func tasks(provider: String, matching query: TaskQuery, after afterID: String?, limit: Int, counting: Bool)
         async throws -> (tasks: [StoredTask], total: Int?)
 }
@@ -174,69 +173,6 @@ struct DeliveryVehicleRow {
             attributes[attribute.key] =
                 attribute.deliveryVehicleAttributeValue.map(DeliveryChecks.string) ?? attribute.value
         }
-    }
-}
-
-extension DeliveryStore {
-    /// The reference answer: reads every task of the provider and keeps those `query` accepts. Stores answer from
-    /// their indexes instead; the conformance suite compares them with this.
-    public func scanTasks(
-        provider: String,
-        matching query: TaskQuery,
-        after afterID: String?,
-        limit: Int,
-        counting: Bool
-    ) async throws -> (tasks: [StoredTask], total: Int?) {
-        try await Self.scan(after: afterID, limit: limit, counting: counting, id: \.id) {
-            try await tasks(provider: provider, afterID: $0, limit: $1)
-        } keep: {
-            query.accepts($0.task)
-        }
-    }
-
-    /// The reference answer for delivery vehicles, as ``scanTasks(provider:matching:after:limit:counting:)``.
-    public func scanDeliveryVehicles(
-        provider: String,
-        matching query: DeliveryVehicleQuery,
-        after afterID: String?,
-        limit: Int,
-        counting: Bool
-    ) async throws -> (vehicles: [StoredDeliveryVehicle], total: Int?) {
-        try await Self.scan(after: afterID, limit: limit, counting: counting, id: \.id) {
-            try await deliveryVehicles(provider: provider, afterID: $0, limit: $1)
-        } keep: {
-            query.accepts($0.vehicle)
-        }
-    }
-
-    /// Reads every item in ID order, in chunks, keeping those `keep` accepts: those after `afterID` (at most
-    /// `limit`) and, when `counting`, how many match in all.
-    private static func scan<Item>(
-        after afterID: String?,
-        limit: Int,
-        counting: Bool,
-        id: (Item) -> String,
-        read: (String?, Int) async throws -> [Item],
-        keep: (Item) -> Bool
-    ) async throws -> ([Item], Int?) {
-        var items: [Item] = []
-        var total = 0
-        var cursor = counting ? nil : afterID
-        while true {
-            let chunk = try await read(cursor, 1000)
-            for item in chunk where keep(item) {
-                total += 1
-                guard afterID.map({ id(item) > $0 }) ?? true else { continue }
-                if items.count < limit {
-                    items.append(item)
-                } else if !counting {
-                    return (items, nil)
-                }
-            }
-            guard chunk.count == 1000, let last = chunk.last else { break }
-            cursor = id(last)
-        }
-        return (items, counting ? total : nil)
     }
 }
 
