@@ -1,5 +1,5 @@
 import FleetAuthServerCore
-public import FleetEngineAPI
+import FleetEngineAPI
 import Foundation
 import SwiftProtobuf
 
@@ -15,28 +15,6 @@ extension StoreSQL {
     }
     package var tasksOfTrackingID: String {
         "SELECT id, body FROM \(tasks)\(byTrackingID) WHERE provider = ? AND tracking_id = ? ORDER BY id"
-    }
-
-    /// Inserts `rows` into `columns`, a hundred rows a statement; `suffix` ends each statement.
-    private static func insert(
-        into table: String,
-        _ columns: [String],
-        _ rows: [SQLRow],
-        suffix: String = "",
-        expecting otherwise: StoreError? = nil
-    ) -> [SQLStatement] {
-        let tuple = "(" + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")"
-        return stride(from: 0, to: rows.count, by: 100).map { start in
-            let chunk = rows[start..<min(start + 100, rows.count)]
-            return SQLStatement(
-                """
-                INSERT INTO \(table) (\(columns.joined(separator: ", ")))
-                VALUES \(Array(repeating: tuple, count: chunk.count).joined(separator: ", "))\(suffix)
-                """,
-                chunk.flatMap { $0 },
-                expecting: otherwise.map { (chunk.count, $0) }
-            )
-        }
     }
 
     /// Writes the attribute rows of `owners` (each with the values of `carried` columns it holds), first deleting
@@ -63,6 +41,8 @@ extension StoreSQL {
         "provider", "id", "vehicle_id", "open", "tracking_id", "state", "type", "outcome", "outcome_time", "lat", "lng",
         "body",
     ]
+    /// The assignments of an UPDATE of every column after the key.
+    private static let taskAssignments = taskColumns.dropFirst(2).map { "\($0) = ?" }.joined(separator: ", ")
 
     private static func taskValues(_ task: StoredTask, _ row: TaskRow, provider: String) throws -> SQLRow {
         [
@@ -89,8 +69,7 @@ extension StoreSQL {
         let values = try Self.taskValues(task, row, provider: provider)
         return [
             SQLStatement(
-                "UPDATE \(tasks) SET \(Self.taskColumns.dropFirst(2).map { "\($0) = ?" }.joined(separator: ", "))"
-                    + " WHERE provider = ? AND id = ?",
+                "UPDATE \(tasks) SET \(Self.taskAssignments) WHERE provider = ? AND id = ?",
                 Array(values.dropFirst(2)) + [.text(provider), .text(task.id)]
             )
         ] + taskAttributes([(task, row)], provider: provider, replacing: true)
@@ -104,10 +83,9 @@ extension StoreSQL {
 
     func insertTasks(_ stored: [StoredTask], provider: String) -> SQLPlan<Void> {
         let ids = stored.map { SQLValue.text($0.id) }
-        let taken = stride(from: 0, to: ids.count, by: 100).map { start in
-            let chunk = ids[start..<min(start + 100, ids.count)]
-            return SQLStatement(
-                "SELECT id FROM \(tasks) WHERE provider = ? AND id IN (\(chunk.map { _ in "?" }.joined(separator: ", ")))",
+        let taken = Self.chunks(ids).map { chunk in
+            SQLStatement(
+                "SELECT id FROM \(tasks) WHERE provider = ? AND id IN (\(Self.placeholders(chunk.count)))",
                 [.text(provider)] + chunk
             )
         }
@@ -264,7 +242,7 @@ extension StoreSQL {
             throws -> DeliveryVehicleChange
     ) -> SQLPlan<FleetEngineDelivery.DeliveryVehicle> {
         let named = taskIDs.sorted().map(SQLValue.text)
-        let list = named.map { _ in "?" }.joined(separator: ", ")
+        let list = Self.placeholders(named.count)
         let key = [SQLValue.text(provider), .text(id)]
         // PostgreSQL locks the vehicle's open tasks and the named ones in one statement, in ID order, so that two
         // vehicles' updates naming the same tasks cannot deadlock; SQLite reads each kind by its index.
@@ -404,91 +382,5 @@ extension StoreSQL {
         return .read(.list, reads) { rows in
             try answer(rows[0], counting ? rows[1].first.flatMap { $0[0].integer }.map { Int($0) } ?? 0 : nil)
         }
-    }
-}
-
-/// Every ``DeliveryStore`` method of a store kept in SQL tables: its plan, run by the store.
-extension SQLPlanStore {
-    private var sql: StoreSQL { Self.storeSQL }
-
-    public func deliveryVehicle(provider: String, id: String) async throws -> FleetEngineDelivery.DeliveryVehicle? {
-        try await run(sql.deliveryVehicle(provider: provider, id: id))
-    }
-
-    public func insertDeliveryVehicle(_ vehicle: FleetEngineDelivery.DeliveryVehicle, provider: String, id: String)
-        async throws
-    {
-        try await run(sql.insertDeliveryVehicle(vehicle, provider: provider, id: id))
-    }
-
-    public func updateDeliveryVehicle(
-        provider: String,
-        id: String,
-        naming taskIDs: Set<String>,
-        _ transform:
-            @escaping @Sendable (FleetEngineDelivery.DeliveryVehicle, [String: FleetEngineDelivery.Task])
-            throws -> DeliveryVehicleChange
-    ) async throws -> FleetEngineDelivery.DeliveryVehicle {
-        try await run(sql.updateDeliveryVehicle(provider: provider, id: id, naming: taskIDs, transform))
-    }
-
-    public func deleteDeliveryVehicle(provider: String, id: String) async throws {
-        try await run(sql.deleteDeliveryVehicle(provider: provider, id: id))
-    }
-
-    public func deliveryVehicles(provider: String, afterID: String?, limit: Int) async throws
-        -> [StoredDeliveryVehicle]
-    {
-        try await run(sql.deliveryVehicles(provider: provider, afterID: afterID, limit: limit))
-    }
-
-    /// A page of the delivery vehicles `query` accepts and their count, from the attribute index and the location
-    /// columns.
-    public func deliveryVehicles(
-        provider: String,
-        matching query: DeliveryVehicleQuery,
-        after afterID: String?,
-        limit: Int,
-        counting: Bool
-    ) async throws -> (vehicles: [StoredDeliveryVehicle], total: Int?) {
-        try await run(
-            sql.deliveryVehicles(provider: provider, matching: query, after: afterID, limit: limit, counting: counting)
-        )
-    }
-
-    public func task(provider: String, id: String) async throws -> FleetEngineDelivery.Task? {
-        try await run(sql.task(provider: provider, id: id))
-    }
-
-    public func insertTasks(_ tasks: [StoredTask], provider: String) async throws {
-        try await run(sql.insertTasks(tasks, provider: provider))
-    }
-
-    public func updateTask(
-        provider: String,
-        id: String,
-        _ transform: @escaping @Sendable (FleetEngineDelivery.Task) throws -> FleetEngineDelivery.Task
-    ) async throws -> FleetEngineDelivery.Task {
-        try await run(sql.updateTask(provider: provider, id: id, transform))
-    }
-
-    public func deleteTask(provider: String, id: String) async throws {
-        try await run(sql.deleteTask(provider: provider, id: id))
-    }
-
-    public func tasks(provider: String, afterID: String?, limit: Int) async throws -> [StoredTask] {
-        try await run(sql.tasks(provider: provider, afterID: afterID, limit: limit))
-    }
-
-    public func tasks(provider: String, trackingID: String) async throws -> [StoredTask] {
-        try await run(sql.tasks(provider: provider, trackingID: trackingID))
-    }
-
-    /// A page of the tasks `query` accepts and their count, from the task columns, the attribute index and the
-    /// counts by state.
-    public func tasks(provider: String, matching query: TaskQuery, after afterID: String?, limit: Int, counting: Bool)
-        async throws -> (tasks: [StoredTask], total: Int?)
-    {
-        try await run(sql.tasks(provider: provider, matching: query, after: afterID, limit: limit, counting: counting))
     }
 }

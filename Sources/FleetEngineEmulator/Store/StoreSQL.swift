@@ -1,3 +1,5 @@
+import FleetAuthServerCore
+
 /// The tables both of the project's stores keep, in one store's dialect, and the plans of the methods the stores
 /// share (in its extensions: the Deliveries API, trips, plain reads and deletes of vehicles). Both dialects run the
 /// same SQL but for table names, row locks and index hints. Outside this module it is opaque: what a store names as
@@ -27,25 +29,25 @@ public struct StoreSQL: Sendable {
     let tripsByVehicle: String
 
     /// The SQLite store's tables.
-    package static let sqlite = StoreSQL(prefix: "", locks: false)
+    package static let sqlite = StoreSQL(prefix: "", sqlite: true)
     /// The PostgreSQL store's tables, prefixed because the emulator may share its database.
-    package static let postgres = StoreSQL(prefix: "emulator_", locks: true)
+    package static let postgres = StoreSQL(prefix: "emulator_", sqlite: false)
 
-    private init(prefix: String, locks: Bool) {
+    private init(prefix: String, sqlite: Bool) {
         vehicles = prefix + "vehicles"
         vehicleAttributes = prefix + "vehicle_attributes"
         vehicleCounts = prefix + "vehicle_counts"
-        vehicleLocations = locks ? nil : "vehicle_locations"
+        vehicleLocations = sqlite ? "vehicle_locations" : nil
         trips = prefix + "trips"
         deliveryVehicles = prefix + "delivery_vehicles"
         deliveryVehicleAttributes = prefix + "delivery_vehicle_attributes"
         tasks = prefix + "tasks"
         taskAttributes = prefix + "task_attributes"
         taskCounts = prefix + "task_counts"
-        (locking, sharing) = locks ? (" FOR UPDATE", " FOR SHARE") : ("", "")
-        byVehicle = locks ? "" : " INDEXED BY tasks_by_vehicle"
-        byTrackingID = locks ? "" : " INDEXED BY tasks_by_tracking_id"
-        tripsByVehicle = locks ? "" : " INDEXED BY trips_by_vehicle"
+        (locking, sharing) = sqlite ? ("", "") : (" FOR UPDATE", " FOR SHARE")
+        byVehicle = sqlite ? " INDEXED BY tasks_by_vehicle" : ""
+        byTrackingID = sqlite ? " INDEXED BY tasks_by_tracking_id" : ""
+        tripsByVehicle = sqlite ? " INDEXED BY trips_by_vehicle" : ""
     }
 
     // MARK: Shared statements
@@ -68,5 +70,37 @@ public struct StoreSQL: Sendable {
 
     func delete(from table: String, owner: String = "id", _ provider: String, _ id: String) -> SQLStatement {
         SQLStatement("DELETE FROM \(table) WHERE provider = ? AND \(owner) = ?", [.text(provider), .text(id)])
+    }
+
+    /// `count` placeholders, comma-separated: `?, ?, ?`.
+    static func placeholders(_ count: Int) -> String {
+        Array(repeating: "?", count: count).joined(separator: ", ")
+    }
+
+    /// `items` in runs of at most a hundred: what one statement binds of a batch.
+    static func chunks<Item>(_ items: [Item]) -> [ArraySlice<Item>] {
+        stride(from: 0, to: items.count, by: 100).map { items[$0..<min($0 + 100, items.count)] }
+    }
+
+    /// Inserts `rows` into `columns`, a hundred rows a statement; `suffix` ends each statement, and `otherwise` is
+    /// the error when a statement does not return a row for each row (`RETURNING 1` after `ON CONFLICT DO NOTHING`).
+    static func insert(
+        into table: String,
+        _ columns: [String],
+        _ rows: [SQLRow],
+        suffix: String = "",
+        expecting otherwise: StoreError? = nil
+    ) -> [SQLStatement] {
+        let tuple = "(" + placeholders(columns.count) + ")"
+        return chunks(rows).map { chunk in
+            SQLStatement(
+                """
+                INSERT INTO \(table) (\(columns.joined(separator: ", ")))
+                VALUES \(Array(repeating: tuple, count: chunk.count).joined(separator: ", "))\(suffix)
+                """,
+                chunk.flatMap { $0 },
+                expecting: otherwise.map { (chunk.count, $0) }
+            )
+        }
     }
 }
