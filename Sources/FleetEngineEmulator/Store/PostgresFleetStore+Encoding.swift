@@ -5,19 +5,14 @@ import Foundation
 import NIOCore
 import SwiftProtobuf
 
-/// How the store keeps messages: the protobuf binary format, as on SQLite, and a stored message that no longer
-/// decodes is a corrupted store, not a crash.
+/// How the store keeps messages: the protobuf binary format, as on SQLite (`SQLValue.decode(_:as:)`).
 extension PostgresFleetStore {
     static func encode(_ message: some SwiftProtobuf.Message) throws -> ByteBuffer {
         ByteBuffer(bytes: try message.serializedBytes() as [UInt8])
     }
 
     static func decode<M: SwiftProtobuf.Message>(_ buffer: ByteBuffer, as type: M.Type) throws -> M {
-        do {
-            return try M(serializedBytes: Array(buffer.readableBytesView))
-        } catch {
-            throw StoreError.corrupted("A stored \(M.protoMessageName) cannot be read back: \(error)")
-        }
+        try SQLValue.decode(Array(buffer.readableBytesView), as: type)
     }
 
     static func trip(id: String, updatedAt: Int64, body: ByteBuffer) throws -> StoredTrip {

@@ -18,19 +18,18 @@ extension PostgresFleetStore: SQLPlanStore, DeliveryStore {
         }
         return try await database.transaction { connection in
             let logger = self.database.logger
-            return try await plan.run { statement in
-                var rows: [PostgresRow] = []
-                for try await row in try await connection.query(Self.query(statement), logger: logger) {
-                    rows.append(row)
-                }
-                return try Self.values(rows, statement)
-            }
+            return try await plan.run { try await Self.execute($0, on: connection, logger: logger) }
         }
     }
 
-    /// Runs one statement in `connection` (a migration's).
-    static func execute(_ statement: SQLStatement, on connection: PostgresConnection, logger: Logger) async throws {
-        for try await _ in try await connection.query(query(statement), logger: logger) {}
+    /// Runs one statement in `connection` (a transaction's or a migration's) and returns its rows.
+    @discardableResult
+    static func execute(_ statement: SQLStatement, on connection: PostgresConnection, logger: Logger) async throws
+        -> [SQLRow]
+    {
+        var rows: [PostgresRow] = []
+        for try await row in try await connection.query(query(statement), logger: logger) { rows.append(row) }
+        return try values(rows, statement)
     }
 
     /// The statement with its `?` numbered, as PostgreSQL's placeholders are (no statement has a `?` of its own).

@@ -41,12 +41,21 @@ enum SQLValue: Sendable, Hashable {
         }
     }
 
+    /// The message a column keeps (``decode(_:as:)``).
     func decode<M: SwiftProtobuf.Message>(as type: M.Type) throws -> M {
         guard case .blob(let data) = self else {
             throw StoreError.corrupted("A stored \(M.protoMessageName) is not a byte string.")
         }
+        return try Self.decode(data, as: type)
+    }
+
+    /// How both stores keep messages, the protobuf binary format, read back: a stored message that no longer decodes
+    /// is a corrupted store, not a crash.
+    static func decode<M: SwiftProtobuf.Message>(_ bytes: some SwiftProtobufContiguousBytes, as type: M.Type) throws
+        -> M
+    {
         do {
-            return try M(serializedBytes: data)
+            return try M(serializedBytes: bytes)
         } catch {
             throw StoreError.corrupted("A stored \(M.protoMessageName) cannot be read back: \(error)")
         }

@@ -78,11 +78,7 @@ public final class SQLiteFleetStore: FleetStore, SQLiteStore {
     }
 
     static func decode<M: SwiftProtobuf.Message>(_ data: Data, as type: M.Type) throws -> M {
-        do {
-            return try M(serializedBytes: data)
-        } catch {
-            throw StoreError.corrupted("A stored \(M.protoMessageName) cannot be read back: \(error)")
-        }
+        try SQLValue.decode(data, as: type)
     }
 
     /// A vehicle's active trips, by the index named: without statistics SQLite's planner prefers the primary key's
