@@ -6,16 +6,6 @@ import SwiftProtobuf
 /// The checks on Deliveries API messages that the proto types alone do not make. Each names the field in Google's
 /// REST spelling.
 enum DeliveryChecks {
-    static func location(_ location: FleetEngineDelivery.DeliveryVehicleLocation, _ field: String)
-        throws(GoogleAPIError)
-    {
-        try MessageChecks.location(
-            heading: location.hasHeading ? location.heading.value : nil,
-            speed: location.hasSpeed ? location.speed.value : nil,
-            field
-        )
-    }
-
     /// A `LocationInfo` that must have a point (its range is checked with every coordinate, ``FieldBehaviors``).
     static func locationInfo(_ info: FleetEngineDelivery.LocationInfo, has: Bool, _ field: String)
         throws(GoogleAPIError)

@@ -155,7 +155,7 @@ extension DeliveryService {
         try AccessPolicy.check(
             caller,
             .getTask,
-            .task(id, assignedVehicleID: task.flatMap { $0.deliveryVehicleID.isEmpty ? nil : $0.deliveryVehicleID }),
+            .task(id, assignedVehicleID: task?.assignedVehicleID),
             provider: provider
         )
         guard let task else { throw GoogleAPIError.notFound("Task \(request.name) not found.") }
@@ -233,10 +233,7 @@ extension DeliveryService {
                 account: account,
                 claims: claims,
                 method: .updateTask,
-                scope: .task(
-                    id,
-                    assignedVehicleID: current.deliveryVehicleID.isEmpty ? nil : current.deliveryVehicleID
-                ),
+                scope: .task(id, assignedVehicleID: current.assignedVehicleID),
                 provider: provider
             )
             var next = current
@@ -287,7 +284,7 @@ extension DeliveryService {
         try AccessPolicy.check(
             caller,
             .deleteTask,
-            .task(id, assignedVehicleID: task.flatMap { $0.deliveryVehicleID.isEmpty ? nil : $0.deliveryVehicleID }),
+            .task(id, assignedVehicleID: task?.assignedVehicleID),
             provider: provider
         )
         try await store.deleteTask(provider: provider, id: id)

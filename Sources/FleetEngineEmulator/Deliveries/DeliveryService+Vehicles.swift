@@ -28,7 +28,7 @@ extension DeliveryService {
                 "deliveryVehicle may set only type, lastLocation and attributes on create; found \(extra.joined(separator: ", "))."
             )
         }
-        if vehicle.hasLastLocation { try DeliveryChecks.location(vehicle.lastLocation, "deliveryVehicle.lastLocation") }
+        if vehicle.hasLastLocation { try MessageChecks.location(vehicle.lastLocation, "deliveryVehicle.lastLocation") }
         vehicle.attributes = try Attributes.normalized(
             vehicle.attributes,
             field: "deliveryVehicle.attributes",
@@ -101,12 +101,12 @@ extension DeliveryService {
             guard source.hasLastLocation else {
                 throw GoogleAPIError.invalidArgument("deliveryVehicle.lastLocation is in the update mask but not set.")
             }
-            try DeliveryChecks.location(source.lastLocation, "deliveryVehicle.lastLocation")
+            try MessageChecks.location(source.lastLocation, "deliveryVehicle.lastLocation")
             source.lastLocation.serverTime = Google_Protobuf_Timestamp(date: now)
         }
         if paths.contains("past_locations") {
             for (index, location) in source.pastLocations.enumerated() {
-                try DeliveryChecks.location(location, "deliveryVehicle.pastLocations[\(index)]")
+                try MessageChecks.location(location, "deliveryVehicle.pastLocations[\(index)]")
             }
         }
         if paths.contains("remaining_duration"), source.hasRemainingDuration {

@@ -161,13 +161,7 @@ struct VehicleCriteria {
                 )
             )
         }
-        if !request.filter.isEmpty {
-            try Self.filterAlone(
-                request.requiredAttributes.isEmpty && request.requiredOneOfAttributes.isEmpty
-                    && request.requiredOneOfAttributeSets.isEmpty
-            )
-            conditions.append(try AttributeFilter(request.filter).condition)
-        }
+        try Self.add(filter: request.filter, to: &conditions)
         if !conditions.isEmpty { query.attributes = .all(conditions) }
         if request.hasViewport { query.area = try VehicleQuery.Box.checked(request.viewport) }
         query.onTripOnly = request.onTripOnly
@@ -194,23 +188,20 @@ struct VehicleCriteria {
         if !request.requiredOneOfAttributeSets.isEmpty {
             conditions.append(.any(request.requiredOneOfAttributeSets.map { .all($0.attributes.map(equals)) }))
         }
-        if !request.filter.isEmpty {
-            try Self.filterAlone(
-                request.requiredAttributes.isEmpty && request.requiredOneOfAttributes.isEmpty
-                    && request.requiredOneOfAttributeSets.isEmpty
-            )
-            conditions.append(try AttributeFilter(request.filter).condition)
-        }
+        try Self.add(filter: request.filter, to: &conditions)
         if !conditions.isEmpty { query.attributes = .all(conditions) }
     }
 
-    /// `filter` replaces the required-attribute fields: Google says they must be empty when it is set.
-    static func filterAlone(_ requiredFieldsEmpty: Bool) throws(GoogleAPIError) {
-        guard requiredFieldsEmpty else {
+    /// Adds `filter`'s condition to `conditions`, those of the required-attribute fields (one for each entry), which
+    /// `filter` replaces: Google says they must be empty when it is set.
+    static func add(filter: String, to conditions: inout [AttributeCondition]) throws(GoogleAPIError) {
+        guard !filter.isEmpty else { return }
+        guard conditions.isEmpty else {
             throw .invalidArgument(
                 "filter replaces requiredAttributes, requiredOneOfAttributes and requiredOneOfAttributeSets; when filter is set, they must be empty."
             )
         }
+        conditions.append(try AttributeFilter(filter).condition)
     }
 
     private static func equals(_ pair: (key: String, value: String)) -> AttributeCondition {

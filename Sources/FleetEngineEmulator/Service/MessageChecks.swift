@@ -19,19 +19,13 @@ enum MessageChecks {
     }
 
     /// A location's heading and speed (either API's location message).
-    static func location(heading: Int32?, speed: Double?, _ field: String) throws(GoogleAPIError) {
-        if let heading, !(0..<360).contains(heading) {
+    static func location(_ location: some ReportedLocation, _ field: String) throws(GoogleAPIError) {
+        if location.hasHeading, !(0..<360).contains(location.heading.value) {
             throw .invalidArgument("\(field).heading must be in [0, 360).")
         }
-        if let speed, speed < 0 { throw .invalidArgument("\(field).speed must not be negative.") }
-    }
-
-    static func location(_ location: FleetEngineV1.VehicleLocation, _ field: String) throws(GoogleAPIError) {
-        try self.location(
-            heading: location.hasHeading ? location.heading.value : nil,
-            speed: location.hasSpeed ? location.speed.value : nil,
-            field
-        )
+        if location.hasSpeed, location.speed.value < 0 {
+            throw .invalidArgument("\(field).speed must not be negative.")
+        }
     }
 
     static func waypoint(_ waypoint: FleetEngineV1.TripWaypoint, _ field: String) throws(GoogleAPIError) {
@@ -107,3 +101,14 @@ enum MessageChecks {
         try Attributes.checkTripAttributes(trip.attributes, field: "\(field).attributes")
     }
 }
+
+/// A location a driver reports, in either API: what ``MessageChecks/location(_:_:)`` checks.
+protocol ReportedLocation {
+    var hasHeading: Bool { get }
+    var heading: Google_Protobuf_Int32Value { get }
+    var hasSpeed: Bool { get }
+    var speed: Google_Protobuf_DoubleValue { get }
+}
+
+extension FleetEngineV1.VehicleLocation: ReportedLocation {}
+extension FleetEngineDelivery.DeliveryVehicleLocation: ReportedLocation {}

@@ -209,7 +209,12 @@ public struct StoredTask: Sendable, Hashable {
     }
 
     /// The indexed values: the assigned vehicle, whether the task is OPEN, the tracking ID.
-    var vehicleID: String? { task.deliveryVehicleID.isEmpty ? nil : task.deliveryVehicleID }
+    var vehicleID: String? { task.assignedVehicleID }
     var isOpen: Bool { task.state != .closed }
     var trackingID: String? { task.trackingID.isEmpty ? nil : task.trackingID }
+}
+
+extension FleetEngineDelivery.Task {
+    /// The delivery vehicle the task is assigned to, if any.
+    var assignedVehicleID: String? { deliveryVehicleID.isEmpty ? nil : deliveryVehicleID }
 }
