@@ -34,18 +34,19 @@ extension PostgresFleetStore: SQLPlanStore, DeliveryStore {
 
     /// The statement with its `?` numbered, as PostgreSQL's placeholders are (no statement has a `?` of its own).
     private static func query(_ statement: SQLStatement) -> PostgresQuery {
-        var sql = ""
-        sql.reserveCapacity(statement.sql.utf8.count + 2 * statement.values.count)
+        var sql: [UInt8] = []
+        sql.reserveCapacity(statement.sql.utf8.count + 3 * statement.values.count)
         var number = 0
-        for character in statement.sql {
-            guard character == "?" else {
-                sql.append(character)
+        for byte in statement.sql.utf8 {
+            guard byte == UInt8(ascii: "?") else {
+                sql.append(byte)
                 continue
             }
             number += 1
-            sql += "$\(number)"
+            sql.append(UInt8(ascii: "$"))
+            sql += String(number).utf8
         }
-        return PostgresQuery(unsafeSQL: sql, binds: bindings(statement.values))
+        return PostgresQuery(unsafeSQL: String(decoding: sql, as: UTF8.self), binds: bindings(statement.values))
     }
 
     private static func values(_ rows: [PostgresRow], _ statement: SQLStatement) throws -> [SQLRow] {
