@@ -1,4 +1,3 @@
-
 // MARK: - Fuzzing (Fuzz/Package.fuzz.swift)
 
 // Scripts/fuzz.sh builds the fuzz targets in a package of its own (.build-fuzz/package): this file appended to
@@ -29,6 +28,7 @@ let fuzzTargets: [(String, [Target.Dependency])] = [
     ("fuzz-proto-json", ["FleetEngineEmulator", "FleetEngineAPI"]),
     ("fuzz-filter", ["FleetEngineEmulator"]),
     ("fuzz-field-mask", ["FleetEngineEmulator", "FleetEngineAPI"]),
+    ("fuzz-query", ["FleetEngineEmulator", "FleetEngineAPI"]),
 ]
 for (name, dependencies) in fuzzTargets {
     package.targets.append(

@@ -180,6 +180,74 @@ struct HTTPTranscodingTests {
         }
     }
 
+    @Test(
+        "a query's enum value must be one its enum declares, and a number must be finite: 400, never a crash",
+        arguments: [
+            // Past 32 bits: SwiftProtobuf kept these as unrecognized values it could not serialize (the process
+            // trapped, on any route, with any valid token, since every request has `header.platform`).
+            ("/taskTrackingInfo/TRK1?header.platform=4294967297", "header.platform"),
+            ("/vehicles?vehicleTypeCategories=AUTO&tripTypes=2147483648", "tripTypes"),
+            ("/vehicles?vehicleTypeCategories=AUTO&tripTypes=9223372036854775808", "tripTypes"),
+            // Within 32 bits, but not declared: as a body's unknown enum number is.
+            ("/vehicles?vehicleTypeCategories=AUTO&tripTypes=7", "tripTypes"),
+            ("/vehicles?vehicleTypeCategories=AUTO&header.platform=-1", "header.platform"),
+            ("/vehicles?vehicleTypeCategories=MOTORCYCLE", "vehicleTypeCategories"),
+            // Infinite: the answer names the parameter, not the JSON text the binding wrote.
+            ("/vehicles?vehicleTypeCategories=AUTO&minimumCapacity=1e400", "minimumCapacity"),
+        ]
+    )
+    func queryEnumsAndNumbers(_ query: String, _ parameter: String) async throws {
+        let server = EmulatorServer(
+            accounts: F.accounts + D.accounts,
+            store: try SQLiteFleetStore(inMemory: ())
+        )
+        try await Application(router: server.router).test(.router) { client in
+            let token = query.hasPrefix("/taskTrackingInfo") ? D.consumer(tracking: "TRK1") : F.server
+            let (status, error) = try await client.call(.get, "/v1/providers/demo-project" + query, token: token)
+            #expect(status == .badRequest, "\(error.jsonText)")
+            let message = error["error"]?.objectValue?["message"]?.stringValue ?? ""
+            #expect(message.contains("'\(parameter)'"), "\(message)")
+            #expect(!message.contains("byte"), "\(message)")
+            // The server goes on answering.
+            let (listed, _) = try await client.call(.get, ProtoContractTests.vehicles + "?" + F.autos, token: F.server)
+            #expect(listed == .ok)
+        }
+    }
+
+    @Test("a refused body names its refused value in a few trials, however long the array around it")
+    func refusalLocatedByHalving() throws {
+        let count = 500_000
+        let items = [JSONValue](repeating: .integer(1), count: count - 1) + [.string("BAD")]
+        var budget = 1_000
+        let path = ProtoJSON.locate(
+            .object(["tripTypes": .array(items)]),
+            in: FleetEngineV1.SearchVehiclesRequest.self,
+            path: "request",
+            budget: &budget
+        ) { $0 }
+        #expect(path == "request.tripTypes[\(count - 1)]")
+        // One trial for the member, 19 halvings of 500,000, one for the element: not one trial per element.
+        #expect(1_000 - budget <= 24, "\(1_000 - budget) trials")
+
+        // The whole refusal, as the REST body path answers it; and the budget bounds a search that would go on.
+        let body =
+            Array(#"{"tripTypes":["#.utf8) + Array(repeating: Array("1,".utf8), count: 200_000).joined()
+            + Array(#""BAD"]}"#.utf8)
+        #expect {
+            try ProtoJSON.decode(body, as: FleetEngineV1.SearchVehiclesRequest.self, field: "request")
+        } throws: { error in
+            (error as? GoogleAPIError)?.message.contains("'request.tripTypes[200000]'") == true
+        }
+        var small = 3
+        _ = ProtoJSON.locate(
+            .object(["tripTypes": .array(items)]),
+            in: FleetEngineV1.SearchVehiclesRequest.self,
+            path: "request",
+            budget: &small
+        ) { $0 }
+        #expect(small <= 0)
+    }
+
     @Test("$alt=json;enum-encoding=int answers enums by number, as Google's REST clients ask")
     func enumsByNumber() async throws {
         try await ProtoContractTests.withEmulator { client in

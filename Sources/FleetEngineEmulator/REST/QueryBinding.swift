@@ -1,13 +1,15 @@
 import FleetAuthCore
 import FleetAuthServerCore
+import Foundation
 import SwiftProtobuf
 
 /// Request fields carried in the query string, bound as Google's REST transcoding binds them: every field of the
 /// request message that the path and the body do not carry, found from the message's descriptor
 /// (``ProtoContract``), to any depth through singular message fields (`viewport.low.latitude`, `header.languageCode`).
 /// Each parameter names a field path in either spelling (`pageSize` or `page_size`); a repeated field takes the
-/// parameter once per value; an enum takes its name or number; Timestamps, Durations and field masks take their JSON
-/// form (a mask's paths in either spelling). The bound values become the message's JSON and are decoded by the same
+/// parameter once per value; an enum takes the name or the number of one of its declared values (any other is refused
+/// before a message is built: SwiftProtobuf would keep a number past 32 bits as an unrecognized value that it cannot
+/// serialize); Timestamps, Durations and field masks take their JSON form (a mask's paths in either spelling). The bound values become the message's JSON and are decoded by the same
 /// mapping as a body, so they are checked the same way. A parameter that names no such field is
 /// `INVALID_ARGUMENT`, except Google's system parameters (`key`, `$alt`, `fields`, `prettyPrint`, …), which are
 /// ignored.
@@ -16,13 +18,43 @@ struct QueryBinding: Sendable {
     enum Kind: Sendable, Equatable {
         /// A JSON string (strings, bytes, 64-bit integers, Timestamps, Durations).
         case string
-        /// A JSON number when the value is a number (32-bit integers, floating point, their wrappers, enums by
-        /// number), else a string for the mapping to accept (an enum's name) or refuse.
+        /// A JSON number when the value is a number (32-bit integers, floating point, their wrappers), else a
+        /// string for the mapping to refuse.
         case number
+        /// One of an enum's declared values, by name or number; any other value is refused by the binding itself.
+        case enumeration(EnumValues)
         /// `true` or `false`.
         case bool
         /// A `google.protobuf.FieldMask`: comma-separated paths, each in either spelling.
         case fieldMask
+    }
+
+    /// The values an enum declares.
+    struct EnumValues: Sendable, Equatable {
+        let names: Set<String>
+        let numbers: Set<Int>
+
+        /// No value: the enum is not declared in the contract.
+        static let none = EnumValues(names: [], numbers: [])
+
+        private init(names: Set<String>, numbers: Set<Int>) {
+            self.names = names
+            self.numbers = numbers
+        }
+
+        /// The declared values of enum `name` (a full name), or nil when the contract does not declare it.
+        init?(_ name: String) {
+            guard let declared = ProtoContract.enums[name] else { return nil }
+            names = Set(declared.value.map(\.name))
+            numbers = Set(declared.value.map { Int($0.number) })
+        }
+
+        /// The JSON value of `text`, or nil when it is neither a declared name nor a declared number.
+        func json(_ text: String) -> JSONValue? {
+            if names.contains(text) { return .string(text) }
+            guard let number = Int(text), numbers.contains(number) else { return nil }
+            return .integer(Int64(number))
+        }
     }
 
     struct Field: Sendable, Equatable {
@@ -86,7 +118,10 @@ struct QueryBinding: Sendable {
     static func kind(of field: Google_Protobuf_FieldDescriptorProto) -> Kind? {
         switch field.type {
         case .string, .bytes, .int64, .uint64, .sint64, .fixed64, .sfixed64: return .string
-        case .int32, .uint32, .sint32, .fixed32, .sfixed32, .float, .double, .enum: return .number
+        case .int32, .uint32, .sint32, .fixed32, .sfixed32, .float, .double: return .number
+        case .enum:
+            // Every enum of a Fleet Engine request is declared in the contract; an undeclared one binds no value.
+            return .enumeration(EnumValues(ProtoContract.typeName(field)) ?? EnumValues.none)
         case .bool: return .bool
         case .message:
             switch ProtoContract.typeName(field) {
@@ -101,6 +136,22 @@ struct QueryBinding: Sendable {
             default: return nil
             }
         default: return nil
+        }
+    }
+
+    /// The parameters of a query string in order, decoded as HTML forms and Google's front end decode them: `+` is
+    /// a space, then percent-escapes are decoded (names too: Google's REST clients send `%24alt` for `$alt`). A
+    /// parameter that is not valid percent-encoding is kept as it came, for the binding to refuse by name.
+    static func items(of query: String) -> [(name: String, value: String)] {
+        func decode(_ part: Substring) -> String {
+            let spaced =
+                part.utf8.contains(UInt8(ascii: "+")) ? part.replacingOccurrences(of: "+", with: " ") : String(part)
+            guard spaced.utf8.contains(UInt8(ascii: "%")) else { return spaced }
+            return spaced.removingPercentEncoding ?? spaced
+        }
+        return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
+            guard let equals = pair.firstIndex(of: "=") else { return (decode(pair), "") }
+            return (decode(pair[..<equals]), decode(pair[pair.index(after: equals)...]))
         }
     }
 
@@ -137,7 +188,26 @@ struct QueryBinding: Sendable {
                 }
                 json = .bool(value == "true")
             case .number:
-                json = Int64(value).map(JSONValue.integer) ?? Double(value).map(JSONValue.double) ?? .string(value)
+                if let integer = Int64(value) {
+                    json = .integer(integer)
+                } else if let number = Double(value) {
+                    // `1e400` is infinite, `nan` no number: neither is a value of any field.
+                    guard number.isFinite else {
+                        throw .invalidArgument(
+                            "Invalid value at '\(name)', \"\(value.prefix(100))\": not a finite number."
+                        )
+                    }
+                    json = .double(number)
+                } else {
+                    json = .string(value)
+                }
+            case .enumeration(let values):
+                guard let declared = values.json(value) else {
+                    throw .invalidArgument(
+                        "Invalid value at '\(name)' (TYPE_ENUM), \"\(value.prefix(100))\": not one of the enum's values."
+                    )
+                }
+                json = declared
             case .fieldMask:
                 // FieldMask.paths is field 1.
                 for path in value.split(separator: ",", omittingEmptySubsequences: false) {

@@ -114,30 +114,42 @@ struct RESTTranscoder<Input: SwiftProtobuf.Message>: Sendable {
         } else {
             message = Input()
         }
-        // The query's fields and the path's variables are merged in as protobuf, in one pass: the path's last, so
-        // that it wins over the body.
+        let values = try binding.template.values(
+            parameter: { parameters.get($0) },
+            rest: { parameters.getCatchAll() }
+        )
+        try merge(query: items, path: values.map(\.value), into: &message)
+        return message
+    }
+
+    /// Merges the query's fields and the path's variables (one value for each of the template's variables) into
+    /// `message`, as protobuf, in one pass: the path's last, so that it wins over the body.
+    func merge(
+        query items: [(name: String, value: String)],
+        path values: [String],
+        into message: inout Input
+    ) throws(GoogleAPIError) {
         var wire: [UInt8] = []
         if !QueryBinding.isEmpty(items) {
             let (fromQuery, masks) = try query.decode(items, as: Input.self)
+            // The binding takes only declared enum values; still, nothing decoded from JSON is serialized unchecked.
+            guard EnumRange.fits(fromQuery) else {
+                throw .invalidArgument("Invalid JSON payload received. An enum value in the query is out of range.")
+            }
             do {
                 wire = try fromQuery.serializedBytes() + masks
             } catch {
                 throw GoogleAPIError(.internal, "The request could not be assembled: \(error).")
             }
         }
-        let values = try binding.template.values(
-            parameter: { parameters.get($0) },
-            rest: { parameters.getCatchAll() }
-        )
         for (index, value) in values.enumerated() {
-            wire += ProtoWire.string(value.value, at: variableNumbers[index][...])
+            wire += ProtoWire.string(value, at: variableNumbers[index][...])
         }
         do {
             try message.merge(serializedBytes: wire)
         } catch {
             throw GoogleAPIError(.internal, "The request could not be assembled: \(error).")
         }
-        return message
     }
 
     /// Whether the caller asked for enums by number: `$alt=json;enum-encoding=int`, which Google's REST clients send.
@@ -147,20 +159,9 @@ struct RESTTranscoder<Input: SwiftProtobuf.Message>: Sendable {
 }
 
 extension Request {
-    /// The query parameters in order, decoded as HTML forms and Google's front end decode them: `+` is a space, then
-    /// percent-escapes are decoded (names too: Google's REST clients send `%24alt` for `$alt`). A parameter that is
-    /// not valid percent-encoding is kept as it came, for the binding to refuse by name.
+    /// The query parameters in order (``QueryBinding/items(of:)``).
     var queryItems: [(name: String, value: String)] {
         guard let query = uri.query, !query.isEmpty else { return [] }
-        func decode(_ part: Substring) -> String {
-            let spaced =
-                part.utf8.contains(UInt8(ascii: "+")) ? part.replacingOccurrences(of: "+", with: " ") : String(part)
-            guard spaced.utf8.contains(UInt8(ascii: "%")) else { return spaced }
-            return spaced.removingPercentEncoding ?? spaced
-        }
-        return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-            guard let equals = pair.firstIndex(of: "=") else { return (decode(pair), "") }
-            return (decode(pair[..<equals]), decode(pair[pair.index(after: equals)...]))
-        }
+        return QueryBinding.items(of: query)
     }
 }
