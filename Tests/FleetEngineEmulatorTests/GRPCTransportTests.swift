@@ -11,6 +11,8 @@ import HummingbirdTesting
 import SwiftProtobuf
 import Testing
 
+@testable import FleetEngineEmulator
+
 /// `maps.fleetengine.v1` over gRPC against a live server on loopback: the same RPCs, authentication, policy and
 /// store as REST, the canonical status and the same message for every failure, and the same messages.
 @Suite("gRPC transport")
@@ -230,6 +232,31 @@ struct GRPCTransportTests {
                 metadata: bearer(F.server)
             )
             #expect(small.name.hasSuffix("/small"))
+        }
+    }
+
+    @available(macOS 15.0, iOS 18.0, watchOS 11.0, tvOS 18.0, visionOS 2.0, *)
+    @Test("unknown fields in a request message are dropped at every depth: never stored, never served back")
+    func unknownFieldsDropped() async throws {
+        try await GRPCEmulator.with { emulator in
+            try await emulator.seed()
+            // Field 9999 of a VehicleLocation, 100,000 bytes long: no field of Google's protos.
+            var padded = try Requests.move("v1", to: 37.4, -122.1).vehicle.lastLocation.serializedBytes() as [UInt8]
+            padded +=
+                ProtoWire.varint(9999 << 3 | 2) + ProtoWire.varint(100_000) + [UInt8](repeating: 0x61, count: 100_000)
+            var update = Requests.move("v1", to: 37.4, -122.1)
+            update.vehicle.lastLocation = try FleetEngineV1.VehicleLocation(serializedBytes: padded)
+            try #require(!update.vehicle.lastLocation.unknownFields.data.isEmpty, "the test sends the unknown field")
+            _ = try await emulator.vehicles.updateVehicle(update, metadata: bearer(F.driver("v1")))
+
+            let stored = try #require(try await emulator.store.vehicle(provider: "demo-project", id: "v1"))
+            #expect(stored.lastLocation.unknownFields.data.isEmpty)
+            #expect(stored.lastLocation.location.latitude == 37.4)
+            let vehicle = try await emulator.vehicles.getVehicle(Requests.getVehicle("v1"), metadata: bearer(F.server))
+            #expect(vehicle.lastLocation.unknownFields.data.isEmpty)
+            let trip = try await emulator.trips.getTrip(Requests.getTrip("t1"), metadata: bearer(F.consumer("t1")))
+            #expect(trip.lastLocation.hasLocation)
+            #expect(try (trip.serializedBytes() as [UInt8]).count < 10_000)
         }
     }
 

@@ -49,10 +49,17 @@ struct LimitedRegistration<Transport: ServerTransport>: UnaryMethodVisitor {
     }
 }
 
-/// Protobuf's deserializer behind a size check.
+/// Protobuf's deserializer behind a size check, which drops unknown fields at every depth: what a request carries
+/// beyond the contract is never stored, so it can never be served back (to every rider of a trip, say).
 @available(FleetAuthGRPC, *)
 struct LimitedProtobufDeserializer<Message: SwiftProtobuf.Message>: MessageDeserializer {
     let limit: Int
+
+    static var options: BinaryDecodingOptions {
+        var options = BinaryDecodingOptions()
+        options.discardUnknownFields = true
+        return options
+    }
 
     func deserialize<Bytes: GRPCContiguousBytes>(_ serializedMessageBytes: Bytes) throws -> Message {
         guard serializedMessageBytes.count <= limit else {
@@ -61,6 +68,16 @@ struct LimitedProtobufDeserializer<Message: SwiftProtobuf.Message>: MessageDeser
                 message: "The request message is \(serializedMessageBytes.count) bytes; the limit is \(limit)."
             )
         }
-        return try ProtobufDeserializer<Message>().deserialize(serializedMessageBytes)
+        do {
+            return try serializedMessageBytes.withUnsafeBytes { bytes in
+                try Message(serializedBytes: [UInt8](bytes), options: Self.options)
+            }
+        } catch {
+            throw RPCError(
+                code: .invalidArgument,
+                message: "The request message is not a \(Message.protoMessageName) in the protobuf wire format.",
+                cause: error
+            )
+        }
     }
 }
