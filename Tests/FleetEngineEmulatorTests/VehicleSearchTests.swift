@@ -18,6 +18,54 @@ struct VehicleSearchTests {
         #"{"pickupPoint":{"point":{"latitude":37.0,"longitude":-122.0}},"pickupRadiusMeters":5000,"count":10,"minimumCapacity":2,"tripTypes":["EXCLUSIVE"],"vehicleTypes":[{"category":"AUTO"}],"orderBy":"PICKUP_POINT_ETA"\#(extra)}"#
     }
 
+    @Test(
+        "the required-attribute fields hold at most 100 pairs together: more is 400, never the database's error"
+    )
+    func attributeConditionsCapped() async throws {
+        let fixture = try F()
+        try await fixture.application.test(.router) { client in
+            _ = try await client.call(
+                .post,
+                "\(vehicles)?vehicleId=v",
+                token: F.server,
+                body: vehicle("AUTO", latitude: 37)
+            )
+            func oneOf(_ count: Int) -> String {
+                let pairs = (0..<count).map { #"{"key":"k\#($0)","value":"v"}"# }.joined(separator: ",")
+                return #","requiredOneOfAttributes":[{"attributes":[\#(pairs)]}]"#
+            }
+            // SearchVehicles, which a consumer's token reaches: 1,001 entries once reached SQLite's limits, and the
+            // 500 answered with the whole SQL statement.
+            for token in [F.consumer("t1"), F.server] {
+                let (status, error) = try await client.call(
+                    .post,
+                    "\(vehicles):search",
+                    token: token,
+                    body: search(oneOf(1_001))
+                )
+                #expect(status == .badRequest, "\(error.jsonText)")
+                let message = error["error"]?.objectValue?["message"]?.stringValue ?? ""
+                #expect(message.contains("at most 100"), "\(message)")
+                #expect(!message.contains("SELECT") && !message.contains("SQLite"), "\(message)")
+                let (found, _) = try await client.call(
+                    .post,
+                    "\(vehicles):search",
+                    token: token,
+                    body: search(oneOf(100))
+                )
+                #expect(found == .ok)
+            }
+            // ListVehicles spells them in the query.
+            let pairs = (0..<101).map { "k\($0):v" }.joined(separator: "|")
+            let (listed, error) = try await client.call(
+                .get,
+                "\(vehicles)?\(F.autos)&requiredOneOfAttributes=\(pairs)",
+                token: F.server
+            )
+            #expect(listed == .badRequest, "\(error.jsonText)")
+        }
+    }
+
     @Test("finds online vehicles of the type, capacity and radius, nearest first")
     func searchFilters() async throws {
         let fixture = try F()

@@ -74,7 +74,28 @@ extension FleetEngineService {
     public func getTrip(_ request: FleetEngineV1.GetTripRequest, caller: Principal) async throws -> FleetEngineV1.Trip {
         let request = try FieldBehaviors.checked(request)
         let (provider, trip) = try await authorizedTrip(request.name, [.getTrip], caller: caller)
-        return try await render(trip, provider: provider, answer: .read(request))
+        var answer = try await render(trip, provider: provider, answer: .read(request))
+        // A shared vehicle's other trips stay on the route (Google: the remaining waypoints "could include waypoints
+        // from other trips", and the path to each runs through them), but which trips they are only a caller that
+        // may read those trips learns: a rider sees where the car stops, never whose stop it is.
+        func named(_ waypoint: FleetEngineV1.TripWaypoint) -> FleetEngineV1.TripWaypoint {
+            guard !waypoint.tripID.isEmpty, waypoint.tripID != trip.id,
+                (try? AccessPolicy.check(
+                    caller,
+                    .getTrip,
+                    .trip(waypoint.tripID, assignedVehicleID: trip.vehicleID),
+                    provider: provider
+                )) == nil
+            else { return waypoint }
+            var anonymous = waypoint
+            anonymous.tripID = ""
+            return anonymous
+        }
+        answer.remainingWaypoints = answer.remainingWaypoints.map(named)
+        if answer.hasCurrentRouteSegmentEndPoint {
+            answer.currentRouteSegmentEndPoint = named(answer.currentRouteSegmentEndPoint)
+        }
+        return answer
     }
 
     /// UpdateTrip: writes the fields the mask names. Changing `tripStatus` also needs `trips.updateState`; a driver

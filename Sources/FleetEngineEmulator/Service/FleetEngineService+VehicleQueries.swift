@@ -48,6 +48,9 @@ extension FleetEngineService {
         let search = try VehicleSearch(request)
         let criteria = try VehicleCriteria(searching: request, now: now)
         let now = self.now
+        // A caller that may not read every vehicle (a consumer) searches approximate positions and sees
+        // approximate vehicles (``ApproximateVehicle``).
+        let approximate = (try? AccessPolicy.check(caller, .getVehicle, .allVehicles, provider: provider)) == nil
         // Nearest first: the store answers the positions of the vehicles that pass the filters in a box around the
         // pickup point; those within the radius are read whole in order of straight-line distance, a few at a
         // time, until no vehicle left can rank among the best `count` (no route is shorter than a straight line).
@@ -61,8 +64,8 @@ extension FleetEngineService {
             .map {
                 (
                     distance: RouteEstimator.distance(
-                        $0.latitude,
-                        $0.longitude,
+                        approximate ? ApproximateVehicle.snap($0.latitude) : $0.latitude,
+                        approximate ? ApproximateVehicle.snap($0.longitude) : $0.longitude,
                         search.pickup.latitude,
                         search.pickup.longitude
                     ), id: $0.id
@@ -90,20 +93,22 @@ extension FleetEngineService {
                 limit: nil,
                 counting: false
             ).vehicles {
-                guard criteria.hasRoom(candidate.vehicle, activeTrips: candidate.activeTrips),
+                let vehicle = approximate ? ApproximateVehicle.searched(candidate.vehicle) : candidate.vehicle
+                guard criteria.hasRoom(vehicle, activeTrips: candidate.activeTrips),
                     var match = search.match(
-                        candidate.vehicle,
+                        vehicle,
                         activeTrips: candidate.activeTrips,
                         estimator: estimator,
                         now: now
                     )
                 else { continue }
                 match.vehicle = render(
-                    candidate.vehicle,
+                    vehicle,
                     provider: provider,
                     id: candidate.id,
                     activeTrips: candidate.activeTrips
                 )
+                if approximate { match = ApproximateVehicle.answered(match) }
                 best.append((match, search.sortKey(match), candidate.id))
             }
             best.sort { ($0.key, $0.id) < ($1.key, $1.id) }
@@ -192,9 +197,27 @@ struct VehicleCriteria {
         if !conditions.isEmpty { query.attributes = .all(conditions) }
     }
 
+    /// How many `key:value` conditions the required-attribute fields may hold together: as many as a vehicle may
+    /// have attributes (the AIP-160 `filter` has its own bound, ``AIPFilter/maximumRestrictions``).
+    static let maximumAttributeConditions = Attributes.maximumCount
+
     /// Adds `filter`'s condition to `conditions`, those of the required-attribute fields (one for each entry), which
-    /// `filter` replaces: Google says they must be empty when it is set.
+    /// `filter` replaces: Google says they must be empty when it is set. The required-attribute fields hold at most
+    /// ``maximumAttributeConditions`` pairs, so no request builds a query past what a database takes.
     static func add(filter: String, to conditions: inout [AttributeCondition]) throws(GoogleAPIError) {
+        func pairs(_ condition: AttributeCondition) -> Int {
+            switch condition {
+            case .equals: 1
+            case .all(let parts), .any(let parts): parts.reduce(0) { $0 + pairs($1) }
+            case .not(let inner): pairs(inner)
+            }
+        }
+        let count = conditions.reduce(0) { $0 + pairs($1) }
+        guard count <= maximumAttributeConditions else {
+            throw .invalidArgument(
+                "requiredAttributes, requiredOneOfAttributes and requiredOneOfAttributeSets hold \(count) attributes together; at most \(maximumAttributeConditions) are allowed."
+            )
+        }
         guard !filter.isEmpty else { return }
         guard conditions.isEmpty else {
             throw .invalidArgument(
