@@ -8,23 +8,24 @@ import HummingbirdTesting
 import SwiftProtobuf
 import Testing
 
-/// IDs that could be created but never reached again over REST (`..`, `.`, a literal `a%2Fb`) are refused with 400
-/// INVALID_ARGUMENT on both APIs and both transports, as the other ID rules are.
+/// IDs that could be created but never reached again over REST (`..`, `.`, a literal `a%2Fb`), and `*`, which no
+/// claim could name apart from the wildcard that covers every resource, are refused with 400 INVALID_ARGUMENT on both
+/// APIs and both transports, as the other ID rules are.
 @Suite("ID rules for every kind of resource")
 struct IDRulesTests {
     /// Each ID as it must reach the service (the query string's own escaping is added when it is sent).
-    static let unreachable = ["..", ".", "a%2Fb", "%41", "x%2e%2E"]
+    static let unreachable = ["..", ".", "a%2Fb", "%41", "x%2e%2E", "*"]
 
     static func query(_ id: String) -> String {
         id.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? id
     }
 
-    @Test("FleetEngineID refuses dot steps and percent-escapes, and keeps what was valid")
+    @Test("FleetEngineID refuses dot steps, percent-escapes and the wildcard, and keeps what was valid")
     func rules() {
         for id in Self.unreachable {
             #expect(!FleetEngineID.isValid(id), "\(id)")
         }
-        for id in ["...", "a.b", "..a", "100%", "50%off", "%g1", "a%2", "v1", "task-1"] {
+        for id in ["...", "a.b", "..a", "100%", "50%off", "%g1", "a%2", "v1", "task-1", "**", "a*"] {
             #expect(FleetEngineID.isValid(id), "\(id)")
         }
     }

@@ -5,7 +5,7 @@ import Foundation
 /// From the `maps.fleetengine.v1` and `maps.fleetengine.delivery.v1` protos: an ID is valid Unicode, at most 64
 /// characters, NFC-normalized, and has none of `/ : ? , #`. FleetAuth also refuses control, format (zero-width) and
 /// whitespace characters (rules J7 and A6 of FleetAuthJWT's *Verification rules* article), the path steps `.` and
-/// `..`, and percent-escapes (`%2F`): an ID is one path segment of a REST URL, which a client or proxy would
+/// `..`, the wildcard claim value `*` alone, and percent-escapes (`%2F`): an ID is one path segment of a REST URL, which a client or proxy would
 /// normalize or decode, so such an ID could be created but never reached again. IDs feed lookups and are compared
 /// exactly, never normalized first.
 public enum FleetEngineID {
@@ -28,6 +28,8 @@ public enum FleetEngineID {
     static func problem(with id: String) -> String? {
         if id.isEmpty { return "must not be empty" }
         if id == "." || id == ".." { return "must not be \".\" or \"..\"" }
+        // A resource named `*` could never be told from the wildcard claim that covers every resource of its kind.
+        if id == wildcard { return "must not be \"*\", the wildcard claim value" }
         var count = 0
         var asciiOnly = true
         // The last two scalars, to spot a percent-escape (`%` and two hex digits).

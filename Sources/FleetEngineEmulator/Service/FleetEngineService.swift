@@ -42,7 +42,8 @@ public struct FleetEngineService: Sendable {
         switch error {
         case let error as GoogleAPIError: error
         case let error as StoreError: GoogleAPIError(error)
-        default: .internal("The emulator failed: \(error)")
+        // Never the error's own text: a database's error names its SQL, a driver's its internals.
+        default: .internal("The emulator failed on an internal error.")
         }
     }
 
