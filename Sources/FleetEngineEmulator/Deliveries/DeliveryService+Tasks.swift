@@ -314,7 +314,7 @@ extension DeliveryService {
         let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         try AccessPolicy.check(caller, .listTasks, .allTasks, provider: provider)
-        let (size, afterID) = try FleetEngineService.page(size: request.pageSize, token: request.pageToken)
+        let (size, afterID) = try Paging.page(request)
         let query = try TaskQuery(filter: request.filter)
         let (tasks, total) = try await store.tasks(
             provider: provider,
@@ -327,7 +327,7 @@ extension DeliveryService {
         var response = FleetEngineDelivery.ListTasksResponse()
         response.tasks = page.map { render($0.task, provider: provider, id: $0.id) }
         if tasks.count > size, let last = page.last {
-            response.nextPageToken = FleetEngineService.pageToken(after: last.id)
+            response.nextPageToken = Paging.token(after: last.id, of: request)
         }
         response.totalSize = Int64(total ?? 0)
         return response

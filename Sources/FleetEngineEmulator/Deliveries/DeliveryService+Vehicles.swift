@@ -264,7 +264,8 @@ extension DeliveryService {
         let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         try AccessPolicy.check(caller, .listDeliveryVehicles, .allDeliveryVehicles, provider: provider)
-        let (size, afterID) = try FleetEngineService.page(size: request.pageSize, token: request.pageToken)
+        // Google: "the default and maximum page size are both 100 vehicles".
+        let (size, afterID) = try Paging.page(request, maximumSize: 100)
         let query = try DeliveryVehicleQuery(
             filter: request.filter,
             viewport: request.hasViewport ? request.viewport : nil
@@ -286,7 +287,7 @@ extension DeliveryService {
             return vehicle
         }
         if vehicles.count > size, let last = page.last {
-            response.nextPageToken = FleetEngineService.pageToken(after: last.id)
+            response.nextPageToken = Paging.token(after: last.id, of: request)
         }
         response.totalSize = Int64(total ?? 0)
         return response

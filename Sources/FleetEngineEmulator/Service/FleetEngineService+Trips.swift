@@ -219,7 +219,7 @@ extension FleetEngineService {
         let provider = try ResourceName.provider(request.parent)
         let vehicleID = request.vehicleID.isEmpty ? nil : try ResourceName.id(request.vehicleID, field: "vehicleId")
         try AccessPolicy.check(caller, .searchTrips, .tripSearch(vehicleID: vehicleID), provider: provider)
-        let page = try Self.page(size: request.pageSize, token: request.pageToken)
+        let page = try Paging.page(request)
         var staleBefore: Date?
         if request.hasMinimumStaleness {
             staleBefore = try VehicleCriteria.freshSince(request.minimumStaleness, now: now, field: "minimumStaleness")
@@ -241,7 +241,7 @@ extension FleetEngineService {
                 try await render(trip, provider: provider, answer: .search(vehicleNamed: vehicleID != nil))
             )
         }
-        if more, let last = found.last { response.nextPageToken = Self.pageToken(after: last.id) }
+        if more, let last = found.last { response.nextPageToken = Paging.token(after: last.id, of: request) }
         return response
     }
 

@@ -13,7 +13,7 @@ extension FleetEngineService {
         let request = try FieldBehaviors.checked(request)
         let provider = try ResourceName.provider(request.parent)
         try AccessPolicy.check(caller, .listVehicles, .allVehicles, provider: provider)
-        let page = try Self.page(size: request.pageSize, token: request.pageToken)
+        let page = try Paging.page(request)
         let criteria = try VehicleCriteria(listing: request, now: now)
         let found = try await store.vehicles(
             provider: provider,
@@ -28,7 +28,7 @@ extension FleetEngineService {
         }
         response.totalSize = Int64(found.totalCount ?? 0)
         if found.vehicles.count > page.size, let last = found.vehicles.prefix(page.size).last {
-            response.nextPageToken = Self.pageToken(after: last.id)
+            response.nextPageToken = Paging.token(after: last.id, of: request)
         }
         return response
     }

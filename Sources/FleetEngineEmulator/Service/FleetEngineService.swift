@@ -162,22 +162,4 @@ public struct FleetEngineService: Sendable {
         return trip
     }
 
-    // MARK: Paging
-
-    /// Page size and the ID after which a page starts (`pageToken` is the base64url of the last ID of the
-    /// previous page).
-    static func page(size: Int32, token: String, defaultSize: Int = 100, maximumSize: Int = 1000)
-        throws(GoogleAPIError) -> (size: Int, afterID: String?)
-    {
-        guard size >= 0 else { throw .invalidArgument("pageSize must not be negative.") }
-        let pageSize = size == 0 ? defaultSize : min(Int(size), maximumSize)
-        guard !token.isEmpty else { return (pageSize, nil) }
-        guard let bytes = Base64URL.decode(token), UTF8Validation.isValid(bytes) else {
-            throw .invalidArgument("pageToken is not a token this server issued.")
-        }
-        return (pageSize, String(decoding: bytes, as: UTF8.self))
-    }
-
-    /// The token for the page after `lastID`.
-    static func pageToken(after lastID: String) -> String { Base64URL.encode(Array(lastID.utf8)) }
 }
