@@ -25,6 +25,7 @@ package final class SQLiteDatabase: Service, Sendable {
         var configuration = Self.configuration
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        PrivateFiles.database(path)
         do {
             writer = try DatabasePool(path: path, configuration: configuration)
             batches = SQLiteGroupCommit(writer)

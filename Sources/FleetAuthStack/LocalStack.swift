@@ -71,7 +71,7 @@ public struct LocalStack {
         keylessIAMPort: Int? = nil,
         keyGenerator: KeyGenerator = .fresh
     ) async throws {
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        try PrivateFiles.directory(dataDirectory)
         try await self.init(
             dataDirectory: dataDirectory,
             tokenServer: configuration,
@@ -96,7 +96,7 @@ public struct LocalStack {
         keylessIAMPort: Int? = nil,
         keyGenerator: KeyGenerator = .fresh
     ) async throws {
-        try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
+        try PrivateFiles.directory(dataDirectory)
         self.dataDirectory = dataDirectory
         self.clock = clock
         var configuration = configuration ?? TokenServer.Configuration(dataDirectory: dataDirectory)
@@ -114,7 +114,7 @@ public struct LocalStack {
                 clock: clock
             )
             let directory = dataDirectory + "/iam"
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try PrivateFiles.directory(directory)
             for family in TokenFamily.allCases {
                 let path = "\(directory)/\(family.rawValue).json"
                 let key: ServiceAccountKey

@@ -162,7 +162,7 @@ public struct TokenServer {
         self.configuration = configuration
         self.store = store
         self.clock = clock
-        try FileManager.default.createDirectory(atPath: configuration.dataDirectory, withIntermediateDirectories: true)
+        try PrivateFiles.directory(configuration.dataDirectory)
         let hasher = PasswordHasher(cost: configuration.bcryptCost)
         // Ready before the first login: an unknown user's check costs from the first login on what a known one's does.
         try await hasher.prepareDummy(cost: configuration.bcryptCost)

@@ -91,6 +91,8 @@ func prepareDataDirectory(_ path: String, option: String = "--data") throws {
             throw CLIError("Cannot create the data directory \(path): \(reason). Choose another with \(option).")
         }
     }
+    // The data is this user's alone (PrivateFiles), whatever the umask.
+    chmod(path, 0o700)
     guard access(path, W_OK | X_OK) == 0 else {
         throw CLIError(
             "Cannot write to the data directory \(path): \(String(cString: strerror(errno)).lowercased()). "

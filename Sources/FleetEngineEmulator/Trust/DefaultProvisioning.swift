@@ -53,7 +53,7 @@ public enum DefaultProvisioning {
     /// trusting them by key file.
     public static func provision(dataDirectory: String, project: String = "demo-project") throws -> [Account] {
         let keys = dataDirectory + "/keys"
-        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        try PrivateFiles.directory(keys)
         var accounts: [Account] = []
         var trust = TrustConfiguration(serviceAccounts: [])
         for role in FleetEngineRole.all {
