@@ -93,8 +93,8 @@ struct IAMRoutes: Sendable {
         return key
     }
 
-    /// The bearer token must be one this server issued; the account must be held here (404) and granted to the
-    /// runtime identity (403, IAM's answer for a missing `roles/iam.serviceAccountTokenCreator`).
+    /// The bearer token must be one this server issued; the account must be granted to the runtime identity (403,
+    /// IAM's answer for a missing `roles/iam.serviceAccountTokenCreator`, also for an account that does not exist).
     private func authorize(_ request: Request, _ context: some RequestContext, permission: String) async throws -> (
         ServiceAccountKey, JSONObject
     ) {
@@ -105,8 +105,9 @@ struct IAMRoutes: Sendable {
                 "Request had invalid authentication credentials. Expected OAuth 2 access token."
             )
         }
-        let key = try account(context)
-        guard iam.signableAccounts.contains(key.clientEmail) else {
+        // IAM answers the same 403 whether or not the account exists, so the answer tells no caller which do.
+        let email = context.parameters.get("email")?.removingPercentEncoding ?? ""
+        guard iam.signableAccounts.contains(email), let key = iam.keys[email] else {
             throw GoogleAPIError.permissionDenied(
                 "Permission '\(permission)' denied on resource (or it may not exist)."
             )

@@ -20,8 +20,8 @@ import Foundation
 /// Who may sign as whom follows Google's model: the runtime identity holds
 /// `roles/iam.serviceAccountTokenCreator` only on the accounts named in ``signableAccounts`` (the accounts a token
 /// server is allowed to act as). The sign methods need an access token this server issued (401 otherwise); an
-/// account that is not held is 404, and one that is held but not granted (the Fleet Engine role accounts the
-/// emulator provisions for its own tests, say) is 403 with IAM's message. `signJwt` refuses a payload that is not a
+/// account that is not granted (the Fleet Engine role accounts the emulator provisions for its own tests, say), or
+/// does not exist at all, is 403 with IAM's message, which does not tell the two apart. `signJwt` refuses a payload that is not a
 /// JSON object, and an `exp` that is not an integer, is in the past, or is more than 12 hours ahead, as IAM does; a
 /// payload over ``maximumPayloadSize`` bytes is refused by both methods.
 public struct LocalIAM: Sendable {
