@@ -33,7 +33,7 @@ public final class ManualClock: WallClock, @unchecked Sendable {
     }
 
     private let lock = NSLock()
-    private let startDate: Date
+    private var startDate: Date
     private var current: Instant
     private var sleepers: [Sleeper] = []
     private var nextID: UInt64 = 0
@@ -48,7 +48,7 @@ public final class ManualClock: WallClock, @unchecked Sendable {
 
     public var now: Instant { lock.withLock { current } }
     /// The wall-clock time: the start date plus the time the clock has moved.
-    public var currentDate: Date { startDate.addingTimeInterval(now.offset.timeInterval) }
+    public var currentDate: Date { lock.withLock { startDate.addingTimeInterval(current.offset.timeInterval) } }
     public var minimumResolution: Duration { .zero }
 
     /// How many tasks are sleeping on this clock.
@@ -85,6 +85,12 @@ public final class ManualClock: WallClock, @unchecked Sendable {
             }
             cancelled?.continuation.resume(throwing: CancellationError())
         }
+    }
+
+    /// Steps the time of day by `seconds` (back when negative) without moving the monotonic clock, as an operator
+    /// or NTP setting the system clock does: what measures intervals must not notice.
+    public func stepDate(by seconds: TimeInterval) {
+        lock.withLock { startDate = startDate.addingTimeInterval(seconds) }
     }
 
     /// Moves the clock forward by `duration` and wakes every sleeper whose deadline has come, earliest first.

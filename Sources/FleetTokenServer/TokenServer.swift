@@ -6,6 +6,7 @@ public import FleetAuthServerSupport
 import Foundation
 public import Hummingbird
 public import Logging
+import NIOConcurrencyHelpers
 public import ServiceLifecycle
 
 /// "Your server": app users log in, and get Fleet Engine tokens for what they were granted.
@@ -209,7 +210,7 @@ public struct TokenServer {
             users: users,
             keyring: keyring,
             audit: GroupCommitAuditLog(store),
-            mintLimiter: MintRateLimiter(policy: configuration.mintRate),
+            mintLimiter: MintRateLimiter(policy: configuration.mintRate, clock: clock),
             metrics: metrics,
             clock: clock,
             auditLogger: auditLogger,
@@ -222,12 +223,19 @@ public struct TokenServer {
     /// Prunes audit entries older than ``Configuration/auditRetention``, expired sessions and forgotten login
     /// failures: at start, then every ``Configuration/retentionInterval``, in batches of `batch` rows (each a short
     /// transaction of its own, so token requests between them never wait for the whole pruning).
+    ///
+    /// The audit cutoff never moves faster than time passes on the clock's monotonic half: after the time of day
+    /// steps forward (by more than the retention, it would have emptied the log at once), entries are pruned as
+    /// they come of age by elapsed time, and the step is logged once. The audit log errs on the side of keeping.
     package func retentionPruner(batch: Int = 1_000, logger: Logger = .silent(label: "fleetauth.token-server"))
         -> PeriodicTask
     {
         let store = self.store
         let clock = self.clock
         let retention = configuration.auditRetention
+        // The last cutoff and when it was taken, on the monotonic stopwatch.
+        let previous = NIOLockedValueBox<(cutoff: Date, at: Double, warned: Bool)?>(nil)
+        let elapsed = clock.stopwatch()
         return PeriodicTask(
             name: "audit retention",
             interval: configuration.retentionInterval,
@@ -236,7 +244,27 @@ public struct TokenServer {
             logger: logger
         ) {
             let now = clock.currentDate
-            let cutoff = now.addingTimeInterval(-retention.timeInterval)
+            let cutoff = previous.withLockedValue { previous in
+                var cutoff = now.addingTimeInterval(-retention.timeInterval)
+                var warned = previous?.warned ?? false
+                if let (lastCutoff, at, _) = previous {
+                    let bound = lastCutoff.addingTimeInterval(elapsed() - at)
+                    if cutoff > bound.addingTimeInterval(1) {
+                        if !warned {
+                            logger.warning(
+                                "the time of day moved ahead of elapsed time; the audit log is pruned only as time passes",
+                                metadata: .fleetauth([
+                                    "seconds": .stringConvertible(Int(cutoff.timeIntervalSince(bound)))
+                                ])
+                            )
+                            warned = true
+                        }
+                        cutoff = bound
+                    }
+                }
+                previous = (cutoff, elapsed(), warned)
+                return cutoff
+            }
             var audit = 0
             var expired = 0
             while !Task.isCancelled {

@@ -10,12 +10,17 @@ import Testing
 
 @Suite("Token server: minting rate limit", .temporaryResources)
 struct MintRateLimiterTests {
-    static let t0 = Date(epochSeconds: 1_800_000_000)
-
-    /// Whether one more token may be minted, and if not, the Retry-After.
-    static func attempt(_ limiter: MintRateLimiter, _ user: String, _ resource: String, _ now: Date) -> Int? {
+    /// Whether one more token may be minted `seconds` after `clock`'s start, and if not, the Retry-After.
+    static func attempt(
+        _ limiter: MintRateLimiter,
+        _ clock: ManualClock,
+        _ user: String,
+        _ resource: String,
+        _ seconds: Int = 0
+    ) -> Int? {
+        clock.advance(to: .init(offset: .seconds(seconds)))
         do {
-            try limiter.acquire(username: user, resource: resource, now: now)
+            try limiter.acquire(username: user, resource: resource)
             return nil
         } catch {
             #expect(error.code == .resourceExhausted)
@@ -27,29 +32,48 @@ struct MintRateLimiterTests {
         "a burst per user and resource, then the rate; 10 times both across a user's resources; full buckets forgotten"
     )
     func buckets() {
-        let limiter = MintRateLimiter(policy: .init(perMinute: 6, burst: 10))
-        for _ in 0..<10 { #expect(Self.attempt(limiter, "dana", "driver/v1", Self.t0) == nil) }
-        #expect(Self.attempt(limiter, "dana", "driver/v1", Self.t0) == 10, "one token every 10 s")
-        #expect(Self.attempt(limiter, "dana", "driver/v1", Self.t0 + 4) == 6)
-        #expect(Self.attempt(limiter, "dana", "driver/v1", Self.t0 + 10) == nil)
-        #expect(Self.attempt(limiter, "dana", "driver/v1", Self.t0 + 10) == 10)
+        let clock = ManualClock()
+        let limiter = MintRateLimiter(policy: .init(perMinute: 6, burst: 10), clock: clock)
+        for _ in 0..<10 { #expect(Self.attempt(limiter, clock, "dana", "driver/v1") == nil) }
+        #expect(Self.attempt(limiter, clock, "dana", "driver/v1") == 10, "one token every 10 s")
+        #expect(Self.attempt(limiter, clock, "dana", "driver/v1", 4) == 6)
+        #expect(Self.attempt(limiter, clock, "dana", "driver/v1", 10) == nil)
+        #expect(Self.attempt(limiter, clock, "dana", "driver/v1", 10) == 10)
         // Another resource, another user: their own buckets.
-        #expect(Self.attempt(limiter, "dana", "driver/v2", Self.t0 + 10) == nil)
-        #expect(Self.attempt(limiter, "dave", "driver/v1", Self.t0 + 10) == nil)
+        #expect(Self.attempt(limiter, clock, "dana", "driver/v2", 10) == nil)
+        #expect(Self.attempt(limiter, clock, "dave", "driver/v1", 10) == nil)
         // Across resources: 100 at once, then 1 a second.
-        let spread = MintRateLimiter(policy: .init(perMinute: 6, burst: 10))
-        for index in 0..<100 { #expect(Self.attempt(spread, "carol", "consumer/t\(index / 10)", Self.t0) == nil) }
-        #expect(Self.attempt(spread, "carol", "consumer/t99", Self.t0) == 1)
-        #expect(Self.attempt(spread, "carol", "consumer/t99", Self.t0 + 1) == nil)
+        let spreadClock = ManualClock()
+        let spread = MintRateLimiter(policy: .init(perMinute: 6, burst: 10), clock: spreadClock)
+        for index in 0..<100 {
+            #expect(Self.attempt(spread, spreadClock, "carol", "consumer/t\(index / 10)") == nil)
+        }
+        #expect(Self.attempt(spread, spreadClock, "carol", "consumer/t99") == 1)
+        #expect(Self.attempt(spread, spreadClock, "carol", "consumer/t99", 1) == nil)
         // Off.
-        let off = MintRateLimiter(policy: .unlimited)
-        for _ in 0..<1000 { #expect(Self.attempt(off, "x", "server/", Self.t0) == nil) }
+        let off = MintRateLimiter(policy: .unlimited, clock: ManualClock())
+        for _ in 0..<1000 { #expect(Self.attempt(off, ManualClock(), "x", "server/") == nil) }
         // Buckets that have refilled are dropped (checked every 1,024 requests).
-        let forgetting = MintRateLimiter()
-        for index in 0..<1023 { _ = Self.attempt(forgetting, "u\(index)", "r", Self.t0) }
+        let forgettingClock = ManualClock()
+        let forgetting = MintRateLimiter(clock: forgettingClock)
+        for index in 0..<1023 { _ = Self.attempt(forgetting, forgettingClock, "u\(index)", "r") }
         #expect(forgetting.bucketCount == 2046)
-        _ = Self.attempt(forgetting, "late", "r", Self.t0 + 3600)
+        _ = Self.attempt(forgetting, forgettingClock, "late", "r", 3600)
         #expect(forgetting.bucketCount == 2)
+    }
+
+    @Test("a step of the time of day changes nothing: refills follow the monotonic clock, Retry-After stays true")
+    func wallClockSteps() {
+        let clock = ManualClock()
+        let limiter = MintRateLimiter(policy: .init(perMinute: 6, burst: 10), clock: clock)
+        for _ in 0..<10 { #expect(Self.attempt(limiter, clock, "dana", "driver/v1") == nil) }
+        // Ten minutes back: the resource at its limit waits its 10 s, not until the time of day catches up.
+        clock.stepDate(by: -600)
+        #expect(Self.attempt(limiter, clock, "dana", "driver/v1") == 10)
+        #expect(Self.attempt(limiter, clock, "dana", "driver/v1", 10) == nil)
+        // An hour forward fills no bucket.
+        clock.stepDate(by: 3600)
+        #expect(Self.attempt(limiter, clock, "dana", "driver/v1", 10) == 10)
     }
 
     @Test("over the limit a token request is 429 with Retry-After, signs and audits nothing, and is counted")

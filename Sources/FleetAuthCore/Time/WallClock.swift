@@ -16,6 +16,19 @@ extension WallClock {
     public var currentEpochSeconds: Int64 { currentDate.epochSeconds }
 }
 
+extension WallClock {
+    /// A stopwatch started now: each call tells the seconds passed since on this clock's monotonic half (``now``),
+    /// which a step of the time of day does not change. For rates and intervals: a limiter's refill, how far a
+    /// pruning cutoff may move.
+    public func stopwatch() -> @Sendable () -> Double {
+        let origin = now
+        return {
+            let components = origin.duration(to: self.now).components
+            return Double(components.seconds) + Double(components.attoseconds) * 1e-18
+        }
+    }
+}
+
 /// The system's clocks: `Date()` for the time of day, and the continuous monotonic clock to sleep on (so a
 /// periodic task keeps its interval when the wall clock is set).
 public struct SystemClock: WallClock {

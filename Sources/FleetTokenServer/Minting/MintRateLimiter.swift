@@ -1,3 +1,4 @@
+public import FleetAuthCore
 import FleetAuthServerCore
 public import Foundation
 import NIOConcurrencyHelpers
@@ -9,7 +10,9 @@ import NIOConcurrencyHelpers
 /// asks hundreds of times a second costs an RSA signature and an audit row each. Each request takes one token
 /// from both of its buckets; when either is empty the answer is 429 `RESOURCE_EXHAUSTED` with `Retry-After` (the
 /// seconds until it holds one again), and nothing is signed or audited. Buckets refill continuously; a full one is
-/// forgotten, so memory follows the users minting now, not every user ever seen.
+/// forgotten, so memory follows the users minting now, not every user ever seen. Refills are measured on the
+/// injected clock's monotonic half, so a step of the time of day (back or forward) neither holds a bucket empty
+/// with a false `Retry-After` nor fills it.
 public final class MintRateLimiter: Sendable {
     /// How fast tokens may be minted.
     public struct Policy: Sendable, Hashable {
@@ -33,19 +36,27 @@ public final class MintRateLimiter: Sendable {
 
     private struct Bucket {
         var tokens: Double
-        var updated: Date
+        /// Seconds on the monotonic clock.
+        var updated: Double
     }
 
     public let policy: Policy
     private let buckets = NIOLockedValueBox<(buckets: [String: Bucket], operations: Int)>(([:], 0))
+    /// Seconds since the limiter was made, on the clock's monotonic half.
+    private let elapsed: @Sendable () -> Double
 
-    public init(policy: Policy = Policy()) {
+    /// - Parameters:
+    ///   - policy: how fast tokens may be minted.
+    ///   - clock: the clock whose monotonic time (`now`, never the time of day) measures refills.
+    public init(policy: Policy = Policy(), clock: any WallClock = .system) {
         self.policy = policy
+        self.elapsed = clock.stopwatch()
     }
 
-    /// Takes a token for `username` minting for `resource` at `now`, or throws 429 with `Retry-After`.
-    public func acquire(username: String, resource: String, now: Date) throws(GoogleAPIError) {
+    /// Takes a token for `username` minting for `resource` now, or throws 429 with `Retry-After`.
+    public func acquire(username: String, resource: String) throws(GoogleAPIError) {
         guard policy.perMinute > 0 else { return }
+        let now = elapsed()
         let policy = self.policy
         let keys = [
             (
@@ -65,7 +76,7 @@ public final class MintRateLimiter: Sendable {
             var wait = 0.0
             for (key, capacity, perSecond) in keys {
                 var bucket = state.buckets[key] ?? Bucket(tokens: capacity, updated: now)
-                let elapsed = max(0, now.timeIntervalSince(bucket.updated))
+                let elapsed = max(0, now - bucket.updated)
                 bucket.tokens = min(capacity, bucket.tokens + elapsed * perSecond)
                 bucket.updated = max(bucket.updated, now)
                 if bucket.tokens < 1 { wait = max(wait, (1 - bucket.tokens) / perSecond) }
@@ -90,12 +101,12 @@ public final class MintRateLimiter: Sendable {
     public var bucketCount: Int { buckets.withLockedValue { $0.buckets.count } }
 
     /// Drops the buckets that have refilled: they hold what a new one would.
-    private static func forgetFull(_ buckets: inout [String: Bucket], policy: Policy, now: Date) {
+    private static func forgetFull(_ buckets: inout [String: Bucket], policy: Policy, now: Double) {
         let perSecond = policy.perMinute / 60
         let capacity = Double(max(policy.burst, 1))
         buckets = buckets.filter { key, bucket in
             let scale = key.hasPrefix("u") ? policy.userMultiplier : 1
-            let elapsed = max(0, now.timeIntervalSince(bucket.updated))
+            let elapsed = max(0, now - bucket.updated)
             return bucket.tokens + elapsed * perSecond * scale < capacity * scale
         }
     }

@@ -132,7 +132,7 @@ struct TokenServerRoutes {
         let type = try endpoint.tokenType(id: id ?? "")
         let issuedAt = clock.currentDate
         do {
-            try mintLimiter.acquire(username: user.username, resource: endpoint.name + "/" + (id ?? ""), now: issuedAt)
+            try mintLimiter.acquire(username: user.username, resource: endpoint.name + "/" + (id ?? ""))
         } catch {
             metrics.refused(endpoint, .rateLimited)
             throw error
