@@ -41,18 +41,24 @@ extension PostgreSQLDatabase {
             if let info = error.serverInfo, let message = info[.message] {
                 return "\(message) (SQLSTATE \(info[.sqlState] ?? "?"))"
             }
-            let underlying = error.underlying.map { ": " + reason($0) } ?? ""
+            // The underlying error, unless it only says the same again ("the database closed the connection:
+            // the database closed the connection.").
+            let inner = error.underlying.map(reason)
+            func with(_ text: String) -> String {
+                guard let inner else { return text }
+                return inner.hasPrefix(text) ? inner : text + ": " + inner
+            }
             switch error.code {
-            case .connectionError: return "cannot connect to the database" + underlying
-            case .serverClosedConnection: return "the database closed the connection" + underlying
-            case .clientClosedConnection: return "the connection to the database was closed" + underlying
-            case .uncleanShutdown: return "the connection to the database ended uncleanly" + underlying
+            case .connectionError: return with("cannot connect to the database")
+            case .serverClosedConnection: return with("the database closed the connection")
+            case .clientClosedConnection: return with("the connection to the database was closed")
+            case .uncleanShutdown: return with("the connection to the database ended uncleanly")
             case .poolClosed: return "the connection pool is closed (the server is shutting down)"
             case .queryCancelled: return "the statement was cancelled"
             case .sslUnsupported: return "the database does not offer TLS, which the URL requires"
             case .authMechanismRequiresPassword: return "the database asks for a password, and the URL has none"
             case .unsupportedAuthMechanism: return "the database asks for an authentication method FleetAuth lacks"
-            default: return "a PostgreSQL client error (\(error.code))" + underlying
+            default: return with("a PostgreSQL client error (\(error.code))")
             }
         }
         if let error = error as? IOError {

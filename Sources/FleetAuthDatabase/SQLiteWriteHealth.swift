@@ -44,23 +44,24 @@ package final class SQLiteWriteHealth: Sendable {
     /// A write failed with `error`: returns the error its caller gets (a storage failure becomes
     /// ``StoreError/unavailable(_:)`` in words; any other error is returned as it is).
     package func failed(_ error: any Error) -> any Error {
-        guard let cause = Self.storageFailure(error) else { return error }
+        guard let (cause, remedy) = Self.storageFailure(error) else { return error }
         let problem = "\(label) cannot be written: \(cause)"
         let changed = state.withLockedValue { current in
             defer { current = problem }
             return current != problem
         }
         if changed { logger.error("\(problem)", metadata: .fleetauth(["store": "failing"])) }
-        return StoreError.unavailable(problem + ". Nothing was changed; try again once there is room.")
+        return StoreError.unavailable(problem + ". Nothing was changed; try again once \(remedy).")
     }
 
-    /// The cause in words when `error` is a failure of the disk rather than of the write: nil otherwise.
-    package static func storageFailure(_ error: any Error) -> String? {
+    /// The cause in words when `error` is a failure of the disk rather than of the write, with what must change
+    /// before a retry can succeed: nil otherwise.
+    package static func storageFailure(_ error: any Error) -> (cause: String, remedy: String)? {
         guard let error = error as? DatabaseError else { return nil }
         switch error.resultCode {
-        case .SQLITE_FULL: return "the disk holding it is full"
-        case .SQLITE_IOERR: return "the disk failed a write (I/O error)"
-        case .SQLITE_READONLY: return "its file cannot be written (read-only)"
+        case .SQLITE_FULL: return ("the disk holding it is full", "there is room")
+        case .SQLITE_IOERR: return ("the disk failed a write (I/O error)", "the disk writes again")
+        case .SQLITE_READONLY: return ("its file cannot be written (read-only)", "the file can be written")
         default: return nil
         }
     }

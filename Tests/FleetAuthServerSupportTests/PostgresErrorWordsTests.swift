@@ -2,6 +2,7 @@ import FleetAuthDatabase
 import FleetAuthServerCore
 import FleetAuthServerSupport
 import FleetAuthServerTesting
+import Foundation
 import PostgresNIO
 import Testing
 
@@ -13,6 +14,13 @@ struct PostgresErrorWordsTests {
     static func expectOwnWords(_ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(!message.contains("Generic description"), "\(message)", sourceLocation: sourceLocation)
         #expect(!message.contains("PSQLError"), "\(message)", sourceLocation: sourceLocation)
+        // Each clause once ("the database closed the connection: the database closed the connection." was a bug).
+        let clauses = message.split(separator: ":").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " .")) }
+        #expect(
+            zip(clauses, clauses.dropFirst()).allSatisfy { $0 != $1 },
+            "says the same twice: \(message)",
+            sourceLocation: sourceLocation
+        )
     }
 
     @Test("nothing listening at the address: the connection was refused, said so")

@@ -1,4 +1,6 @@
 import FleetAuthCore
+import FleetAuthDatabase
+import FleetAuthServerCore
 import FleetAuthServerTesting
 import FleetAuthTesting
 import FleetEngineEmulator
@@ -95,5 +97,26 @@ struct FullDiskTests {
             #expect(names.count == created + 2, "\(names.count) listed, \(created) created before the disk filled")
             #expect(!names.contains("providers/demo-project/vehicles/again0"))
         }
+    }
+}
+
+@Suite("A database that cannot be written says why, and what a retry waits for")
+struct WriteFailureWordsTests {
+    @Test(
+        "each storage failure is 503 with its own cause and remedy",
+        arguments: [
+            (ResultCode.SQLITE_FULL, "the disk holding it is full", "once there is room"),
+            (.SQLITE_IOERR, "I/O error", "once the disk writes again"),
+            (.SQLITE_READONLY, "read-only", "once the file can be written"),
+        ]
+    )
+    func words(_ code: ResultCode, _ cause: String, _ remedy: String) throws {
+        let health = SQLiteWriteHealth(label: "the emulator's database")
+        let error = try #require(health.failed(DatabaseError(resultCode: code)) as? StoreError)
+        #expect(error.code == .unavailable)
+        #expect(error.message.contains(cause) && error.message.contains(remedy), "\(error.message)")
+        #expect(health.problem?.contains(cause) == true)
+        health.succeeded()
+        #expect(health.problem == nil)
     }
 }
