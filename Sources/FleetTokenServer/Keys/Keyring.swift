@@ -160,7 +160,7 @@ public final class Keyring: Sendable {
             return .sealed(try keyEncryptionKey.seal(json, keyID: key.privateKeyID))
         }
         if let file { return .file(path: file) }
-        try FileManager.default.createDirectory(atPath: keyDirectory, withIntermediateDirectories: true)
+        try PrivateFiles.directory(keyDirectory)
         let path = Self.path(in: keyDirectory, family: family, kid: key.privateKeyID)
         try key.write(to: path)
         return .file(path: path)
