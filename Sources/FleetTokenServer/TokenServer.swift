@@ -68,6 +68,9 @@ public struct TokenServer {
         /// How long each `/readyz` check (the store, signing, OpenID keys) may take before it counts as failing:
         /// under the 1 s after which orchestrators' probes give up by default, so they see the 503 and its reason.
         public var readinessTimeout: Duration
+        /// The load balancers and proxies in front of the server, whose `Forwarded` or `X-Forwarded-For` names the
+        /// client the login throttle counts (``TrustedProxies``); none by default, so every client is its TCP peer.
+        public var trustedProxies: TrustedProxies
 
         public init(
             dataDirectory: String,
@@ -89,7 +92,8 @@ public struct TokenServer {
             openIDMinimumRefetchInterval: Duration = .seconds(10),
             fleetEngineURL: String? = nil,
             tileURL: String? = nil,
-            readinessTimeout: Duration = .milliseconds(800)
+            readinessTimeout: Duration = .milliseconds(800),
+            trustedProxies: TrustedProxies = .none
         ) {
             self.dataDirectory = dataDirectory
             self.project = project
@@ -111,6 +115,7 @@ public struct TokenServer {
             self.fleetEngineURL = fleetEngineURL
             self.tileURL = tileURL
             self.readinessTimeout = readinessTimeout
+            self.trustedProxies = trustedProxies
         }
     }
 
@@ -215,7 +220,8 @@ public struct TokenServer {
             clock: clock,
             auditLogger: auditLogger,
             logger: logger,
-            maximumBodySize: configuration.limits.maximumBodySize
+            maximumBodySize: configuration.limits.maximumBodySize,
+            trustedProxies: configuration.trustedProxies
         ).register(on: router)
         readiness.register(on: router)
     }

@@ -36,7 +36,7 @@ enum EnvironmentOptions {
             ("oidc-auto-create", .value), ("emulator-url", .value), ("allow-origin", .repeated),
             ("tile-url", .value), ("log-format", .value), ("shutdown-grace", .value), ("drain-period", .value),
             ("audit-retention", .value), ("database-timeout", .value), ("database-down-timeout", .value),
-            ("tls-certificate", .value), ("tls-key", .value),
+            ("tls-certificate", .value), ("tls-key", .value), ("trusted-proxy", .repeated),
         ],
         "serve": [
             ("data", .value), ("database", .value), ("key-encryption-key-file", .value), ("host", .value),

@@ -202,6 +202,12 @@ struct TokenServerCommand: AsyncParsableCommand {
             """
     )
     var auditRetention: RetentionDuration = RetentionDuration(seconds: 30 * 86_400)
+    @Option(
+        help: """
+            A load balancer or proxy in front of this server (an address or a CIDR network; repeatable): from it,             the client whose failed logins are throttled is read from Forwarded or X-Forwarded-For. Without one,             every client is its TCP peer, and behind a proxy one client's bad logins lock out everyone.
+            """
+    )
+    var trustedProxy: [String] = []
 
     var openIDProviders: [OpenIDProviderConfiguration] {
         zip(oidcIssuer, oidcAudience).map { OpenIDProviderConfiguration(issuer: $0, audience: $1) }
@@ -223,6 +229,7 @@ struct TokenServerCommand: AsyncParsableCommand {
         if !(readinessTimeout > 0 && readinessTimeout.isFinite) {
             throw ValidationError("--readiness-timeout must be more than 0 seconds.")
         }
+        do { _ = try TrustedProxies(trustedProxy) } catch { throw ValidationError("--trusted-proxy: \(error).") }
         if !(10...16).contains(bcryptCost) { throw ValidationError("--bcrypt-cost must be between 10 and 16.") }
         if !(mintRate >= 0 && mintRate.isFinite) { throw ValidationError("--mint-rate must be 0 or more.") }
         if mintBurst < 1 { throw ValidationError("--mint-burst must be at least 1.") }
@@ -289,7 +296,8 @@ struct TokenServerCommand: AsyncParsableCommand {
                     openIDAutoCreateRole: oidcAutoCreate.flatMap(AppUserRole.init),
                     fleetEngineURL: emulatorURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
                     tileURL: tileURL,
-                    readinessTimeout: .milliseconds(Int64(readinessTimeout * 1000))
+                    readinessTimeout: .milliseconds(Int64(readinessTimeout * 1000)),
+                    trustedProxies: try TrustedProxies(trustedProxy)
                 ),
                 store: store,
                 keylessSigners: keylessSigners,

@@ -32,6 +32,7 @@ struct TokenServerRoutes {
     let auditLogger: Logger
     let logger: Logger
     let maximumBodySize: Int
+    let trustedProxies: TrustedProxies
 
     func register(on router: Router<TokenServerRequestContext>) {
         router.post("v1/sessions", use: createSession)
@@ -68,6 +69,8 @@ struct TokenServerRoutes {
             throw GoogleAPIError(.unsupportedMediaType, "A login is a JSON body: \"Content-Type: application/json\".")
         }
         let body = try await JSONRequestBody.read(request, limit: maximumBodySize, field: "session")
+        // The client the throttle counts: behind a trusted proxy, the one it forwards for.
+        let address = trustedProxies.client(peer: context.remoteAddress, headers: request.headers)
         let session: Session
         if body["idToken"] != nil {
             guard body["username"] == nil, body["password"] == nil else {
@@ -76,11 +79,11 @@ struct TokenServerRoutes {
                 )
             }
             let idToken = try JSONRequestBody.string(body, "idToken")
-            session = try await login.login(idToken: idToken, address: context.remoteAddress)
+            session = try await login.login(idToken: idToken, address: address)
         } else {
             let username = try JSONRequestBody.string(body, "username")
             let password = try JSONRequestBody.string(body, "password")
-            session = try await login.login(username: username, password: password, address: context.remoteAddress)
+            session = try await login.login(username: username, password: password, address: address)
         }
         return JSONResponse.make(session.jsonObject, status: .created)
     }
