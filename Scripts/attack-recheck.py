@@ -147,7 +147,8 @@ def finding_4(serve, tokens):
 
 def finding_5(serve, tokens):
     """The login throttle keyed on the TCP peer behind a load balancer."""
-    return False, "not yet fixed: no trusted-proxy option"
+    return False, ("partly: token-server --trusted-proxy counts the forwarded client (TrustedProxiesTests); a "
+                   "per-address lockout still refuses a known user's right password")
 
 
 def finding_6(serve, tokens):
