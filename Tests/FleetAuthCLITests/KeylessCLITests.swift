@@ -118,7 +118,8 @@ struct KeylessCLITests {
             timeout: 30
         )
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains("does not know the service account"), "\(refused.stderr)")
+        // An account that does not exist: IAM's same 403, so the answer tells nobody which accounts exist.
+        #expect(refused.stderr.contains("needs the permission iam.serviceAccounts.signJwt"), "\(refused.stderr)")
         // A held account the runtime identity is not granted: IAM's 403, named as a missing permission.
         let denied = try await CLI.run(
             [
