@@ -5,8 +5,9 @@ import Foundation
 /// From the `maps.fleetengine.v1` and `maps.fleetengine.delivery.v1` protos: an ID is valid Unicode, at most 64
 /// characters, NFC-normalized, and has none of `/ : ? , #`. FleetAuth also refuses control, format (zero-width) and
 /// whitespace characters (rules J7 and A6 of FleetAuthJWT's *Verification rules* article), the path steps `.` and
-/// `..`, the wildcard claim value `*` alone, and percent-escapes (`%2F`): an ID is one path segment of a REST URL, which a client or proxy would
-/// normalize or decode, so such an ID could be created but never reached again. IDs feed lookups and are compared
+/// `..`, and percent-escapes (`%2F`): an ID is one path segment of a REST URL, which a client or proxy would
+/// normalize or decode, so such an ID could be created but never reached again. It refuses `*` alone, the wildcard
+/// claim value, which no claim could name apart from every resource of its kind. IDs feed lookups and are compared
 /// exactly, never normalized first.
 public enum FleetEngineID {
     /// The longest ID, in Unicode scalars.

@@ -7,10 +7,11 @@ import SwiftProtobuf
 /// request message that the path and the body do not carry, found from the message's descriptor
 /// (``ProtoContract``), to any depth through singular message fields (`viewport.low.latitude`, `header.languageCode`).
 /// Each parameter names a field path in either spelling (`pageSize` or `page_size`); a repeated field takes the
-/// parameter once per value; an enum takes the name or the number of one of its declared values (any other is refused
-/// before a message is built: SwiftProtobuf would keep a number past 32 bits as an unrecognized value that it cannot
-/// serialize); Timestamps, Durations and field masks take their JSON form (a mask's paths in either spelling). The bound values become the message's JSON and are decoded by the same
-/// mapping as a body, so they are checked the same way. A parameter that names no such field is
+/// parameter once per value; an enum takes the name or the number of one of its declared values (any other is
+/// refused before a message is built: SwiftProtobuf would keep a number past 32 bits as an unrecognized value that
+/// it cannot serialize); Timestamps, Durations and field masks take their JSON form (a mask's paths in either
+/// spelling). The bound values become the message's JSON and are decoded by the same mapping as a body, so they are
+/// checked the same way. A parameter that names no such field is
 /// `INVALID_ARGUMENT`, except Google's system parameters (`key`, `$alt`, `fields`, `prettyPrint`, …), which are
 /// ignored.
 struct QueryBinding: Sendable {

@@ -7,9 +7,9 @@ import Foundation
 /// estimating pickup point ETAs. Because the Consumer SDK uses only approximate locations, authorization tokens for
 /// the vehicle service don't require a vehicleid claim": the Consumer SDK's *Get authorization tokens* page).
 ///
-/// - The vehicle's position is snapped to a grid of 1/``cellsPerDegree`` degree (about 220 m of latitude) *before* the search
-///   runs, so the radius, the ranking and every distance and ETA of the match are computed from the approximate
-///   position too: moving the pickup point about cannot trilaterate the exact one.
+/// - The vehicle's position is snapped to a grid of 1/``cellsPerDegree`` degree (about 220 m of latitude)
+///   *before* the search runs, so the radius, the ranking and every distance and ETA of the match are computed
+///   from the approximate position too: moving the pickup point about cannot trilaterate the exact one.
 /// - The vehicle answered holds its name, state, type, supported trip types and capacity, and a last location that
 ///   is the snapped point and its time alone: no license plate, no attributes, no current trips, no waypoints, no
 ///   route, no raw, fused or supplemental location, no device settings.

@@ -116,8 +116,10 @@ public struct TrustedProxies: Sendable, Hashable {
 
 /// A `--trusted-proxy` that is no address or network.
 public struct TrustedProxiesError: Error, Hashable, CustomStringConvertible {
+    /// The refused `--trusted-proxy` value, as given.
     public let specification: String
     init(_ specification: String) { self.specification = specification }
+    /// What is wrong with it, in one line.
     public var description: String {
         "\(specification) is not an IP address or a network in CIDR form (10.0.0.0/8, fd00::/8)"
     }
