@@ -1,6 +1,6 @@
 public import FleetAuthCore
 import FleetAuthServerCore
-public import Foundation
+import Foundation
 import NIOConcurrencyHelpers
 
 /// Limits how fast tokens are minted: a token bucket per user and resource, and one per user across all of its
