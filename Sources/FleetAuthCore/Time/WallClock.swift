@@ -17,7 +17,7 @@ extension WallClock {
 }
 
 extension WallClock {
-    /// A stopwatch started now: each call tells the seconds passed since on this clock's monotonic half (``now``),
+    /// A stopwatch started now: each call tells the seconds passed since on this clock's monotonic half (`now`),
     /// which a step of the time of day does not change. For rates and intervals: a limiter's refill, how far a
     /// pruning cutoff may move.
     public func stopwatch() -> @Sendable () -> Double {
