@@ -13,8 +13,12 @@ import NIOConcurrencyHelpers
 ///
 /// SQLite keeps the database whole through such failures (the transaction is rolled back), so nothing acknowledged
 /// is lost, and writes resume by themselves once there is room.
+///
+/// A database whose file was deleted or replaced (``lost(_:)``) is *lost*: no write is acknowledged again, since
+/// none would outlive the process, until the server is restarted.
 package final class SQLiteWriteHealth: Sendable {
     private let state = NIOLockedValueBox<String?>(nil)
+    private let lostState = NIOLockedValueBox<String?>(nil)
     private let label: String
     /// nil: a logger made when a line is logged, so it uses the logging system the server bootstrapped.
     private let log = NIOLockedValueBox<Logger?>(nil)
@@ -30,7 +34,24 @@ package final class SQLiteWriteHealth: Sendable {
     }
 
     /// What keeps the database from being written, or nil when writes succeed.
-    package var problem: String? { state.withLockedValue { $0 } }
+    package var problem: String? { lostState.withLockedValue { $0 } ?? state.withLockedValue { $0 } }
+
+    /// The answer to every write once the database's file is gone, or nil while it is there.
+    package var lostFile: String? { lostState.withLockedValue { $0 } }
+
+    /// The database's file was deleted or replaced (`change` says which): from now on the store is lost. Logs the
+    /// first time and returns the message every write is refused with.
+    package func lost(_ change: String) -> String {
+        let message =
+            "\(label) cannot be written: \(change) while the server had it open, so nothing written now would be "
+            + "kept. Restart the server to open the database at its path again."
+        let first = lostState.withLockedValue { current in
+            defer { if current == nil { current = message } }
+            return current == nil
+        }
+        if first { logger.critical("\(message)", metadata: .fleetauth(["store": "lost"])) }
+        return lostState.withLockedValue { $0 } ?? message
+    }
 
     /// A write succeeded.
     package func succeeded() {
