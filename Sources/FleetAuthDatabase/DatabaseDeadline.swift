@@ -9,53 +9,91 @@ import NIOPosix
 ///
 /// | database | a call waits at most | then |
 /// |---|---|---|
-/// | answering | ``DatabaseTimeouts/statementLimit`` (default 10 s) | `unavailable`: "did not answer within …" |
-/// | known to be unreachable (its last call failed to reach it) | ``DatabaseTimeouts/unreachableLimit`` (default 1 s) | `unavailable`: "cannot be reached" |
+/// | answering | ``DatabaseTimeouts/statementLimit`` (default 10 s) | ``Expiry/noAnswer(limit:)``: "did not answer within …" |
+/// | not answering (its last call got no answer in time) | ``DatabaseTimeouts/unreachableLimit`` (default 1 s) | ``Expiry/down(limit:_:)``: "is not answering" |
+/// | refusing connections (its last call could not reach it) | ``DatabaseTimeouts/unreachableLimit`` | ``Expiry/down(limit:_:)``: "cannot be reached" |
 ///
-/// A call that succeeds marks the database reachable again, so the first request after an outage waits no longer
-/// than the database takes. The servers' stores use ``DatabaseTimeouts/requests``; administration and migrations (a `CREATE
-/// DATABASE` queued behind others, a migration waiting for another instance's lock) are not bounded. A call given up
-/// on is cancelled; the caller's error says which case it was, and the server answers 503 with `Retry-After`.
+/// A database that times out is slow or frozen, not gone: a statement it received may still commit once it
+/// answers, so the store says the outcome is unknown (`DEADLINE_EXCEEDED`); one that refuses connections received
+/// nothing (`UNAVAILABLE`). When the database goes down, the calls already waiting are held only
+/// ``DatabaseTimeouts/unreachableLimit`` longer, not their whole limit. A call that succeeds marks the database
+/// answering again, so the first request after an outage waits no longer than the database takes. The servers'
+/// stores use ``DatabaseTimeouts/requests``; administration and migrations (a `CREATE DATABASE` queued behind
+/// others, a migration waiting for another instance's lock) are not bounded. A call given up on is cancelled.
 ///
-/// The cost per call is one task and one timer on an event loop (no second task), measured by
-/// `fleetauth bench emulator --database` against the unbounded calls.
+/// The cost per call is one task, one timer on an event loop and one entry in the table of calls in flight (no
+/// second task), measured by `fleetauth bench emulator --database` against the unbounded calls.
 package final class DatabaseDeadline: Sendable {
     /// The configured limits.
     package typealias Limits = DatabaseTimeouts
 
+    /// How the database last answered.
+    package enum State: Sendable, Hashable {
+        /// Its last call was answered.
+        case answering
+        /// Its last call got no answer within its limit: slow, locked or frozen.
+        case notAnswering
+        /// Its last call could not reach it: connections refused or closed.
+        case refusing
+    }
+
     /// The limits; nil for none (administration, tests, migrations: work that may rightly take long).
     package let limits: Limits?
-    private let unreachable = NIOLockedValueBox(false)
+    private let shared = NIOLockedValueBox(Shared())
+
+    /// The state, and the calls in flight: what cuts each one short when the database goes down.
+    private struct Shared {
+        var state = State.answering
+        var nextCall: UInt64 = 0
+        var inFlight: [UInt64: @Sendable (State) -> Void] = [:]
+    }
 
     package init(_ limits: Limits?) {
         self.limits = limits
     }
 
-    /// Whether the last call failed to reach the database.
-    package var isUnreachable: Bool { unreachable.withLockedValue { $0 } }
+    /// How the database last answered.
+    package var state: State { shared.withLockedValue { $0.state } }
 
-    /// Records how a call ended: reached the database or not.
+    /// How many bounded calls are running or waiting for a connection.
+    package var callsInFlight: Int { shared.withLockedValue { $0.inFlight.count } }
+
+    /// Whether the last call failed to reach the database or got no answer.
+    package var isUnreachable: Bool { state != .answering }
+
+    /// Records how a call ended: reached the database or not (a refused or closed connection).
     package func note(reached: Bool) {
-        unreachable.withLockedValue { $0 = !reached }
+        note(reached ? .answering : .refusing)
+    }
+
+    /// Records the database's state; going down from answering cuts the calls in flight short.
+    package func note(_ state: State) {
+        let cut = shared.withLockedValue { shared -> [@Sendable (State) -> Void] in
+            defer { shared.state = state }
+            guard shared.state == .answering, state != .answering else { return [] }
+            return Array(shared.inFlight.values)
+        }
+        for shorten in cut { shorten(state) }
     }
 
     /// What ended a call early.
     package enum Expiry: Error, Sendable {
         /// The database answers other calls, but not this one, within `limit`.
         case noAnswer(limit: Duration)
-        /// The database is known to be unreachable, and no connection came within `limit`.
-        case unreachable(limit: Duration)
+        /// The database is down (not answering, or refusing connections), and this call got nothing within `limit`.
+        case down(limit: Duration, State)
     }
 
     /// Runs `work` and returns its result, or throws ``Expiry`` when the limit passes first (`work` is then
     /// cancelled; should it still complete, the database counts as reached).
     package func run<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async throws -> T {
         guard let limits else { return try await work() }
-        let down = isUnreachable
-        let limit = down ? limits.unreachableLimit : limits.statementLimit
+        let current = state
+        let limit = current == .answering ? limits.statementLimit : limits.unreachableLimit
         let outcome: Result<T, any Error> = await awaitHandOff {
             (deliver: @escaping @Sendable (Result<Result<T, any Error>, Never>) -> Void) in
             let answered = NIOLockedValueBox(false)
+            let call = NIOLockedValueBox<Task<Void, Never>?>(nil)
             let finish: @Sendable (Result<T, any Error>) -> Void = { result in
                 let first = answered.withLockedValue { answered in
                     defer { answered = true }
@@ -63,21 +101,32 @@ package final class DatabaseDeadline: Sendable {
                 }
                 if first { deliver(.success(result)) }
             }
-            let call = NIOLockedValueBox<Task<Void, Never>?>(nil)
-            let (seconds, attoseconds) = limit.components
-            let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(
-                in: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-            ) {
-                finish(.failure(down ? Expiry.unreachable(limit: limit) : Expiry.noAnswer(limit: limit)))
+            let expire: @Sendable (Expiry) -> Void = { expiry in
+                finish(.failure(expiry))
                 call.withLockedValue { $0 }?.cancel()
+            }
+            let loop = MultiThreadedEventLoopGroup.singleton.any()
+            let timer = loop.scheduleTask(in: Self.nanoseconds(limit)) {
+                expire(current == .answering ? .noAnswer(limit: limit) : .down(limit: limit, current))
+            }
+            let shortLimit = limits.unreachableLimit
+            let id = shared.withLockedValue { shared in
+                defer { shared.nextCall &+= 1 }
+                shared.inFlight[shared.nextCall] = { state in
+                    loop.scheduleTask(in: Self.nanoseconds(shortLimit)) { expire(.down(limit: shortLimit, state)) }
+                }
+                return shared.nextCall
             }
             call.withLockedValue { call in
                 call = Task {
-                    defer { timer.cancel() }
+                    defer {
+                        timer.cancel()
+                        _ = self.shared.withLockedValue { $0.inFlight.removeValue(forKey: id) }
+                    }
                     do {
                         let value = try await work()
                         // Reached, even if too late for its caller: the next calls get the full limit again.
-                        self.note(reached: true)
+                        self.note(.answering)
                         finish(.success(value))
                     } catch {
                         finish(.failure(error))
@@ -86,6 +135,11 @@ package final class DatabaseDeadline: Sendable {
             }
         }
         return try outcome.get()
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> TimeAmount {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }
 

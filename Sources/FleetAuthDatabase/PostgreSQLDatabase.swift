@@ -308,16 +308,26 @@ package final class PostgreSQLDatabase: Service, Sendable {
         }
     }
 
-    /// The `unavailable` error for a failed call, in FleetAuth's words; notes whether the database was reached.
+    /// The error for a failed call, in FleetAuth's words; notes whether the database was reached.
+    ///
+    /// A call that got no answer in time is ``StoreError/deadlineExceeded(_:)``: the database may have received
+    /// its statement and may still commit it, so the message says to read before writing again. A call that could
+    /// not reach the database is ``StoreError/unavailable(_:)``: nothing was sent.
     private func unavailable(_ error: any Error) -> StoreError {
+        let mayApply = "A change this call asked for may still be applied once it answers: read it back before trying again."
         if let expiry = error as? DatabaseDeadline.Expiry {
             switch expiry {
             case .noAnswer(let limit):
-                deadline.note(reached: false)
-                return .unavailable("PostgreSQL at \(url.location) did not answer within \(limit).")
-            case .unreachable(let limit):
+                deadline.note(.notAnswering)
+                return .deadlineExceeded("PostgreSQL at \(url.location) did not answer within \(limit). \(mayApply)")
+            case .down(let limit, .refusing):
                 return .unavailable(
                     "PostgreSQL at \(url.location) cannot be reached (no connection within \(limit)); try again shortly."
+                )
+            case .down(let limit, _):
+                return .deadlineExceeded(
+                    "PostgreSQL at \(url.location) is not answering (nothing within \(limit), after an earlier call got "
+                        + "no answer in time). \(mayApply)"
                 )
             }
         }

@@ -3,19 +3,20 @@ import FleetAuthDatabase
 import FleetAuthServerCore
 import Foundation
 
-/// How long a server waits for PostgreSQL before answering 503 (`--database-timeout`, `--database-down-timeout`).
+/// How long a server waits for PostgreSQL before answering 504 or 503 (`--database-timeout`, `--database-down-timeout`).
 struct DatabaseTimeoutOptions: ParsableArguments {
     @Option(
         help: """
             With --database: seconds a request may wait for PostgreSQL (a connection and its statement) before it is \
-            answered 503 UNAVAILABLE with Retry-After.
+            answered 504 DEADLINE_EXCEEDED, saying that a change it asked for may still be applied.
             """
     )
     var databaseTimeout: Double = 10
     @Option(
         help: """
-            With --database: seconds a request waits for a connection once PostgreSQL is known to be unreachable, \
-            before its 503; the first request that reaches it again restores --database-timeout.
+            With --database: seconds a request waits once PostgreSQL is known to be down (503 UNAVAILABLE with \
+            Retry-After when it refuses connections, 504 when it stops answering); requests already waiting when it \
+            goes down are held no longer; the first request that reaches it again restores --database-timeout.
             """
     )
     var databaseDownTimeout: Double = 1

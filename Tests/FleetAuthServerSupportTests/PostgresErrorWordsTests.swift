@@ -110,18 +110,81 @@ struct PostgresErrorWordsTests {
                 try await Waiting.until("a first query answering") { (try? await database.query("SELECT 1")) != nil }
                 try await PostgresCluster.blocking { try cluster.freeze() }
                 let error = await #expect(throws: StoreError.self) { _ = try await database.query("SELECT 1") }
+                // A frozen server may commit what it received once it runs again: the outcome is unknown, and said so.
+                #expect(error?.code == .deadlineExceeded)
                 #expect(error?.message.contains("did not answer within 2") == true, "\(String(describing: error))")
-                #expect(database.deadline.isUnreachable)
-                // Known to be unreachable: the next calls wait only the short limit, and say so.
+                #expect(error?.message.contains("may still be applied") == true, "\(String(describing: error))")
+                #expect(GoogleAPIError(try #require(error)).code == .deadlineExceeded)
+                #expect(database.deadline.state == .notAnswering)
+                // Known not to answer: the next calls wait only the short limit, and say so — slow, not unreachable.
                 let next = await #expect(throws: StoreError.self) { _ = try await database.query("SELECT 1") }
-                #expect(next?.message.contains("cannot be reached") == true, "\(String(describing: next))")
-                #expect(GoogleAPIError(try #require(next)).retryAfter == 1)
+                #expect(next?.code == .deadlineExceeded)
+                #expect(next?.message.contains("is not answering") == true, "\(String(describing: next))")
+                #expect(next?.message.contains("cannot be reached") == false, "\(String(describing: next))")
                 try await PostgresCluster.blocking { try cluster.thaw() }
                 // Back: a call succeeds again (wait for it: the pool may need a new connection).
                 try await Waiting.until("a query succeeding after the database came back") {
                     (try? await database.query("SELECT 1")) != nil
                 }
                 #expect(!database.deadline.isUnreachable)
+            }
+        }
+    }
+
+    @Test(
+        "stopped while calls wait for a connection: once one call finds it gone, the waiting ones fail within the short limit, not their whole limit",
+        .enabled(if: PostgresCluster.binDirectory != nil || PostgresTestServer.required)
+    )
+    func stoppedUnderWaitingCalls() async throws {
+        try await PostgresCluster.run { cluster in
+            // A statement limit no test waits out: only being cut short ends the waiting calls.
+            let limits = DatabaseDeadline.Limits(statementLimit: .seconds(3600), unreachableLimit: .milliseconds(200))
+            try await PostgreSQLDatabase.withDatabase(
+                cluster.url,
+                migrations: nil,
+                maximumConnections: 2,
+                limits: limits
+            ) { database in
+                try await Waiting.until("a first query answering") { (try? await database.query("SELECT 1")) != nil }
+                try await withThrowingTaskGroup(of: StoreError?.self) { group in
+                    // Two calls hold both connections; three more wait for one.
+                    for _ in 0..<2 {
+                        group.addTask {
+                            do {
+                                _ = try await database.query("SELECT pg_sleep(3600)")
+                                return nil
+                            } catch { return error as? StoreError }
+                        }
+                    }
+                    let admin = try await PostgreSQLDatabase.openConnection(cluster.url, id: 9)
+                    try await Waiting.until("both connections sleeping") {
+                        let rows = try await admin.query(
+                            "SELECT count(*)::int FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(3600)'",
+                            logger: database.logger
+                        )
+                        var count = 0
+                        for try await (value) in rows.decode(Int.self) { count = value }
+                        return count == 2
+                    }
+                    try await admin.close()
+                    for _ in 0..<3 {
+                        group.addTask {
+                            do {
+                                _ = try await database.query("SELECT 1")
+                                return nil
+                            } catch { return error as? StoreError }
+                        }
+                    }
+                    try await Waiting.until("five calls in flight") { database.deadline.callsInFlight == 5 }
+                    try await PostgresCluster.blocking { try cluster.stop(mode: "fast") }
+                    var errors: [StoreError] = []
+                    for try await error in group { errors.append(try #require(error, "a call succeeded")) }
+                    #expect(errors.count == 5)
+                    // The three that never had a connection were cut short: "cannot be reached", nothing sent.
+                    let cut = errors.filter { $0.message.contains("cannot be reached (no connection within 0.2 seconds)") }
+                    #expect(cut.count == 3, "\(errors)")
+                    #expect(errors.allSatisfy { $0.code == .unavailable }, "\(errors)")
+                }
             }
         }
     }

@@ -577,3 +577,22 @@ extension TokenServerStoreConformanceTests {
         #expect(try await second.pruneAudit(issuedBefore: Self.t0 + 1, limit: 10) == 3)
     }
 }
+
+extension TokenServerStoreConformanceTests {
+    @Test(
+        "a lock on the audit table (every mint would wait it out) is a storage problem, for /readyz; released, none",
+        arguments: PostgresTestServer.url == nil ? [] : [TokenServerStoreDriver.postgres]
+    )
+    func lockedAuditTable(_ driver: TokenServerStoreDriver) async throws {
+        let opened = try await driver.open()
+        let first = try #require(opened.store as? PostgresTokenServerStore)
+        let second = try #require(try await opened.another?() as? PostgresTokenServerStore)
+        #expect(await second.storageProblem() == nil)
+        let whileLocked: String? = try await first.database.transaction { connection in
+            _ = try await connection.query("LOCK TABLE token_audit IN ACCESS EXCLUSIVE MODE", logger: first.database.logger)
+            return await second.storageProblem()
+        }
+        #expect(whileLocked?.contains("the audit table is locked by another session") == true, "\(whileLocked ?? "nil")")
+        #expect(await second.storageProblem() == nil)
+    }
+}

@@ -121,6 +121,8 @@ extension GoogleAPIError {
             case .conflict: .failedPrecondition(error.message)
             // The database is down or did not answer: a client may try again in a second (`Retry-After: 1`).
             case .unavailable: Self(.unavailable, error.message, retryAfter: 1)
+            // No answer in time: the outcome is unknown, as Google's DEADLINE_EXCEEDED says of a call.
+            case .deadlineExceeded: Self(.deadlineExceeded, error.message)
             default: .internal(error.message)
             }
     }

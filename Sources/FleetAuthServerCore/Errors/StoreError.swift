@@ -9,6 +9,7 @@ public import FleetAuthCore
 /// | `already_exists` | the key is taken | `ALREADY_EXISTS` |
 /// | `conflict` | the record's state forbids the change (a vehicle with active trips) | `FAILED_PRECONDITION` |
 /// | `unavailable` | the database cannot be reached | `UNAVAILABLE` |
+/// | `deadline_exceeded` | the database did not answer in time: a change may still be applied | `DEADLINE_EXCEEDED` |
 /// | `corrupted` | a stored record cannot be read back | `INTERNAL` |
 public struct StoreError: CodedError {
     /// A stable code, safe for logs and metric labels.
@@ -20,6 +21,7 @@ public struct StoreError: CodedError {
         public static let alreadyExists = Code("already_exists")
         public static let conflict = Code("conflict")
         public static let unavailable = Code("unavailable")
+        public static let deadlineExceeded = Code("deadline_exceeded")
         public static let corrupted = Code("corrupted")
     }
 
@@ -34,7 +36,7 @@ public struct StoreError: CodedError {
     }
 
     /// Whether trying again later may succeed.
-    public var isTransient: Bool { code == .unavailable }
+    public var isTransient: Bool { code == .unavailable || code == .deadlineExceeded }
     public var description: String { "\(code.rawValue): \(message)" }
 
     /// No such record.
@@ -45,6 +47,8 @@ public struct StoreError: CodedError {
     public static func conflict(_ message: String) -> Self { Self(.conflict, message) }
     /// The database cannot be reached.
     public static func unavailable(_ message: String) -> Self { Self(.unavailable, message) }
+    /// The database did not answer in time; what the call asked for may still be applied.
+    public static func deadlineExceeded(_ message: String) -> Self { Self(.deadlineExceeded, message) }
     /// A stored record cannot be read back.
     public static func corrupted(_ message: String) -> Self { Self(.corrupted, message) }
 }

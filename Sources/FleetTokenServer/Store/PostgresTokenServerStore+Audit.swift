@@ -1,4 +1,5 @@
 import FleetAuthCore
+import FleetAuthDatabase
 import FleetAuthServerCore
 import Foundation
 import NIOCore
@@ -62,4 +63,26 @@ struct AppendAudit: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {}
+}
+
+extension PostgresTokenServerStore: StorageHealthReporting {
+    /// Why mints cannot be recorded now, or nil: another session holding a lock on the audit table that blocks
+    /// inserts (`LOCK TABLE`, a long `ALTER TABLE`) makes every mint wait out `--database-timeout`, while reads —
+    /// and a `SELECT 1` — still answer. Asked for that lock without waiting, in a transaction that changes nothing.
+    package func storageProblem() async -> String? {
+        do {
+            try await database.transaction { connection in
+                _ = try await connection.query(
+                    "LOCK TABLE token_audit IN ROW EXCLUSIVE MODE NOWAIT",
+                    logger: self.database.logger
+                )
+            }
+            return nil
+        } catch let error as StoreError where error.message.contains("55P03") {
+            return "the audit table is locked by another session, so no token can be minted until it is released"
+        } catch {
+            // Unreachable or slow: the store's own probe says so.
+            return nil
+        }
+    }
 }
