@@ -31,7 +31,8 @@ let packageOf: [String: String] = [
     "Instrumentation": "swift-distributed-tracing", "Tracing": "swift-distributed-tracing",
     "Logging": "swift-log",
     "NIOCore": "swift-nio", "NIOPosix": "swift-nio", "NIOHTTP1": "swift-nio", "NIOConcurrencyHelpers": "swift-nio",
-    "NIOSSL": "swift-nio-ssl", "NIOCertificateReloading": "swift-nio-extras",
+    "NIOSSL": "swift-nio-ssl", "NIOHTTP2": "swift-nio-http2", "NIOCertificateReloading": "swift-nio-extras",
+    "NIOHTTPTypes": "swift-nio-extras",
     "OTel": "swift-otel",
     "PostgresNIO": "postgres-nio",
     "Prometheus": "swift-prometheus",
@@ -109,6 +110,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0"),
@@ -173,8 +175,8 @@ let package = Package(
             dependencies: ["FleetAuthCore", "FleetAuthServerCore"]
                 + products([
                     "Hummingbird", "HummingbirdCore", "HummingbirdHTTP2", "NIOCore", "NIOConcurrencyHelpers", "NIOSSL",
-                    "NIOCertificateReloading", "UnixSignals", "Logging", "ServiceLifecycle", "Tracing",
-                    "Instrumentation",
+                    "NIOCertificateReloading", "NIOHTTPTypes", "HTTPTypes", "UnixSignals", "Logging", "ServiceLifecycle",
+                    "Tracing", "Instrumentation",
                 ]),
             swiftSettings: swiftSettings
         ),
@@ -193,8 +195,8 @@ let package = Package(
             ]
                 + products([
                     "SwiftProtobuf", "GRPCCore", "GRPCProtobuf", "GRPCNIOTransportHTTP2", "HTTPTypes", "Hummingbird",
-                    "GRDB", "PostgresNIO", "NIOCore", "NIOPosix", "Logging", "Prometheus", "ServiceLifecycle",
-                    "NIOConcurrencyHelpers", "Tracing", "Instrumentation",
+                    "GRDB", "PostgresNIO", "NIOCore", "NIOPosix", "NIOHTTP2", "Logging", "Prometheus",
+                    "ServiceLifecycle", "NIOConcurrencyHelpers", "Tracing", "Instrumentation",
                 ]),
             resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: swiftSettings

@@ -268,7 +268,7 @@ public struct EmulatorServer {
             ),
             host: host,
             port: port,
-            idleTimeout: configuration.limits.idleTimeout,
+            limits: configuration.limits,
             policy: configuration.grpc,
             readiness: FleetEngineEmulator.readiness(
                 authenticator: authenticator,

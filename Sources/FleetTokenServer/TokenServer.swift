@@ -23,6 +23,9 @@ public import ServiceLifecycle
 public struct TokenServer {
     /// How the token server listens, signs and throttles.
     public struct Configuration: Sendable, Hashable {
+        /// The token server's request limits unless told otherwise: bodies are small JSON (64 KiB at most).
+        public static let defaultLimits = ServerLimits(maximumBodySize: 64 * 1024)
+
         /// Where generated keys (`keys/`) and the emulator's trust file are written.
         public var dataDirectory: String
         /// The Google Cloud project (Fleet Engine provider) of generated keys.
@@ -82,7 +85,7 @@ public struct TokenServer {
             sessionLifetime: Duration = .seconds(12 * 3600),
             throttle: LoginThrottle.Policy = LoginThrottle.Policy(),
             mintRate: MintRateLimiter.Policy = MintRateLimiter.Policy(),
-            limits: ServerLimits = ServerLimits(maximumBodySize: 64 * 1024),
+            limits: ServerLimits = defaultLimits,
             keyPruneInterval: Duration = .seconds(60),
             auditRetention: Duration = .seconds(30 * 86_400),
             retentionInterval: Duration = .seconds(60),

@@ -90,6 +90,7 @@ struct EmulatorCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
     @OptionGroup var shutdown: ShutdownOptions
     @OptionGroup var databaseTimeouts: DatabaseTimeoutOptions
+    @OptionGroup var connectionLimits: ConnectionLimitOptions
     @Option(
         help: """
             Seconds each /readyz check (store, trusted keys) may take before it counts as failing; the gRPC health \
@@ -197,6 +198,7 @@ struct EmulatorCommand: AsyncParsableCommand {
     ) async throws {
         var configuration = EmulatorServer.Configuration(allowedOrigins: allowOrigin)
         configuration.limits.idleTimeout = .milliseconds(Int64(idleTimeout * 1000))
+        configuration.limits = connectionLimits.applied(to: configuration.limits)
         configuration.grpc.maximumAge =
             grpcMaxConnectionAge == 0 ? nil : .milliseconds(Int64(grpcMaxConnectionAge * 1000))
         configuration.grpc.keepaliveInterval = .milliseconds(Int64(grpcKeepalive * 1000))

@@ -23,7 +23,7 @@ enum EnvironmentOptions {
             ("tls-key", .value), ("readiness-timeout", .value), ("database-timeout", .value),
             ("database-down-timeout", .value), ("iam-port", .value), ("iam-host", .value),
             ("iam-sign-as", .repeated),
-            ("iam-runtime-account", .value),
+            ("iam-runtime-account", .value), ("request-timeout", .value), ("max-connections-per-client", .value),
         ],
         "token-server": [
             ("data", .value), ("database", .value), ("key-encryption-key-file", .value), ("signer", .repeated),
@@ -37,6 +37,7 @@ enum EnvironmentOptions {
             ("tile-url", .value), ("log-format", .value), ("shutdown-grace", .value), ("drain-period", .value),
             ("audit-retention", .value), ("database-timeout", .value), ("database-down-timeout", .value),
             ("tls-certificate", .value), ("tls-key", .value), ("trusted-proxy", .repeated),
+            ("request-timeout", .value), ("max-connections-per-client", .value),
         ],
         "serve": [
             ("data", .value), ("database", .value), ("key-encryption-key-file", .value), ("host", .value),

@@ -188,6 +188,7 @@ struct TokenServerCommand: AsyncParsableCommand {
     @OptionGroup var logging: LoggingOptions
     @OptionGroup var shutdown: ShutdownOptions
     @OptionGroup var databaseTimeouts: DatabaseTimeoutOptions
+    @OptionGroup var connectionLimits: ConnectionLimitOptions
     @Option(
         help: """
             Seconds each /readyz check (store, signing, OpenID keys) may take before it counts as failing; under the \
@@ -290,6 +291,7 @@ struct TokenServerCommand: AsyncParsableCommand {
                     bcryptCost: bcryptCost,
                     tokenLifetime: tokenLifetime,
                     mintRate: .init(perMinute: mintRate, burst: mintBurst),
+                    limits: connectionLimits.applied(to: TokenServer.Configuration.defaultLimits),
                     auditRetention: .seconds(auditRetention.seconds),
                     publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 },
                     openIDProviders: openIDProviders,

@@ -97,4 +97,78 @@ struct GRPCConnectionTests {
             }
         }
     }
+
+    /// An HTTP/2 frame: 9 bytes of header (length, type, flags, stream), then the payload.
+    static func frame(type: UInt8, flags: UInt8, stream: UInt32, _ payload: [UInt8]) -> [UInt8] {
+        let length = UInt32(payload.count)
+        var bytes: [UInt8] = [UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8)]
+        bytes.append(UInt8(truncatingIfNeeded: length))
+        bytes.append(type)
+        bytes.append(flags)
+        for shift: UInt32 in [24, 16, 8, 0] { bytes.append(UInt8(truncatingIfNeeded: (stream & 0x7FFF_FFFF) >> shift)) }
+        return bytes + payload
+    }
+
+    /// A header block of literal fields without indexing and without Huffman coding (HPACK, RFC 7541 6.2.2).
+    static func headerBlock(_ fields: [(String, String)]) -> [UInt8] {
+        var block: [UInt8] = []
+        // A string's length: a 7-bit prefix, then 7 bits a byte for what does not fit (RFC 7541 5.1).
+        func string(_ text: String) {
+            var length = text.utf8.count
+            if length < 127 {
+                block.append(UInt8(length))
+            } else {
+                block.append(127)
+                length -= 127
+                while length >= 128 {
+                    block.append(UInt8(length % 128 + 128))
+                    length /= 128
+                }
+                block.append(UInt8(length))
+            }
+            block += Array(text.utf8)
+        }
+        for (name, value) in fields {
+            block.append(0x00)
+            string(name)
+            string(value)
+        }
+        return block
+    }
+
+    @available(FleetAuthGRPC, *)
+    @Test("a call whose request is trickled (DATA without END_STREAM) is reset at the request timeout")
+    func trickledCall() async throws {
+        var configuration = EmulatorServer.Configuration()
+        configuration.limits.requestTimeout = .seconds(1)
+        try await Self.withGRPCEmulator(configuration) { port in
+            let reset = try await onThread { () -> Bool in
+                // The receive timeout (60 s) only guards against a server that never resets the stream.
+                let connection = try RawConnection(port: port, receiveTimeout: 60)
+                let headers = Self.headerBlock([
+                    (":method", "POST"), (":scheme", "http"), (":authority", "x"),
+                    (":path", "/maps.fleetengine.v1.VehicleService/GetVehicle"),
+                    ("content-type", "application/grpc"), ("te", "trailers"),
+                    ("authorization", "Bearer \(F.server)"),
+                ])
+                connection.send(
+                    Self.preface + Self.emptySettings
+                        + Self.frame(type: 1, flags: 0x4, stream: 1, headers)  // HEADERS, END_HEADERS
+                        + Self.frame(type: 0, flags: 0, stream: 1, [0, 0, 0, 0, 100])  // DATA: a message of 100 bytes begins
+                )
+                while let header = connection.receive(count: 9) {
+                    let length: Int = Int(header[0]) << 16 | Int(header[1]) << 8 | Int(header[2])
+                    let stream: UInt32 = header[5...8].reduce(UInt32(0)) { ($0 << 8) | UInt32($1) } & 0x7FFF_FFFF
+                    guard length == 0 || connection.receive(count: length) != nil else { return false }
+                    if header[3] == 4, header[4] & 1 == 0 {
+                        connection.send(Self.frame(type: 4, flags: 1, stream: 0, []))  // SETTINGS ACK
+                    }
+                    // RST_STREAM on the call's stream, or its trailers (HEADERS with END_STREAM) ending it.
+                    if stream == 1, header[3] == 3 || (header[3] == 1 && header[4] & 1 == 1) { return true }
+                }
+                return false
+            }
+            #expect(reset)
+        }
+    }
 }

@@ -132,6 +132,77 @@ struct LimitsTests {
             #expect(ends.allSatisfy { $0 == .closed }, "\(ends)")
         }
     }
+
+    @Test(
+        "D4: a body trickled after its head is cut off at the request timeout, though bytes keep the connection from idling; nothing is written"
+    )
+    func trickledBody() async throws {
+        var limits = ServerLimits()
+        // The idle timeout (30 s) never fires while bytes arrive; the request timeout (1 s) does. Readers give up
+        // after 60 s, a guard against a hang: a connection the server closed reads end-of-file.
+        limits.requestTimeout = .seconds(1)
+        try await Self.withLiveEmulator(limits: limits) { port, store in
+            let ends = try await onThread {
+                let trickling = try (0..<20).map { _ in try RawConnection(port: port, receiveTimeout: 60) }
+                for connection in trickling {
+                    var head = "POST /v1/providers/demo-project/vehicles?vehicleId=v1 HTTP/1.1\r\nHost: x\r\n"
+                    head += "Authorization: Bearer \(F.server)\r\nContent-Type: application/json\r\n"
+                    connection.send(Array((head + "Content-Length: 1048576\r\n\r\n{\"vehicleState\":").utf8))
+                }
+                return trickling.map { $0.readAll().end }
+            }
+            #expect(ends.allSatisfy { $0 == .closed }, "\(ends)")
+            #expect(try await store.vehicle(provider: "demo-project", id: "v1") == nil)
+            #expect(try await onThread { try RawConnection.get(port: port, path: Self.vehicle) } == 401)
+        }
+    }
+
+    @Test("D4: answered before its body was read (401), the connection says close and is closed, not drained for as long as the client sends")
+    func earlyAnswerCloses() async throws {
+        var limits = ServerLimits()
+        limits.drainTimeout = .milliseconds(500)
+        try await Self.withLiveEmulator(limits: limits) { port, _ in
+            let (text, end) = try await onThread {
+                let connection = try RawConnection(port: port, receiveTimeout: 60)
+                var head = "POST /v1/providers/demo-project/vehicles?vehicleId=v1 HTTP/1.1\r\nHost: x\r\n"
+                head += "Content-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{"
+                connection.send(Array(head.utf8))
+                return connection.readAll()
+            }
+            #expect(text.hasPrefix("HTTP/1.1 401"), "\(text)")
+            #expect(text.lowercased().contains("connection: close"), "\(text)")
+            #expect(end == .closed)
+        }
+    }
+
+    @Test("D4: one client address holds at most the configured connections; one over is closed at once, and a slot frees when one closes")
+    func connectionsPerClient() async throws {
+        var limits = ServerLimits()
+        limits.maximumConnectionsPerClient = 3
+        try await Self.withLiveEmulator(limits: limits) { port, _ in
+            let (over, served, freed) = try await onThread {
+                var held = try (0..<3).map { _ in try RawConnection(port: port, receiveTimeout: 60) }
+                // Each of the three is served (so each was accepted and counted before the fourth arrives).
+                for connection in held {
+                    connection.send(Array("GET \(Self.vehicle) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+                    _ = connection.responseStatus()
+                }
+                let over = try RawConnection(port: port, receiveTimeout: 60).readAll().end
+                held[0].send(Array("GET \(Self.vehicle) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8))
+                _ = held[0].readAll()
+                held.removeFirst()
+                // The slot frees once the server has seen the close: retry until a connection is served.
+                var freed: Int?
+                for _ in 0..<100 where freed == nil {
+                    freed = try RawConnection.get(port: port, path: Self.vehicle, receiveTimeout: 60)
+                }
+                return (over, held.count, freed)
+            }
+            #expect(over == .closed)
+            #expect(served == 2)
+            #expect(freed == 401)
+        }
+    }
 }
 
 /// Runs blocking socket work on a thread of its own: blocking a thread of Swift's cooperative pool (two on this
@@ -243,6 +314,21 @@ final class RawConnection: @unchecked Sendable {
             let count = recv(descriptor, &buffer, buffer.count, 0)
             if count == 0 { return .closed }
             if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK ? .timedOut : .closed }
+        }
+    }
+
+    /// Everything received until the peer closes the connection or the receive timeout passes, and which it was.
+    func readAll() -> (text: String, end: ReadEnd) {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count > 0 {
+                received += buffer[..<count]
+                continue
+            }
+            let end: ReadEnd = count == 0 || !(errno == EAGAIN || errno == EWOULDBLOCK) ? .closed : .timedOut
+            return (String(decoding: received, as: UTF8.self), end)
         }
     }
 

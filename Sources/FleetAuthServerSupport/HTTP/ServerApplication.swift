@@ -4,8 +4,9 @@ import HummingbirdHTTP2
 package import Logging
 import NIOCore
 
-/// The HTTP application both servers run (HTTP/1.1, or HTTPS with HTTP/2): Hummingbird with ``ServerLimits`` applied to the request decoder
-/// and the idle timeout.
+/// The HTTP application both servers run (HTTP/1.1, or HTTPS with HTTP/2): Hummingbird with ``ServerLimits`` applied
+/// to the request decoder, the idle timeout, each request's arrival (``RequestDeadline``) and the connections per
+/// client (``ClientConnectionLimit``).
 package enum ServerApplication {
     /// An application serving `router` on `host:port`.
     ///
@@ -29,6 +30,7 @@ package enum ServerApplication {
         onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol where Context.Source == ApplicationRequestContextSource {
         let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [RequestDeadline(limits: limits)],
             idleTimeout: TimeAmount(limits.idleTimeout),
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: limits.maximumHeaderFieldSize,
@@ -38,16 +40,24 @@ package enum ServerApplication {
         )
         // With a certificate: HTTPS, HTTP/2 or HTTP/1.1 as ALPN settles, the certificate read at each handshake (a
         // failure to set it up ends the server's run with the error, as a bind failure does).
+        // Each connection is counted against its client's address first (``ClientConnectionLimit``).
+        let perClient = ClientConnectionLimit(maximum: limits.maximumConnectionsPerClient)
         let server =
             certificate.map { certificate in
                 HTTPServerBuilder { responder in
-                    try HTTP2UpgradeChannel(
-                        tlsConfiguration: certificate.serverConfiguration(),
-                        configuration: .init(idleTimeout: limits.idleTimeout, streamConfiguration: http1),
-                        responder: responder
+                    ConnectionLimitedChannel(
+                        base: try HTTP2UpgradeChannel(
+                            tlsConfiguration: certificate.serverConfiguration(),
+                            configuration: .init(idleTimeout: limits.idleTimeout, streamConfiguration: http1),
+                            responder: responder
+                        ),
+                        limit: perClient
                     )
                 }
-            } ?? .http1(configuration: http1)
+            }
+            ?? HTTPServerBuilder { responder in
+                ConnectionLimitedChannel(base: HTTP1Channel(responder: responder, configuration: http1), limit: perClient)
+            }
         return Application(
             router: router,
             server: server,

@@ -27,7 +27,7 @@ public struct GRPCServerService: Service {
         rpcs: FleetEngineGRPCService,
         host: String,
         port: Int,
-        idleTimeout: Duration,
+        limits: ServerLimits,
         policy: GRPCConnectionPolicy,
         readiness: Readiness,
         certificate: ServerCertificate? = nil,
@@ -35,7 +35,7 @@ public struct GRPCServerService: Service {
     ) {
         var settings = HTTP2ServerTransport.Posix.Config.defaults
         settings.rpc.maxRequestPayloadSize = rpcs.call.maximumMessageSize * 4
-        policy.apply(to: &settings, idleTimeout: idleTimeout)
+        policy.apply(to: &settings, limits: limits)
         let config = HTTP2ServerTransport.Custom<GRPCListener>.Config(
             compression: settings.compression,
             connection: settings.connection,
