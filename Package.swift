@@ -175,7 +175,8 @@ let package = Package(
             dependencies: ["FleetAuthCore", "FleetAuthServerCore"]
                 + products([
                     "Hummingbird", "HummingbirdCore", "HummingbirdHTTP2", "NIOCore", "NIOConcurrencyHelpers", "NIOSSL",
-                    "NIOCertificateReloading", "NIOHTTPTypes", "HTTPTypes", "UnixSignals", "Logging", "ServiceLifecycle",
+                    "NIOCertificateReloading", "NIOHTTPTypes", "HTTPTypes", "UnixSignals", "Logging",
+                    "ServiceLifecycle",
                     "Tracing", "Instrumentation",
                 ]),
             swiftSettings: swiftSettings

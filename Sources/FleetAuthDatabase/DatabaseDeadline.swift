@@ -48,8 +48,12 @@ package final class DatabaseDeadline: Sendable {
         var inFlight: [UInt64: @Sendable (State) -> Void] = [:]
     }
 
-    package init(_ limits: Limits?) {
+    /// Told each change of ``state`` (once per change, not per call): what logs an outage and its end.
+    private let onChange: (@Sendable (State) -> Void)?
+
+    package init(_ limits: Limits?, onChange: (@Sendable (State) -> Void)? = nil) {
         self.limits = limits
+        self.onChange = onChange
     }
 
     /// How the database last answered.
@@ -68,12 +72,14 @@ package final class DatabaseDeadline: Sendable {
 
     /// Records the database's state; going down from answering cuts the calls in flight short.
     package func note(_ state: State) {
-        let cut = shared.withLockedValue { shared -> [@Sendable (State) -> Void] in
+        let (changed, cut) = shared.withLockedValue { shared -> (Bool, [@Sendable (State) -> Void]) in
             defer { shared.state = state }
-            guard shared.state == .answering, state != .answering else { return [] }
-            return Array(shared.inFlight.values)
+            guard shared.state != state else { return (false, []) }
+            guard shared.state == .answering else { return (true, []) }
+            return (true, Array(shared.inFlight.values))
         }
         for shorten in cut { shorten(state) }
+        if changed { onChange?(state) }
     }
 
     /// What ended a call early.

@@ -112,7 +112,7 @@ package final class PostgreSQLDatabase: Service, Sendable {
             reserved: reserved(url, reservedConnections, settings: settings, logger: logger),
             stop: .unscoped(runner),
             logger: logger,
-            deadline: DatabaseDeadline(limits)
+            deadline: DatabaseDeadline(limits, onChange: PostgreSQLDatabase.outageLog(url))
         )
         try await database.prepare(migrations)
         return database
@@ -147,6 +147,29 @@ package final class PostgreSQLDatabase: Service, Sendable {
             ($0.key, $0.value)
         }
         return configuration
+    }
+
+    /// Logs each change of the database's state once, as the production article promises: an outage as an error
+    /// when it starts (refusing connections, or not answering), and a notice when it answers again. Logged to
+    /// `fleetauth.store`, made when a line is logged so it uses the logging system the server bootstrapped.
+    static func outageLog(_ url: PostgresURL) -> @Sendable (DatabaseDeadline.State) -> Void {
+        { state in
+            let logger = Logger(label: "fleetauth.store")
+            switch state {
+            case .refusing:
+                logger.error(
+                    "PostgreSQL at \(url.location) cannot be reached: requests that need it are answered 503 until it is back",
+                    metadata: .fleetauth(["store": "unreachable"])
+                )
+            case .notAnswering:
+                logger.error(
+                    "PostgreSQL at \(url.location) is not answering in time: requests that need it are answered 504 until it does",
+                    metadata: .fleetauth(["store": "not_answering"])
+                )
+            case .answering:
+                logger.notice("PostgreSQL at \(url.location) answers again", metadata: .fleetauth(["store": "ok"]))
+            }
+        }
     }
 
     /// Checks the connection and applies the pending migrations; on failure the pool is closed.
@@ -314,7 +337,8 @@ package final class PostgreSQLDatabase: Service, Sendable {
     /// its statement and may still commit it, so the message says to read before writing again. A call that could
     /// not reach the database is ``StoreError/unavailable(_:)``: nothing was sent.
     private func unavailable(_ error: any Error) -> StoreError {
-        let mayApply = "A change this call asked for may still be applied once it answers: read it back before trying again."
+        let mayApply =
+            "A change this call asked for may still be applied once it answers: read it back before trying again."
         if let expiry = error as? DatabaseDeadline.Expiry {
             switch expiry {
             case .noAnswer(let limit):
@@ -442,7 +466,7 @@ package struct PostgresPools: Sendable {
             reserved: reserved,
             stop: .scoped(stop),
             logger: logger,
-            deadline: DatabaseDeadline(limits)
+            deadline: DatabaseDeadline(limits, onChange: PostgreSQLDatabase.outageLog(url))
         )
         try await database.prepare(migrations)
         return database

@@ -3,6 +3,7 @@ import FleetAuthServerCore
 import FleetAuthServerSupport
 import FleetAuthServerTesting
 import Foundation
+import NIOConcurrencyHelpers
 import PostgresNIO
 import Testing
 
@@ -21,6 +22,19 @@ struct PostgresErrorWordsTests {
             "says the same twice: \(message)",
             sourceLocation: sourceLocation
         )
+    }
+
+    @Test("each change of the database's state is told once (what logs an outage), not once per call")
+    func stateChangesTold() {
+        let told = NIOLockedValueBox<[DatabaseDeadline.State]>([])
+        let deadline = DatabaseDeadline(.requests) { state in told.withLockedValue { $0.append(state) } }
+        deadline.note(reached: true)
+        deadline.note(reached: false)
+        deadline.note(reached: false)
+        deadline.note(.notAnswering)
+        deadline.note(reached: true)
+        deadline.note(reached: true)
+        #expect(told.withLockedValue { $0 } == [.refusing, .notAnswering, .answering])
     }
 
     @Test("nothing listening at the address: the connection was refused, said so")
@@ -181,7 +195,9 @@ struct PostgresErrorWordsTests {
                     for try await error in group { errors.append(try #require(error, "a call succeeded")) }
                     #expect(errors.count == 5)
                     // The three that never had a connection were cut short: "cannot be reached", nothing sent.
-                    let cut = errors.filter { $0.message.contains("cannot be reached (no connection within 0.2 seconds)") }
+                    let cut = errors.filter {
+                        $0.message.contains("cannot be reached (no connection within 0.2 seconds)")
+                    }
                     #expect(cut.count == 3, "\(errors)")
                     #expect(errors.allSatisfy { $0.code == .unavailable }, "\(errors)")
                 }

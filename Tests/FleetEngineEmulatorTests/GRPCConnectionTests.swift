@@ -151,10 +151,11 @@ struct GRPCConnectionTests {
                     ("content-type", "application/grpc"), ("te", "trailers"),
                     ("authorization", "Bearer \(F.server)"),
                 ])
+                // HEADERS with END_HEADERS, then DATA with the start of a 100-byte message, and no END_STREAM.
                 connection.send(
                     Self.preface + Self.emptySettings
-                        + Self.frame(type: 1, flags: 0x4, stream: 1, headers)  // HEADERS, END_HEADERS
-                        + Self.frame(type: 0, flags: 0, stream: 1, [0, 0, 0, 0, 100])  // DATA: a message of 100 bytes begins
+                        + Self.frame(type: 1, flags: 0x4, stream: 1, headers)
+                        + Self.frame(type: 0, flags: 0, stream: 1, [0, 0, 0, 0, 100])
                 )
                 while let header = connection.receive(count: 9) {
                     let length: Int = Int(header[0]) << 16 | Int(header[1]) << 8 | Int(header[2])

@@ -157,7 +157,9 @@ struct LimitsTests {
         }
     }
 
-    @Test("D4: answered before its body was read (401), the connection says close and is closed, not drained for as long as the client sends")
+    @Test(
+        "D4: answered before its body was read (401), the connection says close and is closed, not drained for as long as the client sends"
+    )
     func earlyAnswerCloses() async throws {
         var limits = ServerLimits()
         limits.drainTimeout = .milliseconds(500)
@@ -175,7 +177,9 @@ struct LimitsTests {
         }
     }
 
-    @Test("D4: one client address holds at most the configured connections; one over is closed at once, and a slot frees when one closes")
+    @Test(
+        "D4: one client address holds at most the configured connections; one over is closed at once, and a slot frees when one closes"
+    )
     func connectionsPerClient() async throws {
         var limits = ServerLimits()
         limits.maximumConnectionsPerClient = 3

@@ -36,9 +36,14 @@ struct LostDatabaseFileTests {
         let store = try SQLiteFleetStore(path: path)
         let recorder = LogRecorder()
         store.database.health.logging(to: .recording(to: recorder))
-        let router = FleetEngineEmulator.makeRouter(authenticator: TokenAuthenticator(accounts: F.accounts), store: store)
+        let router = FleetEngineEmulator.makeRouter(
+            authenticator: TokenAuthenticator(accounts: F.accounts),
+            store: store
+        )
         try await Application(router: router).test(.router) { client in
-            #expect(try await client.call(.post, "\(base)?vehicleId=kept", token: F.server, body: F.vehicleBody).0 == .ok)
+            #expect(
+                try await client.call(.post, "\(base)?vehicleId=kept", token: F.server, body: F.vehicleBody).0 == .ok
+            )
             #expect(try await ReadinessTests.get(client, "/readyz").0 == .ok)
             Self.remove(path)
             if replaced {
@@ -56,7 +61,11 @@ struct LostDatabaseFileTests {
 
             for index in 0..<3 {
                 let (status, error) = try await client.call(
-                    .post, "\(base)?vehicleId=after\(index)", token: F.server, body: F.vehicleBody)
+                    .post,
+                    "\(base)?vehicleId=after\(index)",
+                    token: F.server,
+                    body: F.vehicleBody
+                )
                 #expect(status == .serviceUnavailable)
                 let details = try #require(error["error"]?.objectValue)
                 #expect(details["status"] == "UNAVAILABLE")
@@ -66,7 +75,11 @@ struct LostDatabaseFileTests {
             }
             // Updates are writes too.
             let (updated, _) = try await client.call(
-                .put, "\(base)/kept?updateMask=vehicleState", token: F.server, body: #"{"vehicleState":"ONLINE"}"#)
+                .put,
+                "\(base)/kept?updateMask=vehicleState",
+                token: F.server,
+                body: #"{"vehicleState":"ONLINE"}"#
+            )
             #expect(updated == .serviceUnavailable)
             #expect(try await ReadinessTests.get(client, "/readyz").0 == .serviceUnavailable)
             #expect(recorder.lines.filter { $0.contains(change) }.count == 1, "\(recorder.lines)")
@@ -114,9 +127,17 @@ struct LostDatabaseFileTests {
         let directory = try TestResources.required().temporaryDirectory()
         let path = directory + "/" + EmulatorServer.databaseFileName
         let first = try SQLiteFleetStore(path: path)
-        let router = FleetEngineEmulator.makeRouter(authenticator: TokenAuthenticator(accounts: F.accounts), store: first)
+        let router = FleetEngineEmulator.makeRouter(
+            authenticator: TokenAuthenticator(accounts: F.accounts),
+            store: first
+        )
         try await Application(router: router).test(.router) { client in
-            let (created, _) = try await client.call(.post, "\(base)?vehicleId=v0", token: F.server, body: F.vehicleBody)
+            let (created, _) = try await client.call(
+                .post,
+                "\(base)?vehicleId=v0",
+                token: F.server,
+                body: F.vehicleBody
+            )
             #expect(created == .ok)
         }
         #expect(Self.run("chattr", ["+i", path]))
@@ -124,13 +145,19 @@ struct LostDatabaseFileTests {
         // Started again on it: SQLite opens the file read-only, and only a write finds out.
         let store = try SQLiteFleetStore(path: path)
         let restarted = FleetEngineEmulator.makeRouter(
-            authenticator: TokenAuthenticator(accounts: F.accounts), store: store)
+            authenticator: TokenAuthenticator(accounts: F.accounts),
+            store: store
+        )
         try await Application(router: restarted).test(.router) { client in
             let (notReady, report) = try await ReadinessTests.get(client, "/readyz")
             #expect(notReady == .serviceUnavailable)
             #expect(Self.storeError(report).contains("its file cannot be written (read-only)"), "\(report)")
             let (status, error) = try await client.call(
-                .post, "\(base)?vehicleId=v1", token: F.server, body: F.vehicleBody)
+                .post,
+                "\(base)?vehicleId=v1",
+                token: F.server,
+                body: F.vehicleBody
+            )
             #expect(status == .serviceUnavailable)
             #expect(error["error"]?.objectValue?["message"]?.stringValue?.contains("read-only") == true, "\(error)")
             #expect(try await client.call(.get, "\(base)/v0", token: F.server).0 == .ok)

@@ -589,10 +589,16 @@ extension TokenServerStoreConformanceTests {
         let second = try #require(try await opened.another?() as? PostgresTokenServerStore)
         #expect(await second.storageProblem() == nil)
         let whileLocked: String? = try await first.database.transaction { connection in
-            _ = try await connection.query("LOCK TABLE token_audit IN ACCESS EXCLUSIVE MODE", logger: first.database.logger)
+            _ = try await connection.query(
+                "LOCK TABLE token_audit IN ACCESS EXCLUSIVE MODE",
+                logger: first.database.logger
+            )
             return await second.storageProblem()
         }
-        #expect(whileLocked?.contains("the audit table is locked by another session") == true, "\(whileLocked ?? "nil")")
+        #expect(
+            whileLocked?.contains("the audit table is locked by another session") == true,
+            "\(whileLocked ?? "nil")"
+        )
         #expect(await second.storageProblem() == nil)
     }
 }

@@ -1,9 +1,9 @@
 import HTTPTypes
-package import NIOHTTPTypes
 package import HummingbirdCore
 import Logging
 import NIOConcurrencyHelpers
 package import NIOCore
+package import NIOHTTPTypes
 
 /// Bounds how long one request may take to arrive: a client that sends its head and then trickles the body (a
 /// byte every few seconds: the idle timeout never fires, since bytes keep coming) would otherwise hold its

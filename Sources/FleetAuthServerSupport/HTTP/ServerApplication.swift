@@ -56,7 +56,10 @@ package enum ServerApplication {
                 }
             }
             ?? HTTPServerBuilder { responder in
-                ConnectionLimitedChannel(base: HTTP1Channel(responder: responder, configuration: http1), limit: perClient)
+                ConnectionLimitedChannel(
+                    base: HTTP1Channel(responder: responder, configuration: http1),
+                    limit: perClient
+                )
             }
         return Application(
             router: router,
