@@ -25,7 +25,7 @@ import urllib.request
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "debug", "fleetauth")
 # The findings fixed so far: a regression of one of these fails the run.
-HELD = {1, 2, 3, 4, 7}
+HELD = {1, 2, 3, 4, 6, 7}
 
 
 def call(method, url, body=None, bearer=None, raw=None):
@@ -152,8 +152,44 @@ def finding_5(serve, tokens):
 
 
 def finding_6(serve, tokens):
-    """Slow request bodies held connections forever."""
-    return False, "not yet fixed: no body-read deadline"
+    """Slow request bodies held connections forever; one client could open any number of them."""
+    problems = []
+    port = int(re.search(r":(\d+)/", serve.api).group(1))
+    # Answered before its body is read (no token: 401): Connection: close, and closed within the 2 s drain, though
+    # the client declared 1 MB and never sends it. (A trickled body is cut at --request-timeout, 30 s:
+    # LimitsTests.trickledBody and GRPCConnectionTests.trickledCall check it with a short timeout.)
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as connection:
+        connection.sendall(b"POST /v1/providers/demo-project/vehicles?vehicleId=v1 HTTP/1.1\r\nHost: x\r\n"
+                           b"Content-Type: application/json\r\nContent-Length: 1048576\r\n\r\n{")
+        received = b""
+        try:
+            while chunk := connection.recv(65536):
+                received += chunk
+        except socket.timeout:
+            problems.append("an early 401 left the connection open (drained as long as the client sends)")
+        head = received.split(b"\r\n\r\n")[0].lower()
+        if not head.startswith(b"http/1.1 401") or b"connection: close" not in head:
+            problems.append(f"early answer: {head[:80]!r}")
+    # One address holds at most 512 connections: the 513th is closed as it is accepted.
+    held = []
+    try:
+        for _ in range(512):
+            held.append(socket.create_connection(("127.0.0.1", port), timeout=30))
+        # Each is counted once the server accepted it: a request on the last proves the server has seen them all.
+        held[-1].sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        held[-1].recv(1024)
+        over = socket.create_connection(("127.0.0.1", port), timeout=30)
+        try:
+            closed = over.recv(1) == b""
+        except (socket.timeout, ConnectionError) as error:
+            closed = not isinstance(error, socket.timeout)
+        over.close()
+        if not closed:
+            problems.append("a 513th connection from one address was kept")
+    finally:
+        for connection in held:
+            connection.close()
+    return not problems, "; ".join(problems) or "early answers close; 512 connections per address; trickles cut (tests)"
 
 
 def finding_7(serve, tokens):
