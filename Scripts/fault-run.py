@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A fault run an operator can repeat: what each fault does to the emulator's clients, and how fast it recovers.
 
-    python3 Scripts/fault-run.py [--bin .build/release/fleetauth] [--faults pg-fast,pg-immediate,pg-stop,disk-full,sigterm]
+    python3 Scripts/fault-run.py [--bin .build/release/fleetauth] [--faults pg-fast,pg-immediate,pg-stop,pg-lock,disk-full,db-deleted,sigterm]
 
 For each fault it starts what it needs on loopback (a throwaway PostgreSQL cluster, `fleetauth emulator` in a
 temporary directory), keeps 8 writers updating vehicle locations over keep-alive connections, injects the fault, and
@@ -12,7 +12,11 @@ is in the database afterwards.
     pg-fast       pg_ctl restart -m fast (connections closed under in-flight statements)
     pg-immediate  pg_ctl restart -m immediate (a crash: no shutdown checkpoint)
     pg-stop       PostgreSQL stopped for --outage seconds (default 30), then started
+    pg-lock       the vehicles table locked (LOCK TABLE ... ACCESS EXCLUSIVE) for 15 s under creating writers: a create
+                  given up on must say its outcome is unknown (504), and one answered 503 must not be applied
     disk-full     SQLite on a small tmpfs filled to the last byte, then emptied (needs root to mount; skipped otherwise)
+    db-deleted    SQLite's database and its -wal/-shm removed under the writers: no write acknowledged afterwards,
+                  /readyz 503, one log line
     sigterm       SIGTERM under load: /readyz turns 503 during the drain, requests are answered, exit status 0
 
 PostgreSQL comes from /usr/lib/postgresql/*/bin (Debian's postgresql package); run as root it runs as the postgres
@@ -79,6 +83,12 @@ class Postgres:
     def run(self, tool, *arguments):
         subprocess.run(self.as_user + [f"{self.bin}/{tool}", *arguments], check=True, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
+
+    def psql(self, sql):
+        """A psql session running `sql` in the background (the caller waits for it)."""
+        return subprocess.Popen(self.as_user + [f"{self.bin}/psql", "-h", self.dir, "-p", str(self.port), "-U",
+                                                "postgres", "-q", "-c", sql, "postgres"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def ctl(self, *arguments):
         self.run("pg_ctl", "-D", f"{self.dir}/data", "-l", f"{self.dir}/server.log", "-w", *arguments)
@@ -152,6 +162,7 @@ class Writers:
         self.lock = threading.Lock()
         self.events = []  # (time sent, time answered or None, status or None)
         self.acknowledged = {}
+        self.created = []  # with `creating`: (vehicle ID, status) of every create
         for index in range(WRITERS):
             status, _ = emulator.request("POST", f"{VEHICLES}?vehicleId=fault{index}", BODY)
             if status not in (200, 409):
@@ -184,6 +195,8 @@ class Writers:
                 connection = None
             with self.lock:
                 self.events.append((sent, time.monotonic(), status))
+                if self.creating:
+                    self.created.append((f"fault{index}-{sequence}", status))
                 if status == 200:
                     self.acknowledged[index] = sequence
             if status != 200:
@@ -252,6 +265,71 @@ def postgres_fault(binary, name, inject):
         if emulator:
             emulator.stop()
         postgres.close()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def pg_lock(binary):
+    """Finding 10 of issue 61: a create given up on was answered 503 and applied later."""
+    postgres = Postgres()
+    directory = tempfile.mkdtemp(prefix="fault-run-")
+    emulator = None
+    try:
+        emulator = Emulator(binary, ["--database", postgres.url, "--database-timeout", "5"], directory)
+        writers = Writers(emulator, creating=True)
+        time.sleep(2)
+        start = time.monotonic()
+        lock = postgres.psql("BEGIN; LOCK TABLE emulator_vehicles IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(15); COMMIT")
+        lock.wait(timeout=120)
+        end = time.monotonic()
+        time.sleep(8)
+        writers.stop()
+        with writers.lock:
+            created = list(writers.created)
+        applied = {status: 0 for status in (503, 504)}
+        asked = {status: 0 for status in (503, 504)}
+        for vehicle, status in created:
+            if status in asked:
+                asked[status] += 1
+                applied[status] += emulator.request("GET", f"{VEHICLES}/{vehicle}")[0] == 200
+        ok = report("pg-lock", writers, start, end, end,
+                    f"creates answered 504: {asked[504]} ({applied[504]} applied: 'may still be applied'); "
+                    f"answered 503: {asked[503]} ({applied[503]} applied, must be 0)")
+        return ok and applied[503] == 0
+    finally:
+        if emulator:
+            emulator.stop()
+        postgres.close()
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def db_deleted(binary):
+    """Finding 9 of issue 61: writes acknowledged after the database file was deleted were lost."""
+    directory = tempfile.mkdtemp(prefix="fault-run-")
+    emulator = Emulator(binary, [], directory)
+    try:
+        writers = Writers(emulator)
+        time.sleep(2)
+        database = os.path.join(directory, "fleet-engine-data", "fleet-engine.sqlite")
+        start = time.monotonic()
+        for path in (database, database + "-wal", database + "-shm"):
+            os.remove(path)
+        deleted = time.monotonic()
+        time.sleep(5)
+        ready, _ = emulator.request("GET", "/readyz")
+        writers.stop()
+        # Acknowledged after the files were gone (a write in flight as they went may still have been answered).
+        after = [event for event in writers.between(deleted, time.monotonic()) if event[0] > deleted + 0.1]
+        acknowledged = sum(1 for event in after if event[2] == 200)
+        logged = [line for line in emulator.text().splitlines() if "was deleted" in line]
+        counts = {}
+        for _, _, status in after:
+            counts[status] = counts.get(status, 0) + 1
+        statuses = ", ".join(f"{status}: {count}" for status, count in sorted(counts.items(), key=str))
+        print(f"db-deleted    answers after the delete [{statuses}]  acknowledged {acknowledged} (must be 0)  "
+              f"/readyz {ready}  log lines about it {len(logged)}")
+        return acknowledged == 0 and ready == 503 and len(logged) == 1
+    finally:
+        emulator.stop()
         shutil.rmtree(directory, ignore_errors=True)
 
 
@@ -327,7 +405,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bin", default=".build/release/fleetauth" if os.path.exists(".build/release/fleetauth")
                         else ".build/debug/fleetauth")
-    parser.add_argument("--faults", default="pg-fast,pg-immediate,pg-stop,disk-full,sigterm")
+    parser.add_argument("--faults", default="pg-fast,pg-immediate,pg-stop,pg-lock,disk-full,db-deleted,sigterm")
     parser.add_argument("--outage", type=float, default=30.0, help="seconds PostgreSQL stays stopped (pg-stop)")
     options = parser.parse_args()
     binary = os.path.abspath(options.bin)
@@ -336,7 +414,9 @@ def main():
         "pg-immediate": lambda: postgres_fault(binary, "pg-immediate", lambda pg: pg.ctl("-m", "immediate", "restart")),
         "pg-stop": lambda: postgres_fault(binary, "pg-stop", lambda pg: (pg.ctl("-m", "fast", "stop"),
                                                                          time.sleep(options.outage), pg.start())),
+        "pg-lock": lambda: pg_lock(binary),
         "disk-full": lambda: disk_full(binary),
+        "db-deleted": lambda: db_deleted(binary),
         "sigterm": lambda: sigterm(binary),
     }
     print(f"fault run of {binary}: {WRITERS} writers, keep-alive HTTP/1.1, each answer awaited up to "
