@@ -343,6 +343,16 @@ struct LiveFleetTests {
                 password: StackFixture.password
             )
             #expect(session.role == .driver && session.expiresAt > Date().addingTimeInterval(3600))
+            // The device token, given back at the next login, is honoured (the same one comes back).
+            let device = try #require(session.deviceToken)
+            let next = try await TokenServerSession.logIn(
+                baseURL: base,
+                username: "dana",
+                password: StackFixture.password,
+                deviceToken: device
+            )
+            #expect(next.deviceToken == device)
+            try await next.logOut()
             let token = try await session.fetcher(.driver).fetchToken(for: .vehicle("v1"))
             let claims = try StrictJSONParser().parseObject(try CompactJWS(token.jwt).payload)
             #expect(claims["authorization"] == .object(["vehicleid": "v1"]))

@@ -24,22 +24,26 @@ public struct TokenServerSession: Sendable {
     public let expiresAt: Date
     /// The opaque session token sent as `Authorization: Bearer`.
     public let sessionToken: String
+    /// The device token a password login answers: keep it (in the Keychain, like the session) and pass it to the
+    /// next ``logIn(baseURL:username:password:deviceToken:session:)`` for this user, so that a lockout of the
+    /// network's address (someone else guessing passwords behind the same NAT) does not refuse this user's right
+    /// password. Nil for an ID-token login, or a server that issues none.
+    public let deviceToken: String?
     private let session: URLSession
 
     /// Logs in. A wrong username or password is ``FleetTokenError/Code/endpointRejected`` with status 401; too many
-    /// failures are status 429 (transient: try again after the server's `Retry-After`).
+    /// failures are status 429 (transient: try again after the server's `Retry-After`). `deviceToken`: the
+    /// ``deviceToken`` of this user's last login on this device, if the app kept it.
     public static func logIn(
         baseURL: URL,
         username: String,
         password: String,
+        deviceToken: String? = nil,
         session: URLSession = URLSession(configuration: .ephemeral)
     ) async throws(FleetTokenError) -> Self {
-        try await logIn(
-            baseURL: baseURL,
-            body: ["username": .string(username), "password": .string(password)],
-            username: username,
-            session: session
-        )
+        var body: JSONObject = ["username": .string(username), "password": .string(password)]
+        if let deviceToken { body["deviceToken"] = .string(deviceToken) }
+        return try await logIn(baseURL: baseURL, body: body, username: username, session: session)
     }
 
     /// Logs in with an ID token from the app's OpenID Provider — Firebase Authentication, Sign in with Apple,
@@ -80,6 +84,7 @@ public struct TokenServerSession: Sendable {
             role: object["role"]?.stringValue.flatMap(AppUserRole.init(rawValue:)),
             expiresAt: Date(timeIntervalSince1970: (object["expiresAt"]?.numberValue ?? 0) / 1000),
             sessionToken: token,
+            deviceToken: object["deviceToken"]?.stringValue,
             session: session
         )
     }

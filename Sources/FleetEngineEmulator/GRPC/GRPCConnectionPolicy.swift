@@ -14,7 +14,7 @@ import NIOHTTP2
 ///
 /// Over HTTP/2 a client can also keep a stream open by trickling its request (a DATA frame of one byte every few
 /// seconds): a stream whose request has not ended `ServerLimits.requestTimeout` after it opened is reset
-/// (``StreamRequestDeadline``). One client address holds at most `ServerLimits.maximumConnectionsPerClient`
+/// (`StreamRequestDeadline`). One client address holds at most `ServerLimits.maximumConnectionsPerClient`
 /// connections, as on the REST port.
 public struct GRPCConnectionPolicy: Sendable, Hashable {
     /// The longest a connection lives before it is asked to go away (GOAWAY); nil for no limit.

@@ -83,9 +83,27 @@ struct TokenServerRoutes {
         } else {
             let username = try JSONRequestBody.string(body, "username")
             let password = try JSONRequestBody.string(body, "password")
-            session = try await login.login(username: username, password: password, address: address)
+            // The device token of an earlier login: in the body (apps) or the cookie this answer sets (browsers).
+            let device =
+                body["deviceToken"] == nil
+                ? Self.cookie(Self.deviceCookie, in: request.headers[.cookie])
+                : try JSONRequestBody.string(body, "deviceToken")
+            session = try await login.login(
+                username: username,
+                password: password,
+                address: address,
+                deviceToken: device
+            )
         }
-        return JSONResponse.make(session.jsonObject, status: .created)
+        var response = JSONResponse.make(session.jsonObject, status: .created)
+        if let device = session.deviceToken {
+            // Only ever sent back to this path, over HTTPS (browsers count loopback as secure); never readable by a
+            // page's scripts.
+            let maxAge = Int(LoginService.deviceTokenLifetime.components.seconds)
+            response.headers[.setCookie] =
+                "\(Self.deviceCookie)=\(device); Path=/v1/sessions; Max-Age=\(maxAge); HttpOnly; Secure; SameSite=Strict"
+        }
+        return response
     }
 
     func deleteSession(_ request: Request, _ context: TokenServerRequestContext) async throws -> Response {
@@ -93,6 +111,21 @@ struct TokenServerRoutes {
         _ = try await login.user(sessionToken: token)
         try await login.logout(sessionToken: token ?? "")
         return Response(status: .noContent, headers: [.cacheControl: "no-store"])
+    }
+
+    /// The cookie that carries a browser's device token (``LoginService``).
+    static let deviceCookie = "fleetauth_device"
+
+    /// The value of cookie `name` in a `Cookie` header, or nil.
+    static func cookie(_ name: String, in header: String?) -> String? {
+        guard let header else { return nil }
+        for pair in header.split(separator: ";") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
+                return parts[1].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return nil
     }
 
     /// Whether a Content-Type is `application/json`, with or without parameters (`; charset=utf-8`).

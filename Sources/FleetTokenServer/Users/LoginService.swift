@@ -14,6 +14,12 @@ import NIOConcurrencyHelpers
 /// - Failed logins are throttled per username and per client address (``LoginThrottle``): each attempt is reserved
 ///   (counted as a failure) before its password is checked and given back when it succeeds, so parallel guesses
 ///   cannot outrun the limit; a throttled attempt is answered 429 with `Retry-After` before any password is checked.
+/// - A password login that succeeds also answers a *device token* (OWASP's "device cookie"): 32 random bytes bound
+///   to the user, stored as a hash beside the sessions, valid for ``deviceTokenLifetime``. A later login for that
+///   user that carries it is exempt from the per-address throttle (one address cannot lock out a user who logged in
+///   from that device before — behind a NAT or a proxy, everyone shares an address), though the per-username one
+///   still counts its failures. An attacker spraying passwords from one address has no device token for the users
+///   it tries, and stays locked out.
 /// - An ID token from a configured OpenID Provider (``OpenIDFederation``) logs in the user its identity (`iss` +
 ///   `sub`) is linked to. Every refusal — a bad token, an unknown issuer, an unlinked identity — is the same 401 as a
 ///   wrong password, counted by the same throttle (by address; by username too once the token names a user); the
@@ -41,6 +47,9 @@ public final class LoginService: Sendable {
     /// How often the stored hashes' cost is read again (users added by `fleetauth users add` or another instance
     /// while this one runs change it), in seconds.
     public static let storedCostRefreshInterval: TimeInterval = 60
+
+    /// How long a device token is honoured after the login that issued it.
+    public static let deviceTokenLifetime: Duration = .seconds(90 * 86_400)
 
     /// The message of every failed login, by password or by ID token.
     public static let invalidCredentialsMessage = "Invalid credentials."
@@ -101,15 +110,21 @@ public final class LoginService: Sendable {
         }
     }
 
-    /// A new session for `username` and `password`, from `address` (the client's IP, for throttling).
-    public func login(username: String, password: String, address: String?) async throws -> Session {
+    /// A new session for `username` and `password`, from `address` (the client's IP, for throttling), with the
+    /// device token of an earlier login of this user if the client kept one.
+    public func login(username: String, password: String, address: String?, deviceToken: String? = nil) async throws
+        -> Session
+    {
         let started = clock.currentDate
         // A name no user can have (a NUL, a capital, 65 bytes…) never reaches the store or a throttle key: it is an
         // unknown user, throttled by its address, so "dana\u{0}" can neither log in as dana nor dodge her lockout.
         let storable = (try? AppUser.validate(username: username)) != nil
         let throttled = storable ? username : nil
+        // A device this user logged in from before is not held to its address's throttle.
+        let knownDevice = storable ? try await isDevice(deviceToken, of: username, at: started) : false
+        let throttledAddress = knownDevice ? nil : address
         // The attempt counts as a failure from here until it succeeds, so parallel guesses cannot all be checked.
-        try await throttle.reserve(username: throttled, address: address, now: started)
+        try await throttle.reserve(username: throttled, address: throttledAddress, now: started)
         let credentials = storable ? try await users.credentials(for: username) : nil
         // An unknown user is checked against a dummy hash of the stored hashes' cost: the same work as a wrong password.
         let matches = try await hasher.verify(
@@ -118,9 +133,44 @@ public final class LoginService: Sendable {
             dummyCost: try await unknownUserCost(at: started)
         )
         guard let credentials, matches else { throw GoogleAPIError.unauthenticated(Self.invalidCredentialsMessage) }
-        try await throttle.recordSuccess(username: username, address: address, now: started)
+        try await throttle.recordSuccess(username: username, address: throttledAddress, now: started)
         try await rehashIfNeeded(password, credentials)
-        return try await startSession(for: credentials.user, at: started)
+        let session = try await startSession(for: credentials.user, at: started)
+        let device = knownDevice ? deviceToken : try await issueDeviceToken(for: credentials.user, at: started)
+        return Session(token: session.token, user: session.user, expiresAt: session.expiresAt, deviceToken: device)
+    }
+
+    /// The stored form of a device token: its SHA-256 in the sessions' table under a prefix of its own, so it is
+    /// never a session (a bearer token is looked up by its plain hash) and goes when the user's sessions go.
+    static func hash(deviceToken: String) -> String { "device-" + hash(sessionToken: deviceToken) }
+
+    /// Whether `token` is a device token this server issued to `username` that has not expired.
+    private func isDevice(_ token: String?, of username: String, at now: Date) async throws -> Bool {
+        guard let token, !token.isEmpty, token.utf8.count <= 256 else { return false }
+        let found = try await sessions.sessionUser(tokenHash: Self.hash(deviceToken: token), at: now, holding: nil)
+        return found?.user.username == username
+    }
+
+    private func issueDeviceToken(for user: AppUser, at started: Date) async throws -> String {
+        let token = Self.randomToken()
+        let created = Date(epochSeconds: started.epochSeconds)
+        try await sessions.addSession(
+            SessionRecord(
+                tokenHash: Self.hash(deviceToken: token),
+                username: user.username,
+                createdAt: created,
+                expiresAt: created.addingTimeInterval(Self.deviceTokenLifetime.timeInterval)
+            )
+        )
+        return token
+    }
+
+    /// 32 random bytes, base64url.
+    private static func randomToken() -> String {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        var generator = SystemRandomNumberGenerator()
+        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
+        return Base64URL.encode(bytes)
     }
 
     /// A new session for the user an OpenID Provider's ID token names, from `address`.
@@ -204,10 +254,7 @@ public final class LoginService: Sendable {
     }
 
     private func startSession(for user: AppUser, at started: Date) async throws -> Session {
-        var bytes = [UInt8](repeating: 0, count: 32)
-        var generator = SystemRandomNumberGenerator()
-        for index in bytes.indices { bytes[index] = UInt8.random(in: 0...255, using: &generator) }
-        let token = Base64URL.encode(bytes)
+        let token = Self.randomToken()
         let created = Date(epochSeconds: started.epochSeconds)
         let expires = created.addingTimeInterval(sessionLifetime.timeInterval)
         try await sessions.addSession(
