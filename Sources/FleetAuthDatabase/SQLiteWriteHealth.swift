@@ -83,6 +83,10 @@ package final class SQLiteWriteHealth: Sendable {
         case .SQLITE_FULL: return ("the disk holding it is full", "there is room")
         case .SQLITE_IOERR: return ("the disk failed a write (I/O error)", "the disk writes again")
         case .SQLITE_READONLY: return ("its file cannot be written (read-only)", "the file can be written")
+        // Another process (`fleetauth users`, a backup, an `sqlite3` shell) kept the write lock past the busy
+        // timeout: every write waits it out, so the store is not ready until one gets through.
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            return ("another connection holds its write lock (locked)", "the other connection lets go of it")
         default: return nil
         }
     }

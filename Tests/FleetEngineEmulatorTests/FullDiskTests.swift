@@ -108,6 +108,7 @@ struct WriteFailureWordsTests {
             (ResultCode.SQLITE_FULL, "the disk holding it is full", "once there is room"),
             (.SQLITE_IOERR, "I/O error", "once the disk writes again"),
             (.SQLITE_READONLY, "read-only", "once the file can be written"),
+            (.SQLITE_BUSY, "holds its write lock", "once the other connection lets go of it"),
         ]
     )
     func words(_ code: ResultCode, _ cause: String, _ remedy: String) throws {
