@@ -1,5 +1,5 @@
 import HTTPTypes
-package import HummingbirdCore
+import HummingbirdCore
 import Logging
 import NIOConcurrencyHelpers
 package import NIOCore
