@@ -106,7 +106,9 @@ public struct LocalStack {
         var iamKeys: [TokenFamily: ServiceAccountKey] = [:]
         var port = keylessIAMPort
         if let requested = keylessIAMPort {
-            let chosen = requested == 0 ? try LoopbackPort.free() : requested
+            // Below the ephemeral range: a port-0 bind elsewhere (another server starting meanwhile, a gRPC port)
+            // cannot be handed this port between choosing it and the IAM stand-in binding it.
+            let chosen = requested == 0 ? try LoopbackPort.freeOutsideEphemeralRange(excluding: []) : requested
             port = chosen
             let base = "http://127.0.0.1:\(chosen)"
             let accessTokens = AccessTokenSource(
