@@ -196,6 +196,9 @@ public nonisolated struct Maps_Fleetengine_Delivery_V1_DeliveryVehicleLocation: 
   /// Clears the value of `location`. Subsequent reads from it will return its default value.
   public mutating func clearLocation() {_uniqueStorage()._location = nil}
 
+  /// Deprecated, as in maps.fleetengine.v1.VehicleLocation: use `latlng_accuracy`.
+  ///
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var horizontalAccuracy: SwiftProtobuf.Google_Protobuf_DoubleValue {
     get {_storage._horizontalAccuracy ?? SwiftProtobuf.Google_Protobuf_DoubleValue()}
     set {_uniqueStorage()._horizontalAccuracy = newValue}
@@ -223,6 +226,9 @@ public nonisolated struct Maps_Fleetengine_Delivery_V1_DeliveryVehicleLocation: 
   /// Clears the value of `heading`. Subsequent reads from it will return its default value.
   public mutating func clearHeading() {_uniqueStorage()._heading = nil}
 
+  /// Deprecated: use `heading_accuracy`.
+  ///
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var bearingAccuracy: SwiftProtobuf.Google_Protobuf_DoubleValue {
     get {_storage._bearingAccuracy ?? SwiftProtobuf.Google_Protobuf_DoubleValue()}
     set {_uniqueStorage()._bearingAccuracy = newValue}
@@ -250,6 +256,9 @@ public nonisolated struct Maps_Fleetengine_Delivery_V1_DeliveryVehicleLocation: 
   /// Clears the value of `altitude`. Subsequent reads from it will return its default value.
   public mutating func clearAltitude() {_uniqueStorage()._altitude = nil}
 
+  /// Deprecated: use `altitude_accuracy`.
+  ///
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var verticalAccuracy: SwiftProtobuf.Google_Protobuf_DoubleValue {
     get {_storage._verticalAccuracy ?? SwiftProtobuf.Google_Protobuf_DoubleValue()}
     set {_uniqueStorage()._verticalAccuracy = newValue}
@@ -268,6 +277,9 @@ public nonisolated struct Maps_Fleetengine_Delivery_V1_DeliveryVehicleLocation: 
   /// Clears the value of `altitudeAccuracy`. Subsequent reads from it will return its default value.
   public mutating func clearAltitudeAccuracy() {_uniqueStorage()._altitudeAccuracy = nil}
 
+  /// Deprecated: use `speed`, in metres a second.
+  ///
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var speedKmph: SwiftProtobuf.Google_Protobuf_Int32Value {
     get {_storage._speedKmph ?? SwiftProtobuf.Google_Protobuf_Int32Value()}
     set {_uniqueStorage()._speedKmph = newValue}
@@ -345,6 +357,9 @@ public nonisolated struct Maps_Fleetengine_Delivery_V1_DeliveryVehicleLocation: 
   /// Clears the value of `timeSinceUpdate`. Subsequent reads from it will return its default value.
   public mutating func clearTimeSinceUpdate() {_uniqueStorage()._timeSinceUpdate = nil}
 
+  /// Deprecated: Fleet Engine judges staleness by other signals.
+  ///
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var numStaleUpdates: SwiftProtobuf.Google_Protobuf_Int32Value {
     get {_storage._numStaleUpdates ?? SwiftProtobuf.Google_Protobuf_Int32Value()}
     set {_uniqueStorage()._numStaleUpdates = newValue}
@@ -454,6 +469,9 @@ public nonisolated struct Maps_Fleetengine_Delivery_V1_DeliveryVehicleLocation: 
   /// Clears the value of `supplementalLocationAccuracy`. Subsequent reads from it will return its default value.
   public mutating func clearSupplementalLocationAccuracy() {_uniqueStorage()._supplementalLocationAccuracy = nil}
 
+  /// Deprecated: use `is_road_snapped`.
+  ///
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var roadSnapped: Bool {
     get {_storage._roadSnapped}
     set {_uniqueStorage()._roadSnapped = newValue}

@@ -276,6 +276,7 @@ public nonisolated struct Maps_Fleetengine_Delivery_V1_VehicleStop: Sendable {
 
     public var taskID: String = String()
 
+    /// The task's own, copied by Fleet Engine.
     public var taskDuration: SwiftProtobuf.Google_Protobuf_Duration {
       get {_taskDuration ?? SwiftProtobuf.Google_Protobuf_Duration()}
       set {_taskDuration = newValue}

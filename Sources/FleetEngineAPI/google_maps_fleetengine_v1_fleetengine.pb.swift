@@ -283,7 +283,10 @@ public nonisolated enum Maps_Fleetengine_V1_LocationSensor: SwiftProtobuf.Enum, 
 
 }
 
-/// Identifies a terminal point. Google has deprecated it and its fields.
+/// Identifies a terminal point. Deprecated with all its fields: Fleet Engine no longer supports terminal points, and a
+/// location is given by `TerminalLocation.point`.
+///
+/// NOTE: This message was marked as deprecated in the .proto file.
 public nonisolated struct Maps_Fleetengine_V1_TerminalPointId: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -291,6 +294,7 @@ public nonisolated struct Maps_Fleetengine_V1_TerminalPointId: Sendable {
 
   public var id: Maps_Fleetengine_V1_TerminalPointId.OneOf_ID? = nil
 
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var placeID: String {
     get {
       if case .placeID(let v)? = id {return v}
@@ -299,6 +303,7 @@ public nonisolated struct Maps_Fleetengine_V1_TerminalPointId: Sendable {
     set {id = .placeID(newValue)}
   }
 
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var generatedID: String {
     get {
       if case .generatedID(let v)? = id {return v}
@@ -307,12 +312,15 @@ public nonisolated struct Maps_Fleetengine_V1_TerminalPointId: Sendable {
     set {id = .generatedID(newValue)}
   }
 
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var value: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_ID: Equatable, Sendable {
+    /// NOTE: This field was marked as deprecated in the .proto file.
     case placeID(String)
+    /// NOTE: This field was marked as deprecated in the .proto file.
     case generatedID(String)
 
   }
@@ -336,7 +344,9 @@ public nonisolated struct Maps_Fleetengine_V1_TerminalLocation: Sendable {
   /// Clears the value of `point`. Subsequent reads from it will return its default value.
   public mutating func clearPoint() {self._point = nil}
 
-  /// The four fields below are deprecated by Google.
+  /// Deprecated, the four below: a location is its `point`.
+  ///
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var terminalPointID: Maps_Fleetengine_V1_TerminalPointId {
     get {_terminalPointID ?? Maps_Fleetengine_V1_TerminalPointId()}
     set {_terminalPointID = newValue}
@@ -346,10 +356,13 @@ public nonisolated struct Maps_Fleetengine_V1_TerminalLocation: Sendable {
   /// Clears the value of `terminalPointID`. Subsequent reads from it will return its default value.
   public mutating func clearTerminalPointID() {self._terminalPointID = nil}
 
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var accessPointID: String = String()
 
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var tripID: String = String()
 
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var terminalLocationType: Maps_Fleetengine_V1_WaypointType = .unknownWaypointType
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
@@ -510,6 +523,8 @@ public nonisolated struct Maps_Fleetengine_V1_VehicleLocation: @unchecked Sendab
 
   /// Deprecated by Google for latlng_accuracy (as bearing_accuracy, vertical_accuracy, speed_kmph,
   /// num_stale_updates and road_snapped are for their newer fields).
+  ///
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var horizontalAccuracy: SwiftProtobuf.Google_Protobuf_DoubleValue {
     get {_storage._horizontalAccuracy ?? SwiftProtobuf.Google_Protobuf_DoubleValue()}
     set {_uniqueStorage()._horizontalAccuracy = newValue}
@@ -539,6 +554,7 @@ public nonisolated struct Maps_Fleetengine_V1_VehicleLocation: @unchecked Sendab
   /// Clears the value of `heading`. Subsequent reads from it will return its default value.
   public mutating func clearHeading() {_uniqueStorage()._heading = nil}
 
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var bearingAccuracy: SwiftProtobuf.Google_Protobuf_DoubleValue {
     get {_storage._bearingAccuracy ?? SwiftProtobuf.Google_Protobuf_DoubleValue()}
     set {_uniqueStorage()._bearingAccuracy = newValue}
@@ -567,6 +583,7 @@ public nonisolated struct Maps_Fleetengine_V1_VehicleLocation: @unchecked Sendab
   /// Clears the value of `altitude`. Subsequent reads from it will return its default value.
   public mutating func clearAltitude() {_uniqueStorage()._altitude = nil}
 
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var verticalAccuracy: SwiftProtobuf.Google_Protobuf_DoubleValue {
     get {_storage._verticalAccuracy ?? SwiftProtobuf.Google_Protobuf_DoubleValue()}
     set {_uniqueStorage()._verticalAccuracy = newValue}
@@ -585,6 +602,7 @@ public nonisolated struct Maps_Fleetengine_V1_VehicleLocation: @unchecked Sendab
   /// Clears the value of `altitudeAccuracy`. Subsequent reads from it will return its default value.
   public mutating func clearAltitudeAccuracy() {_uniqueStorage()._altitudeAccuracy = nil}
 
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var speedKmph: SwiftProtobuf.Google_Protobuf_Int32Value {
     get {_storage._speedKmph ?? SwiftProtobuf.Google_Protobuf_Int32Value()}
     set {_uniqueStorage()._speedKmph = newValue}
@@ -665,6 +683,7 @@ public nonisolated struct Maps_Fleetengine_V1_VehicleLocation: @unchecked Sendab
   /// Clears the value of `timeSinceUpdate`. Subsequent reads from it will return its default value.
   public mutating func clearTimeSinceUpdate() {_uniqueStorage()._timeSinceUpdate = nil}
 
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var numStaleUpdates: SwiftProtobuf.Google_Protobuf_Int32Value {
     get {_storage._numStaleUpdates ?? SwiftProtobuf.Google_Protobuf_Int32Value()}
     set {_uniqueStorage()._numStaleUpdates = newValue}
@@ -774,6 +793,7 @@ public nonisolated struct Maps_Fleetengine_V1_VehicleLocation: @unchecked Sendab
   /// Clears the value of `supplementalLocationAccuracy`. Subsequent reads from it will return its default value.
   public mutating func clearSupplementalLocationAccuracy() {_uniqueStorage()._supplementalLocationAccuracy = nil}
 
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var roadSnapped: Bool {
     get {_storage._roadSnapped}
     set {_uniqueStorage()._roadSnapped = newValue}

@@ -98,6 +98,10 @@ public nonisolated struct Maps_Fleetengine_V1_GetTripRequest: @unchecked Sendabl
   /// Clears the value of `currentRouteSegmentVersion`. Subsequent reads from it will return its default value.
   public mutating func clearCurrentRouteSegmentVersion() {_uniqueStorage()._currentRouteSegmentVersion = nil}
 
+  /// Deprecated: the remaining waypoints are always returned; `remaining_waypoints_route_version` says when their
+  /// traffic is.
+  ///
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var remainingWaypointsVersion: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {_storage._remainingWaypointsVersion ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
     set {_uniqueStorage()._remainingWaypointsVersion = newValue}

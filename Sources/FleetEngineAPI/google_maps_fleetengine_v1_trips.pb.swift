@@ -485,6 +485,8 @@ public nonisolated struct Maps_Fleetengine_V1_StopLocation: Sendable {
   public mutating func clearTimestamp() {self._timestamp = nil}
 
   /// Deprecated by Google.
+  ///
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var stopTime: SwiftProtobuf.Google_Protobuf_Timestamp {
     get {_stopTime ?? SwiftProtobuf.Google_Protobuf_Timestamp()}
     set {_stopTime = newValue}

@@ -288,6 +288,8 @@ public nonisolated struct Maps_Fleetengine_V1_Vehicle: @unchecked Sendable {
   public mutating func clearLicensePlate() {_uniqueStorage()._licensePlate = nil}
 
   /// Deprecated by Google for waypoints.
+  ///
+  /// NOTE: This field was marked as deprecated in the .proto file.
   public var route: [Maps_Fleetengine_V1_TerminalLocation] {
     get {_storage._route}
     set {_uniqueStorage()._route = newValue}
@@ -549,7 +551,7 @@ public nonisolated struct Maps_Fleetengine_V1_VisualTrafficReportPolylineRenderi
 
     public var style: Maps_Fleetengine_V1_VisualTrafficReportPolylineRendering.RoadStretch.Style = .unspecified
 
-    /// From the route's start, in metres.
+    /// From the route's start, in metres: the stretch is [offset_meters, offset_meters + length_meters).
     public var offsetMeters: Int32 = 0
 
     public var lengthMeters: Int32 = 0

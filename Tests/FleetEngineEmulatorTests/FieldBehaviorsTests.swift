@@ -105,6 +105,24 @@ struct FieldBehaviorsTests {
         #expect(Self.refusal(vehicle)?.message == "vehicle.licensePlate.countryCode is required.")
     }
 
+    @Test(
+        "a required number inside a resource may be zero: a traffic stretch from the route's start; its style may not"
+    )
+    func zeroInsideAResource() throws {
+        var update = FleetEngineV1.UpdateVehicleRequest()
+        update.name = "providers/p/vehicles/v1"
+        update.updateMask.paths = ["current_route_segment_traffic"]
+        var stretch = Maps_Fleetengine_V1_VisualTrafficReportPolylineRendering.RoadStretch()
+        stretch.lengthMeters = 120
+        update.vehicle.currentRouteSegmentTraffic.trafficRendering.roadStretch = [stretch]
+        #expect(
+            Self.refusal(update)?.message
+                == "vehicle.currentRouteSegmentTraffic.trafficRendering.roadStretch[0].style is required."
+        )
+        update.vehicle.currentRouteSegmentTraffic.trafficRendering.roadStretch[0].style = .trafficJam
+        #expect(Self.refusal(update) == nil, "offset_meters 0 is the route's start")
+    }
+
     @Test("an update's resource carries only the masked fields: its own required fields are not asked for")
     func partialResource() {
         var update = FleetEngineV1.UpdateVehicleRequest()

@@ -28,6 +28,7 @@ import proto
 import pytest
 from google.api import annotations_pb2, client_pb2, field_behavior_pb2, http_pb2, resource_pb2, routing_pb2
 from google.maps import fleetengine_delivery_v1 as fd
+from google.maps import fleetengine_v1 as fe
 from google.maps.fleetengine_delivery_v1.services.delivery_service.transports import rest_base
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 
@@ -139,8 +140,13 @@ def test_on_demand_bindings_are_the_published_ones(ours):
     assert found == ON_DEMAND
 
 
+CLIENTS = {"DeliveryService": fd.DeliveryServiceClient, "VehicleService": fe.VehicleServiceClient,
+           "TripService": fe.TripServiceClient}
+
+
 def test_routing_and_method_signatures(ours):
     requests = dict(messages(ours))
+    signed = 0
     for file, service, method in methods(ours):
         assert service.options.Extensions[client_pb2.default_host] == "fleetengine.googleapis.com"
         request = requests[method.input_type.lstrip(".")]
@@ -151,15 +157,17 @@ def test_routing_and_method_signatures(ours):
         assert re.match(r"/v1/\{([\w.]+)=", path).group(1) == routing[0].field, method.name
         head = routing[0].field.split(".")[0]
         assert head in {f.name for f in request.field}, method.name
+        # A method signature is what Google's client flattens into keyword arguments, in every client: the
+        # on-demand ones too (DeleteVehicle and DeleteTrip take `name`).
         signatures = list(method.options.Extensions[client_pb2.method_signature])
-        if file.package == "maps.fleetengine.delivery.v1":
-            flattened = [name for name, parameter in inspect.signature(
-                getattr(fd.DeliveryServiceClient, re.sub(r"(?<!^)([A-Z])", r"_\1", method.name).lower())
-            ).parameters.items() if parameter.kind == inspect.Parameter.KEYWORD_ONLY
-                and name not in ("retry", "timeout", "metadata")]
-            assert signatures == ([",".join(flattened)] if flattened else []), method.name
-        else:
-            assert signatures == [], method.name
+        client = CLIENTS[service.name]
+        flattened = [name for name, parameter in inspect.signature(
+            getattr(client, re.sub(r"(?<!^)([A-Z])", r"_\1", method.name).lower())
+        ).parameters.items() if parameter.kind == inspect.Parameter.KEYWORD_ONLY
+            and name not in ("retry", "timeout", "metadata")]
+        assert signatures == ([",".join(flattened)] if flattened else []), method.name
+        signed += bool(signatures)
+    assert signed == 13
 
 
 BEHAVIOURS = [("Required.", field_behavior_pb2.REQUIRED), ("Output only.", field_behavior_pb2.OUTPUT_ONLY),
@@ -167,8 +175,8 @@ BEHAVIOURS = [("Required.", field_behavior_pb2.REQUIRED), ("Output only.", field
               ("Input only.", field_behavior_pb2.INPUT_ONLY)]
 
 
-def documented_behaviours():
-    """(message, field) -> behaviours, from the opening words of each field's documentation in Google's clients."""
+def documented_fields():
+    """(message, field) -> the field's documentation in Google's clients, nested messages' fields included."""
     found = {}
     for package, modules in [
             ("google.maps.fleetengine_v1.types", ("fleetengine", "header", "traffic", "trip_api", "trips",
@@ -180,14 +188,11 @@ def documented_behaviours():
 
             def walk(cls):
                 full = cls.pb(cls()).DESCRIPTOR.full_name
-                sections = (cls.__doc__ or "").split("\n    Attributes:\n")
+                # A nested message's docstring is indented deeper than its parent's: read it dedented.
+                sections = (inspect.cleandoc(cls.__doc__ or "") + "\n").split("\nAttributes:\n")
                 if len(sections) > 1:
-                    for match in re.finditer(r"\n?        (\w+) \(([^)]*)\):\n((?:            .*\n|\s*\n)*)",
-                                             sections[1]):
-                        text = " ".join(match.group(3).split())[:60]
-                        kinds = [value for words, value in BEHAVIOURS if re.search(r"(^|\. )" + re.escape(words), text)]
-                        if kinds:
-                            found[(full, match.group(1).rstrip("_"))] = kinds
+                    for match in re.finditer(r"\n?    (\w+) \(([^)]*)\):\n((?:        .*\n|\s*\n)*)", sections[1]):
+                        found[(full, match.group(1).rstrip("_"))] = " ".join(match.group(3).split())
                 for nested in vars(cls).values():
                     if isinstance(nested, type) and issubclass(nested, proto.Message) and nested is not cls:
                         walk(nested)
@@ -196,6 +201,28 @@ def documented_behaviours():
                 if isinstance(value, type) and issubclass(value, proto.Message) and value.__module__ == module.__name__:
                     walk(value)
     return found
+
+
+def documented_behaviours():
+    """(message, field) -> behaviours, from the opening words of each field's documentation in Google's clients."""
+    found = {}
+    for key, text in documented_fields().items():
+        kinds = [value for words, value in BEHAVIOURS if re.search(r"(^|\. )" + re.escape(words), text[:60])]
+        if kinds:
+            found[key] = kinds
+    return found
+
+
+def test_deprecated_fields_are_the_documented_ones(ours):
+    """A field Google's documentation calls deprecated ("Deprecated.", "Deprecated: use …") carries
+    `deprecated = true`, and no other does; so does the one deprecated message, TerminalPointId."""
+    marked = {(name, field.name) for name, message in messages(ours) for field in message.field
+              if field.options.deprecated}
+    documented = {key for key, text in documented_fields().items() if re.search(r"\bDeprecated\b", text)}
+    assert marked == documented
+    assert len(marked) == 22
+    assert [name for name, message in messages(ours) if message.options.deprecated] == [
+        "maps.fleetengine.v1.TerminalPointId"]
 
 
 def test_field_behaviours_are_the_documented_ones(ours):
@@ -213,7 +240,12 @@ def test_field_behaviours_are_the_documented_ones(ours):
                        (("maps.fleetengine.v1.Trip", "number_of_passengers"), [field_behavior_pb2.IMMUTABLE]),
                        (("maps.fleetengine.v1.Vehicle", "current_trips"), [field_behavior_pb2.OUTPUT_ONLY]),
                        (("maps.fleetengine.v1.SearchVehiclesRequest", "pickup_radius_meters"),
-                        [field_behavior_pb2.REQUIRED])]:
+                        [field_behavior_pb2.REQUIRED]),
+                       # Nested messages' fields, which a reading of top-level docstrings alone misses.
+                       (("maps.fleetengine.v1.VisualTrafficReportPolylineRendering.RoadStretch", "offset_meters"),
+                        [field_behavior_pb2.REQUIRED]),
+                       (("maps.fleetengine.delivery.v1.VehicleStop.TaskInfo", "task_duration"),
+                        [field_behavior_pb2.OUTPUT_ONLY])]:
         assert annotated[key] == kinds, key
     assert len(annotated) > 100
 
@@ -226,6 +258,11 @@ def test_resource_references_name_declared_resources(ours):
             declared[resource.type] = list(resource.pattern)
     assert set(declared) == {f"fleetengine.googleapis.com/{kind}" for kind in (
         "Vehicle", "Trip", "DeliveryVehicle", "Task", "TaskTrackingInfo")}
+    # The provider is declared once, by the Deliveries API's file, as Google's delivery_api.proto declares it.
+    defined = {(file.name, definition.type, tuple(definition.pattern)) for file in ours.values()
+               for definition in file.options.Extensions[resource_pb2.resource_definition]}
+    assert defined == {("google/maps/fleetengine/delivery/v1/delivery_api.proto", "fleetengine.googleapis.com/Provider",
+                        ("providers/{provider}",))}
     references = 0
     for name, message in messages(ours):
         for field in message.field:
