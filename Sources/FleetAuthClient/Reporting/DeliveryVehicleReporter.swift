@@ -102,29 +102,16 @@ public final class DeliveryVehicleReporter<C: Clock>: @unchecked Sendable where 
             })
         else { return }
         defer { continuation.finish() }
-        let start = clock.now
-        while !Task.isCancelled {
-            let action = lock.withLock { state.next(now: start.duration(to: clock.now)) }
-            switch action {
-            case .finish:
-                return
-            case .wait(let until):
-                await wake.pause(until: until.map { start.advanced(by: $0) }, clock: clock)
-            case .send(let update):
-                let began = ContinuousClock.now
-                var failure: FleetEngineClientError?
-                do {
-                    try await send(update)
-                } catch {
-                    failure = error
-                }
-                if failure?.code == .cancelled { return }
-                let outcome: DeliveryVehicleReporterState.Outcome =
-                    failure.map { $0.isTransient ? .transientFailure : .terminalFailure } ?? .accepted
-                lock.withLock { state.completed(update, outcome: outcome, at: start.duration(to: clock.now)) }
-                continuation.yield(Report(update: update, error: failure, latency: .now - began))
+        await runReporting(
+            clock: clock,
+            wake: wake,
+            next: { now in lock.withLock { state.next(now: now) } },
+            send: { update throws(FleetEngineClientError) in try await send(update) },
+            completed: { update, outcome, now in lock.withLock { state.completed(update, outcome: outcome, at: now) } },
+            report: { update, failure, latency in
+                continuation.yield(Report(update: update, error: failure, latency: latency))
             }
-        }
+        )
     }
 
     private func send(_ update: DeliveryVehicleReporterState.Update) async throws(FleetEngineClientError) {

@@ -20,20 +20,10 @@ public struct DeliveryVehicleReporterState: Sendable, Hashable {
         case location(VehicleLocation, sequence: Int)
     }
 
-    public enum Action: Sendable, Hashable {
-        /// Send this update now, then call ``DeliveryVehicleReporterState/completed(_:outcome:at:)``.
-        case send(Update)
-        /// Nothing to send before this time (or before new input, when `nil`).
-        case wait(until: Duration?)
-        /// Everything pending went out: stop.
-        case finish
-    }
-
-    public enum Outcome: Sendable, Hashable {
-        case accepted
-        case transientFailure
-        case terminalFailure
-    }
+    /// What to do next: send an update (then call ``DeliveryVehicleReporterState/completed(_:outcome:at:)``), wait, or stop.
+    public typealias Action = ReporterAction<Update>
+    /// How a send ended.
+    public typealias Outcome = ReporterOutcome
 
     private struct PendingOutcome: Sendable, Hashable {
         var taskID: String

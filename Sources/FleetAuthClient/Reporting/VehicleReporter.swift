@@ -88,36 +88,20 @@ public final class VehicleReporter<C: Clock>: @unchecked Sendable where C.Durati
             })
         else { return }
         defer { continuation.finish() }
-        let start = clock.now
-        while !Task.isCancelled {
-            let action = lock.withLock { state.next(now: start.duration(to: clock.now)) }
-            switch action {
-            case .finish:
-                return
-            case .wait(let until):
-                await wake.pause(until: until.map { start.advanced(by: $0) }, clock: clock)
-            case .send(let update):
-                let began = ContinuousClock.now
-                var failure: FleetEngineClientError?
-                do {
-                    try await client.updateVehicleLocation(vehicleID, location: update.location, state: update.state)
-                } catch {
-                    failure = error
-                }
-                if failure?.code == .cancelled { return }
-                let outcome: VehicleReporterState.Outcome =
-                    failure.map { $0.isTransient ? .transientFailure : .terminalFailure } ?? .accepted
-                lock.withLock { state.completed(update, outcome: outcome, at: start.duration(to: clock.now)) }
+        await runReporting(
+            clock: clock,
+            wake: wake,
+            next: { now in lock.withLock { state.next(now: now) } },
+            send: { update throws(FleetEngineClientError) in
+                try await client.updateVehicleLocation(vehicleID, location: update.location, state: update.state)
+            },
+            completed: { update, outcome, now in lock.withLock { state.completed(update, outcome: outcome, at: now) } },
+            report: { update, failure, latency in
                 continuation.yield(
-                    Report(
-                        location: update.location,
-                        state: update.state,
-                        error: failure,
-                        latency: .now - began
-                    )
+                    Report(location: update.location, state: update.state, error: failure, latency: latency)
                 )
             }
-        }
+        )
     }
 
     private func change(_ body: (inout VehicleReporterState) -> Void) {

@@ -16,20 +16,10 @@ public struct VehicleReporterState: Sendable, Hashable {
         public var locationSequence: Int?
     }
 
-    public enum Action: Sendable, Hashable {
-        /// Send this update now, then call ``VehicleReporterState/completed(_:outcome:at:)``.
-        case send(Update)
-        /// Nothing to send before this time (or before new input, when `nil`).
-        case wait(until: Duration?)
-        /// The final update went out: stop.
-        case finish
-    }
-
-    public enum Outcome: Sendable, Hashable {
-        case accepted
-        case transientFailure
-        case terminalFailure
-    }
+    /// What to do next: send an update (then call ``VehicleReporterState/completed(_:outcome:at:)``), wait, or stop.
+    public typealias Action = ReporterAction<Update>
+    /// How a send ended.
+    public typealias Outcome = ReporterOutcome
 
     /// The time between location updates.
     public let interval: Duration
