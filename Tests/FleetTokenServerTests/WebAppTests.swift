@@ -18,7 +18,9 @@ struct WebAppTests {
             for (path, type, marker) in [
                 ("/app/trip/trip-1", "text/html", "/app/static/trip.js"),
                 ("/app/console", "text/html", "/app/static/console.js"),
-                ("/app/static/trip.js", "text/javascript", "callFleetEngine"),
+                ("/app/static/trip.js", "text/javascript", "./follow.js"),
+                ("/app/static/shipment.js", "text/javascript", "./follow.js"),
+                ("/app/static/follow.js", "text/javascript", "callFleetEngine"),
                 ("/app/static/token-provider.js", "text/javascript", "expiresInSeconds"),
                 ("/app/static/session.js", "text/javascript", "sessionStorage"),
                 ("/app/static/map.js", "text/javascript", "SVGMap"),
