@@ -55,7 +55,7 @@ def descriptors():
                    if f.endswith(".proto")]
     with tempfile.NamedTemporaryFile(suffix=".pb") as out:
         subprocess.run(["protoc", "-I", os.path.join(ROOT, "Protos"), "-I", INCLUDE, "--include_imports",
-                        "--descriptor_set_out=" + out.name] + sorted(protos), check=True)
+                        "--include_source_info", "--descriptor_set_out=" + out.name] + sorted(protos), check=True)
         return descriptor_pb2.FileDescriptorSet.FromString(open(out.name, "rb").read())
 
 
@@ -181,6 +181,16 @@ SUMMARIES = {
                             ["404"]),
 }
 ERRORS = {"404": "NOT_FOUND", "409": "ALREADY_EXISTS"}
+
+
+def derived_summary(method, comment):
+    """An RPC without an entry in SUMMARIES: the first sentence of its comment in the proto, and the errors its verb
+    implies (a create may find the ID taken; a get, update or delete may find nothing). So a new RPC needs no edit
+    here: SUMMARIES only adds the permission and claim to what the proto says."""
+    sentence = " ".join(comment.split()).split(". ")[0].rstrip(".")
+    assert sentence, method.name + " has no comment in its proto to summarize it by"
+    verb = next((v for v in ("Create", "Get", "Update", "Delete") if method.name.startswith(v)), None)
+    return sentence + ".", {"Create": ["409"], None: []}.get(verb, ["404"])
 # Limits the emulator checks on query parameters beyond their types, by JSON name.
 QUERY_LIMITS = {
     "pageSize": {"minimum": 0, "maximum": 1000},
@@ -271,8 +281,9 @@ def paths(schemas, messages, enums, files):
     for file in files.file:
         if not file.package.startswith("maps.fleetengine."):
             continue
-        for service in file.service:
-            for method in service.method:
+        comments = {tuple(location.path): location.leading_comments for location in file.source_code_info.location}
+        for service_index, service in enumerate(file.service):
+            for method_index, method in enumerate(service.method):
                 rule = method.options.Extensions[annotations_pb2.http]
                 verb = rule.WhichOneof("pattern")
                 assert verb in VERBS, method.name + " has no google.api.http rule"
@@ -293,7 +304,8 @@ def paths(schemas, messages, enums, files):
                     params = query_parameters(request, messages, enums, excluded | {rule.body})
                 else:
                     params = query_parameters(request, messages, enums, excluded)
-                summary, extra = SUMMARIES[method.name]
+                summary, extra = SUMMARIES.get(method.name) or derived_summary(
+                    method, comments.get((6, service_index, 2, method_index), ""))
                 entry = result.setdefault(path, {"parameters": [
                     provider if name == "provider" else path_parameter(name, ID) for name in names]})
                 output = "Empty" if method.output_type == ".google.protobuf.Empty" else schema_name(method.output_type)
