@@ -168,8 +168,6 @@ public struct AuthorizationClaimsError: CodedError {
         self.message = message
     }
 
-    @available(*, deprecated, renamed: "code.rawValue")
-    public var shortDescription: String { code.rawValue }
     public var description: String { message }
 
     public static let unknownKey = Self(.unknownKey, "unknown authorization claim")

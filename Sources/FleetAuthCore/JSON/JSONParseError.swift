@@ -30,8 +30,6 @@ public struct JSONParseError: CodedError {
         self.message = message
     }
 
-    @available(*, deprecated, renamed: "code.rawValue")
-    public var shortDescription: String { code.rawValue }
     public var description: String { message }
 
     public static let invalidUTF8 = Self(.invalidUTF8, "the text is not valid UTF-8")

@@ -28,8 +28,6 @@ public struct JWSDecodingError: CodedError {
         self.jsonError = jsonError
     }
 
-    @available(*, deprecated, renamed: "code.rawValue")
-    public var shortDescription: String { code.rawValue }
     public var description: String { message }
 
     public static let empty = Self(.empty, "the token is empty")

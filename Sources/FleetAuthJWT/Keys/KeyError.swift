@@ -25,8 +25,6 @@ public struct KeyError: CodedError {
         self.message = message
     }
 
-    @available(*, deprecated, renamed: "code.rawValue")
-    public var shortDescription: String { code.rawValue }
     public var description: String { message }
 
     public static let keyTooSmall = Self(.keyTooSmall, "RSA keys must have at least 2048 bits")

@@ -32,8 +32,6 @@ public struct ServiceAccountKeyError: CodedError {
         self.message = message
     }
 
-    @available(*, deprecated, renamed: "code.rawValue")
-    public var shortDescription: String { code.rawValue }
     public var description: String { message }
 
     public static let fileNotFound = Self(.fileNotFound, "key file not found")

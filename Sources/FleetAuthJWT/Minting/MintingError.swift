@@ -25,8 +25,6 @@ public struct MintingError: CodedError {
         self.message = message
     }
 
-    @available(*, deprecated, renamed: "code.rawValue")
-    public var shortDescription: String { code.rawValue }
     public var description: String { message }
 
     public static let invalidLifetime = Self(.invalidLifetime, "the token lifetime must be 1 to 3600 seconds")

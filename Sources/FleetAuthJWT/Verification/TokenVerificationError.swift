@@ -96,15 +96,10 @@ public struct TokenVerificationError: CodedError {
         self.message = message
     }
 
-    @available(*, deprecated, renamed: "code.rawValue")
-    public var reason: String { code.rawValue }
     public var description: String { "\(code.rawValue): \(message)" }
 
     /// `true` when Fleet Engine answers 403 `PERMISSION_DENIED` rather than 401 `UNAUTHENTICATED`.
     public var isPermissionDenied: Bool { code == .missingAuthorization }
-
-    @available(*, deprecated, message: "use Code.allCases")
-    public static let allReasons: [String] = Code.allCases.map(\.rawValue)
 
     public static let tokenTooLarge = Self(.tokenTooLarge, "the token is too large")
     public static let malformedToken = Self(.malformedToken, "not a compact JWS")

@@ -1,6 +1,6 @@
 import FleetAuthCore
 public import FleetAuthDatabase
-public import FleetAuthServerCore
+import FleetAuthServerCore
 public import Foundation
 import NIOCore
 import PostgresNIO
@@ -37,25 +37,9 @@ public final class PostgresTokenServerStore: TokenServerStorage {
         }
     }
 
-    /// Connects and applies the token server's migrations, with a pool that runs in a task of its own until
-    /// ``close()``.
-    @available(*, deprecated, message: "Use withConnected(_:maximumConnections:_:): its pool closes with its scope.")
-    public static func connect(_ url: PostgresURL, maximumConnections: Int = 20) async throws(StoreError)
-        -> PostgresTokenServerStore
-    {
-        PostgresTokenServerStore(
-            database: try await PostgreSQLDatabase.connect(
-                url,
-                migrations: migrations,
-                maximumConnections: maximumConnections,
-                limits: .requests
-            )
-        )
-    }
-
     /// Connects and migrates, with the pool running in `pools`' scope. Its calls are not bounded by a
     /// ``DatabaseDeadline`` (tests and benchmarks, whose statements may rightly queue long on a loaded machine);
-    /// a server's store, opened by `withConnected` or `connect(_:maximumConnections:)`, is.
+    /// a server's store, opened by `withConnected`, is.
     package static func connect(
         _ url: PostgresURL,
         maximumConnections: Int = 20,
