@@ -25,7 +25,7 @@ private struct Routes: UnaryMethodVisitor {
     static let all: [@Sendable ([(name: String, value: String)]) -> Void] = {
         let store = try! SQLiteFleetStore(inMemory: ())
         let rpcs = FleetEngineRPCs(
-            vehicles: FleetEngineService(store: store),
+            vehicles: OnDemandService(store: store),
             deliveries: DeliveryService(store: store)
         )
         var routes = Routes()

@@ -77,7 +77,7 @@ extension BenchCommand {
         }
 
         func measure(
-            _ store: some FleetStore & DeliveryStore,
+            _ store: some EmulatorStore,
             name: String,
             trust: TrustConfiguration,
             tokens: (server: String, delivery: String)

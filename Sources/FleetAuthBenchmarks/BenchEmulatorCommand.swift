@@ -215,8 +215,8 @@ extension BenchCommand {
                 let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
                 let sqliteMeasured = chosen.map { !$0.isDisjoint(with: ["cached", "uncached", "grpc"]) } ?? true
                 let postgresMeasured = chosen.map { $0.contains("postgres") } ?? true
-                for checked in (sqliteMeasured ? [store as any FleetStore] : [])
-                    + (postgresMeasured ? postgresStore.map { [$0 as any FleetStore] } ?? [] : [])
+                for checked in (sqliteMeasured ? [store as any OnDemandStore] : [])
+                    + (postgresMeasured ? postgresStore.map { [$0 as any OnDemandStore] } ?? [] : [])
                 {
                     guard let sample = try await checked.vehicle(provider: Self.provider, id: Self.vehicleID(0)),
                         sample.lastLocation.hasServerTime
@@ -362,7 +362,7 @@ extension BenchCommand {
         static func vehicleID(_ index: Int) -> String { "vehicle-\(index)" }
 
         /// Deletes every vehicle of the bench provider (earlier runs' included).
-        static func clear(_ store: any FleetStore) async throws {
+        static func clear(_ store: any OnDemandStore) async throws {
             while true {
                 let page = try await store.vehicles(provider: provider, afterID: nil, limit: 500)
                 if page.isEmpty { return }

@@ -24,7 +24,7 @@ public struct EmulatorServer {
         /// How many verified tokens to remember (0 verifies every request's signature).
         public var tokenCacheCapacity: Int
         /// The stand-ins for what Fleet Engine computes (the speed of ETAs).
-        public var service: FleetEngineService.Configuration
+        public var service: OnDemandService.Configuration
         /// The web origins (`scheme://host:port`, or `*`) whose pages may call the API from the browser (CORS);
         /// none by default.
         public var allowedOrigins: [String]
@@ -36,7 +36,7 @@ public struct EmulatorServer {
         public init(
             limits: ServerLimits = ServerLimits(),
             tokenCacheCapacity: Int = 100_000,
-            service: FleetEngineService.Configuration = .init(),
+            service: OnDemandService.Configuration = .init(),
             allowedOrigins: [String] = [],
             grpc: GRPCConnectionPolicy = GRPCConnectionPolicy(),
             readinessTimeout: Duration = .milliseconds(800)
@@ -61,7 +61,7 @@ public struct EmulatorServer {
     /// The Prometheus metrics served at `GET /metrics`.
     public let metrics: EmulatorMetrics
     /// The RPCs, shared by both transports.
-    public let service: FleetEngineService
+    public let service: OnDemandService
     /// The Deliveries API's RPCs, shared by both transports.
     public let deliveries: DeliveryService
     /// The REST API.
@@ -129,7 +129,7 @@ public struct EmulatorServer {
             onRejection: { metrics.tokenRejected(reason: $0) },
             onAuthentication: { metrics.tokenAuthenticated(in: $0, cached: $1) }
         )
-        let service = FleetEngineService(store: store, clock: clock, configuration: configuration.service)
+        let service = OnDemandService(store: store, clock: clock, configuration: configuration.service)
         let deliveries = DeliveryService(store: store, clock: clock, speed: configuration.service.speed)
         let refresher = keyURLs.isEmpty ? nil : KeyRefresher(urls: keyURLs, clock: clock)
         self.configuration = configuration

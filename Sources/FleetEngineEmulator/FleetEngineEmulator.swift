@@ -34,12 +34,12 @@ public enum FleetEngineEmulator {
         metrics: EmulatorMetrics = EmulatorMetrics(),
         maximumBodySize: Int = ServerLimits().maximumBodySize,
         clock: any WallClock = .system,
-        configuration: FleetEngineService.Configuration = .init(),
+        configuration: OnDemandService.Configuration = .init(),
         allowedOrigins: [String] = []
     ) -> Router<EmulatorRequestContext> {
         makeRouter(
             authenticator: authenticator,
-            service: FleetEngineService(store: store, clock: clock, configuration: configuration),
+            service: OnDemandService(store: store, clock: clock, configuration: configuration),
             deliveries: DeliveryService(store: store, clock: clock, speed: configuration.speed),
             keyRefresher: keyRefresher,
             metrics: metrics,
@@ -68,7 +68,7 @@ public enum FleetEngineEmulator {
     /// has keys (a JWK set that could not be fetched leaves its account without).
     static func readiness(
         authenticator: TokenAuthenticator,
-        store: any FleetStore,
+        store: any OnDemandStore,
         timeout: Duration = Readiness.defaultTimeout,
         drain: ShutdownDrain? = nil
     ) -> Readiness {
@@ -90,7 +90,7 @@ public enum FleetEngineEmulator {
     /// The router of the emulator's REST API over `service`.
     static func makeRouter(
         authenticator: TokenAuthenticator,
-        service: FleetEngineService,
+        service: OnDemandService,
         deliveries: DeliveryService,
         keyRefresher: KeyRefresher?,
         metrics: EmulatorMetrics,

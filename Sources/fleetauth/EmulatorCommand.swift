@@ -13,7 +13,7 @@ struct EmulatorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "emulator",
         abstract:
-            "Run a local Fleet Engine: the v1 vehicle and trip API over REST and gRPC, every call authorized by its JWT.",
+            "Run a local Fleet Engine: the on-demand (vehicles, trips) and Deliveries APIs over REST and gRPC, every call authorized by its JWT.",
         discussion: """
             Without --trust, the emulator provisions one service account per Fleet Engine role in the data \
             directory (key files under keys/, provider demo-project), trusts them, and prints a ready \

@@ -79,7 +79,7 @@ struct HTTPTranscodingTests {
     func everyRPC() throws {
         let store = try SQLiteFleetStore(inMemory: ())
         let rpcs = FleetEngineRPCs(
-            vehicles: FleetEngineService(store: store),
+            vehicles: OnDemandService(store: store),
             deliveries: DeliveryService(store: store)
         )
         var names = MethodNames()

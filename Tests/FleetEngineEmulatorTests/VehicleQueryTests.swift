@@ -148,7 +148,7 @@ struct VehicleQueryTests {
         return query
     }
 
-    static func compare(_ store: any FleetStore, _ random: inout SplitMix64, queries: Int) async throws {
+    static func compare(_ store: any OnDemandStore, _ random: inout SplitMix64, queries: Int) async throws {
         var answered = 0
         var narrowed = 0
         defer {
@@ -320,7 +320,7 @@ struct VehicleQueryTests {
     )
     func searchRanking(_ order: FleetEngineV1.SearchVehiclesRequest.VehicleMatchOrder) async throws {
         let store = try SQLiteFleetStore(inMemory: ())
-        let service = FleetEngineService(store: store)
+        let service = OnDemandService(store: store)
         let caller = try TokenAuthenticator(accounts: EmulatorFixture.accounts)
             .authenticate(authorization: "Bearer \(EmulatorFixture.server)")
         var random = SplitMix64(state: UInt64(order.rawValue) + 7)

@@ -5,7 +5,7 @@ import Foundation
 import SwiftProtobuf
 
 /// Fleet Engine's Deliveries API (`maps.fleetengine.delivery.v1.DeliveryService`), implemented once for both
-/// transports, as ``FleetEngineService`` is for trips: the REST routes and the gRPC service turn their requests into
+/// transports, as ``OnDemandService`` is for trips: the REST routes and the gRPC service turn their requests into
 /// request messages, authenticate the caller into a ``Principal`` and call the method of the same name here. Each
 /// method authorizes the call before it reads or writes anything the caller may not see (<doc:Deliveries>),
 /// validates the request, and answers with the response message; failures are `GoogleAPIError`s and the store's

@@ -3,14 +3,14 @@ public import FleetEngineAPI
 
 /// Every RPC of Fleet Engine's two APIs, each answered by its one implementation, whichever transport brings it.
 ///
-/// The services conform to the `Implementation` protocols generated from the protos (``FleetEngineService`` to
+/// The services conform to the `Implementation` protocols generated from the protos (``OnDemandService`` to
 /// `VehicleService`'s and `TripService`'s, ``DeliveryService`` to `DeliveryService`'s), so the compiler demands a
 /// method for every RPC the protos declare. Each transport visits them and serves every RPC it is handed through
 /// ``RPCPipeline``: REST routes it by its `google.api.http` rule (``RESTRoutes``), gRPC registers it by its name
 /// (``FleetEngineGRPCService``). So adding an RPC is its declaration in the proto, its method in the service, and its
 /// permission (``FleetEngineMethod``).
 struct FleetEngineRPCs: Sendable {
-    let vehicles: FleetEngineService
+    let vehicles: OnDemandService
     let deliveries: DeliveryService
 
     /// Hands every RPC of both APIs to `visitor`.
@@ -21,8 +21,8 @@ struct FleetEngineRPCs: Sendable {
     }
 }
 
-extension FleetEngineService: FleetEngineV1.VehicleServiceRPCs.Implementation {}
+extension OnDemandService: FleetEngineV1.VehicleServiceRPCs.Implementation {}
 
-extension FleetEngineService: FleetEngineV1.TripServiceRPCs.Implementation {}
+extension OnDemandService: FleetEngineV1.TripServiceRPCs.Implementation {}
 
 extension DeliveryService: FleetEngineDelivery.DeliveryServiceRPCs.Implementation {}

@@ -1,6 +1,6 @@
 import FleetAuthCore
 public import FleetAuthDatabase
-public import FleetAuthServerCore
+import FleetAuthServerCore
 public import FleetEngineAPI
 import Foundation
 import NIOConcurrencyHelpers
@@ -8,14 +8,14 @@ import NIOCore
 import PostgresNIO
 import SwiftProtobuf
 
-/// ``FleetStore`` on PostgreSQL, for several emulators on one database: messages kept in the protobuf binary
+/// ``OnDemandStore`` on PostgreSQL, for several emulators on one database: messages kept in the protobuf binary
 /// format as on SQLite, each change one transaction (or one conditional statement), and every read-modify-write
 /// applied only to the state it read — UpdateVehicle by a version check (``updateVehicle(provider:id:_:)``), the
 /// rest holding the row's lock (`SELECT … FOR UPDATE`) — so concurrent updates of one vehicle or trip from any
 /// number of instances apply one after the other: none is lost and no two interleave fields. IDs are compared byte by byte (`COLLATE "C"`), so
 /// pages come in the same order as on SQLite. A vehicle's current trips are read from the trips
 /// table, never copied into the vehicle, so a trip's assignment and the vehicle's trips cannot disagree.
-public final class PostgresFleetStore: FleetStore {
+public final class PostgresFleetStore: EmulatorStore {
     package let database: PostgreSQLDatabase
 
     /// Runs `body` with the store at `url`, connected and migrated; its connection pool closes when `body`
@@ -42,28 +42,9 @@ public final class PostgresFleetStore: FleetStore {
         }
     }
 
-    /// Connects and applies the emulator's migrations, with a pool that runs in a task of its own until
-    /// ``close()``.
-    @available(*, deprecated, message: "Use withConnected(_:maximumConnections:_:): its pool closes with its scope.")
-    public static func connect(_ url: PostgresURL, maximumConnections: Int = 20) async throws(StoreError)
-        -> PostgresFleetStore
-    {
-        PostgresFleetStore(
-            database: try await PostgreSQLDatabase.connect(
-                url,
-                migrations: migrations,
-                maximumConnections: maximumConnections,
-                reservedConnections: reservedConnections(maximumConnections),
-                settings: settings,
-                limits: .requests
-            )
-        )
-    }
-
     /// Connects and migrates, with the pool running in `pools`' scope. Its calls are bounded by a
     /// ``DatabaseDeadline`` only when `limits` says so: tests leave them out, since their statements may rightly
-    /// queue long on a loaded machine; a server's store, opened by `withConnected` or
-    /// `connect(_:maximumConnections:)`, has ``DatabaseDeadline/Limits/requests``, and so has the benchmark's.
+    /// queue long on a loaded machine; a server's store, opened by `withConnected`, has ``DatabaseDeadline/Limits/requests``, and so has the benchmark's.
     package static func connect(
         _ url: PostgresURL,
         maximumConnections: Int = 20,

@@ -4,7 +4,7 @@ public import FleetEngineAPI
 import Foundation
 import SwiftProtobuf
 
-extension FleetEngineService {
+extension OnDemandService {
     /// CreateTrip: `tripType` and `pickupPoint` are required; `numberOfPassengers`, `vehicleId`, `dropoffPoint`,
     /// `intermediateDestinations`, `vehicleWaypoints` and `attributes` are used; the rest is ignored. A trip starts
     /// `NEW`; naming a vehicle assigns it (the vehicle must exist).

@@ -48,9 +48,9 @@ struct FleetStoreDriver: Sendable, CustomTestStringConvertible {
     static let persistent = [sqliteFile] + (PostgresTestServer.url == nil ? [] : [postgres])
 }
 
-/// What every ``FleetStore`` must do, whatever keeps the data.
-@Suite("FleetStore conformance", .temporaryResources)
-struct FleetStoreConformanceTests {
+/// What every ``OnDemandStore`` must do, whatever keeps the data.
+@Suite("OnDemandStore conformance", .temporaryResources)
+struct EmulatorStoreConformanceTests {
     static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
     static func vehicle(_ state: FleetEngineV1.VehicleState = .online, capacity: Int32 = 4) -> FleetEngineV1.Vehicle {

@@ -4,7 +4,7 @@ import FleetEngineAPI
 import Foundation
 import SwiftProtobuf
 
-/// The on-demand tables: ``FleetStore``'s trip methods and its plain reads of vehicles, as plans in both stores'
+/// The on-demand tables: ``OnDemandStore``'s trip methods and its plain reads of vehicles, as plans in both stores'
 /// SQL (each store writes and searches vehicles its own way). A trip assigned to a vehicle is written while the
 /// vehicle's row is held (PostgreSQL: a share lock, so it cannot be deleted meanwhile); an update holds the trip's
 /// row from its read to its commit.

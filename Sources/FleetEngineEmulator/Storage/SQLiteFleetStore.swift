@@ -6,10 +6,10 @@ import Foundation
 import GRDB
 import SwiftProtobuf
 
-/// ``FleetStore`` on SQLite through GRDB: one file (`SQLiteDatabase`: WAL journal, `synchronous = NORMAL`, so a
+/// ``OnDemandStore`` on SQLite through GRDB: one file (`SQLiteDatabase`: WAL journal, `synchronous = NORMAL`, so a
 /// committed write survives a crash of the process, `kill -9` included), messages kept in the protobuf binary
 /// format, versioned migrations. `inMemory` keeps a private database for throwaway runs.
-public final class SQLiteFleetStore: FleetStore, SQLiteStore {
+public final class SQLiteFleetStore: EmulatorStore, SQLiteStore {
     package let database: SQLiteDatabase
 
     /// Keeps the database open until graceful shutdown, then closes it.

@@ -50,7 +50,7 @@ struct RPCCall: Sendable {
             pipeline.metrics.requestFinished(route: route, status: Self.statusName(error.code))
             throw error
         } catch {
-            let failure = FleetEngineService.apiError(error)
+            let failure = OnDemandService.apiError(error)
             pipeline.metrics.requestFinished(route: route, status: failure.code.name)
             throw Self.rpcError(failure)
         }

@@ -255,7 +255,7 @@ public struct VehicleQueryResult: Sendable, Hashable {
     }
 }
 
-extension FleetStore {
+extension OnDemandStore {
     /// The default answer: reads every vehicle of the provider and keeps those `query` accepts. Stores answer
     /// from their indexes instead; this is the reference they are compared with.
     public func scanVehicles(

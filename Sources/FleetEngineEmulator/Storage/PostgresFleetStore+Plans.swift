@@ -8,9 +8,9 @@ import PostgresNIO
 /// transaction whose reads lock their rows (`SELECT … FOR UPDATE`), so concurrent changes from any number of
 /// instances apply one after the other; a plan that only reads runs its statements on the pool.
 extension PostgresFleetStore: SQLPlanStore, DeliveryStore {
-    public static var storeSQL: StoreSQL { .postgres }
+    package static var storeSQL: StoreSQL { .postgres }
 
-    public func run<Result: Sendable>(_ plan: SQLPlan<Result>) async throws -> Result {
+    package func run<Result: Sendable>(_ plan: SQLPlan<Result>) async throws -> Result {
         guard plan.access == .write else {
             return try await plan.run { statement in
                 try Self.values(try await database.query(Self.query(statement)), statement)

@@ -1,6 +1,5 @@
 public import FleetEngineAPI
 public import Foundation
-public import ServiceLifecycle
 
 /// Where the emulator keeps vehicles and trips: each as its `maps.fleetengine.v1` message, keyed by provider and
 /// ID. A trip's assigned vehicle and whether it is active are derived from the message and indexed, so a
@@ -11,9 +10,8 @@ public import ServiceLifecycle
 /// Failures are `StoreError`s (`not_found`, `already_exists`, `conflict`); an error thrown by a `transform`
 /// is rethrown as it is, with nothing written.
 ///
-/// As a `Service`, a store lives as long as the server using it: `run()` holds its connections until graceful
-/// shutdown. Every driver passes the same conformance suite (`FleetStoreConformanceTests`).
-public protocol FleetStore: Service {
+/// Its lifecycle is the whole database's (``EmulatorStore``).
+public protocol OnDemandStore: Sendable {
     /// A vehicle, or nil.
     func vehicle(provider: String, id: String) async throws -> FleetEngineV1.Vehicle?
     /// A vehicle and its active trips in ID order, read together (one transaction, one round trip), or nil.
@@ -100,7 +98,7 @@ public struct StoredTrip: Sendable, Hashable {
     public var isActive: Bool { trip.tripStatus != .complete && trip.tripStatus != .canceled }
 }
 
-extension FleetStore {
+extension OnDemandStore {
     /// Two reads: stores answer in one.
     public func vehicleWithActiveTrips(provider: String, id: String) async throws
         -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip])?

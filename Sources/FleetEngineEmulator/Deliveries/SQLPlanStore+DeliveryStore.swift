@@ -1,4 +1,4 @@
-public import FleetEngineAPI
+package import FleetEngineAPI
 
 /// Every ``DeliveryStore`` method of a store kept in SQL tables: its plan, run by the store.
 extension SQLPlanStore {

@@ -1,7 +1,7 @@
-public import FleetEngineAPI
-public import Foundation
+package import FleetEngineAPI
+package import Foundation
 
-/// ``FleetStore``'s methods that a store kept in SQL tables runs as plans.
+/// ``OnDemandStore``'s methods that a store kept in SQL tables runs as plans.
 extension SQLPlanStore {
     public func vehicle(provider: String, id: String) async throws -> FleetEngineV1.Vehicle? {
         try await run(Self.storeSQL.vehicle(provider: provider, id: id))

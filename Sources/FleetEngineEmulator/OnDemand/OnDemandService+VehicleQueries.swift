@@ -3,7 +3,7 @@ public import FleetEngineAPI
 import Foundation
 import SwiftProtobuf
 
-extension FleetEngineService {
+extension OnDemandService {
     /// ListVehicles: a provider's vehicles in ID order, a page at a time, filtered by state, type, trip types,
     /// capacity, staleness, attributes (`key:value` lists and the AIP-160 `filter`), a viewport, and whether they
     /// are on a trip; `totalSize` counts the matches across all pages. Needs `vehicleid: "*"`.

@@ -3,17 +3,12 @@ public import FleetEngineAPI
 import Foundation
 import SwiftProtobuf
 
-/// The database the emulator keeps: one store for both APIs, each through its own protocol. The on-demand service
-/// sees it as a ``FleetStore``, the Deliveries service as a ``DeliveryStore``; both of the project's stores
-/// (``SQLiteFleetStore``, ``PostgresFleetStore``) are each.
-public typealias EmulatorStore = FleetStore & DeliveryStore
-
 /// Where the emulator keeps the Deliveries API's delivery vehicles and tasks: each as its
 /// `maps.fleetengine.delivery.v1` message (without its `name`), keyed by provider and ID. A task's assigned vehicle,
 /// state and tracking ID are read from the message and indexed, so "the open tasks of a vehicle" and "the tasks of a
 /// tracking ID" are queries, never copies that could disagree.
 ///
-/// Every method is atomic, as ``FleetStore``'s are: an update reads, transforms and writes in one transaction, and
+/// Every method is atomic, as ``OnDemandStore``'s are: an update reads, transforms and writes in one transaction, and
 /// a transform's error is rethrown with nothing written. Failures are `StoreError`s (`not_found`, `already_exists`,
 /// `conflict`). Both of the project's stores conform, sharing the database of the on-demand half.
 public protocol DeliveryStore: Sendable {

@@ -3,7 +3,7 @@ public import FleetEngineAPI
 import Foundation
 import SwiftProtobuf
 
-extension FleetEngineService {
+extension OnDemandService {
     /// CreateVehicle: `vehicleState`, `supportedTripTypes`, `maximumCapacity` and `vehicleType` are required;
     /// fields the server manages or derives are ignored, input-only ones are read and not kept.
     public func createVehicle(_ request: FleetEngineV1.CreateVehicleRequest, caller: Principal) async throws

@@ -13,7 +13,7 @@ import FleetAuthServerSupport
 /// 3. run the RPC's service method, which checks the field rules (``FieldBehaviors``) and then the access policy
 ///    (steps 3 to 5) before it reads or writes the store;
 /// 4. turn any failure of steps 1 and 3 into Google's error: a `GoogleAPIError` as it is, a store's error in Google's
-///    terms, anything else `INTERNAL` (``FleetEngineService/apiError(_:)``);
+///    terms, anything else `INTERNAL` (``OnDemandService/apiError(_:)``);
 /// 5. count the call by RPC, transport and canonical code, and time it by RPC (``EmulatorMetrics``:
 ///    `fleet_engine_rpcs_total`, `fleet_engine_rpc_duration_seconds`), so one series answers "how is UpdateVehicle
 ///    doing" whichever transport the apps use.
@@ -64,13 +64,13 @@ struct RPCPipeline: Sendable {
                 try await authenticator.authenticate(authorization: authorization, refresher: refresher)
             }
         } catch {
-            throw FleetEngineService.apiError(error)
+            throw OnDemandService.apiError(error)
         }
         let input = try await read()
         do {
             return try await method(input, caller)
         } catch {
-            throw FleetEngineService.apiError(error)
+            throw OnDemandService.apiError(error)
         }
     }
 }

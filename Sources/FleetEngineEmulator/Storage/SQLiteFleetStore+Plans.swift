@@ -6,9 +6,9 @@ import GRDB
 /// ``DeliveryStore`` on the same SQLite database as the vehicles and trips: a plan's writes go through the store's
 /// shared write transactions, its lookups through the shared reads, its lists through a read of their own.
 extension SQLiteFleetStore: SQLPlanStore, DeliveryStore {
-    public static var storeSQL: StoreSQL { .sqlite }
+    package static var storeSQL: StoreSQL { .sqlite }
 
-    public func run<Result: Sendable>(_ plan: SQLPlan<Result>) async throws -> Result {
+    package func run<Result: Sendable>(_ plan: SQLPlan<Result>) async throws -> Result {
         switch plan.access {
         case .lookup: try await database.lookup { db in try plan.run { try Self.execute($0, in: db) } }
         case .list: try await writer.read { db in try plan.run { try Self.execute($0, in: db) } }

@@ -2,9 +2,9 @@ import FleetAuthServerCore
 
 /// The tables both of the project's stores keep, in one store's dialect, and the plans of the methods the stores
 /// share (in its extensions: the Deliveries API, trips, plain reads and deletes of vehicles). Both dialects run the
-/// same SQL but for table names, row locks and index hints. Outside this module it is opaque: what a store names as
-/// its ``SQLPlanStore/storeSQL``.
-public struct StoreSQL: Sendable {
+/// same SQL but for table names, row locks and index hints. Package plumbing, not API: what a store names as its
+/// ``SQLPlanStore/storeSQL``.
+package struct StoreSQL: Sendable {
     let vehicles: String
     let vehicleAttributes: String
     let vehicleCounts: String

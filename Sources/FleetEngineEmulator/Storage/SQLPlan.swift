@@ -7,7 +7,7 @@ import SwiftProtobuf
 /// (``StoreSQL``); a store supplies only its dialect and how it runs a plan in one transaction. (SQLite's transactions
 /// are synchronous closures and PostgreSQL's are async, which is why a method is a plan of statements rather than code
 /// that calls the database.) Plans are made inside this module only.
-public protocol SQLPlanStore: Sendable {
+package protocol SQLPlanStore: Sendable {
     /// The store's dialect: its table names, locks and index hints.
     static var storeSQL: StoreSQL { get }
     /// Runs `plan`: its reads, its decisions and its writes in one transaction when it writes, its reads alone in
@@ -85,7 +85,7 @@ struct SQLStatement: Sendable {
 /// One store method as a store runs it: its reads, then a decision on their rows, which either names what to write
 /// (in order) and the answer, or the next reads and decision. A plan that writes runs in one transaction, in which
 /// PostgreSQL's reads lock the rows they name; a decision's error is thrown with nothing written.
-public struct SQLPlan<Result: Sendable>: Sendable {
+package struct SQLPlan<Result: Sendable>: Sendable {
     /// Where the reads of a plan that does not write go: a lookup by key, or a longer read (a list).
     enum Access: Sendable { case lookup, list, write }
 

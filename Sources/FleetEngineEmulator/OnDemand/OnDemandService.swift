@@ -9,7 +9,7 @@ import SwiftProtobuf
 /// ``Principal``, and call the method of the same name here. Each method authorizes the call
 /// (<doc:AuthorizationModel>) before it reads or writes anything, validates the request, and answers with the
 /// response message; failures are `GoogleAPIError`s (and the store's `StoreError`s, answered the same way).
-public struct FleetEngineService: Sendable {
+public struct OnDemandService: Sendable {
     /// Choices where the emulator stands in for what Fleet Engine computes.
     public struct Configuration: Sendable, Hashable {
         /// The speed of every vehicle on every leg, in metres per second, for ETAs (default 10, 36 km/h).
@@ -20,7 +20,7 @@ public struct FleetEngineService: Sendable {
         }
     }
 
-    let store: any FleetStore
+    let store: any OnDemandStore
     let clock: any WallClock
     let estimator: RouteEstimator
 
@@ -28,7 +28,11 @@ public struct FleetEngineService: Sendable {
     ///   - store: where vehicles and trips live.
     ///   - clock: the time of server-set times and ETAs.
     ///   - configuration: the stand-in speed.
-    public init(store: any FleetStore, clock: any WallClock = .system, configuration: Configuration = Configuration()) {
+    public init(
+        store: any OnDemandStore,
+        clock: any WallClock = .system,
+        configuration: Configuration = Configuration()
+    ) {
         self.store = store
         self.clock = clock
         self.estimator = RouteEstimator(speed: configuration.speed)

@@ -1,6 +1,8 @@
 import FleetAuthCore
 import FleetEngineAPI
 
+/// The Deliveries API's permission table: one entry for each RPC of `DeliveryService`, three for
+/// UpdateDeliveryVehicle, whose mask decides the permission.
 extension FleetEngineMethod {
     public static let createDeliveryVehicle = Self(
         Deliveries.CreateDeliveryVehicle.rpc,
@@ -45,14 +47,11 @@ extension FleetEngineMethod {
         permission: .taskTrackingInfoGet
     )
 
-    /// Every entry of the permission table, both APIs: a test checks that each RPC the generated services declare has
-    /// at least one.
-    public static let all: [FleetEngineMethod] = [
-        .createVehicle, .getVehicle, .updateVehicleLocation, .updateVehicle, .updateVehicleAttributes, .listVehicles,
-        .deleteVehicle, .searchVehicles, .createTrip, .getTrip, .updateTrip, .updateTripState, .deleteTrip,
-        .searchTrips, .reportBillableTrip, .createDeliveryVehicle, .getDeliveryVehicle, .updateDeliveryVehicleLocation,
-        .updateDeliveryVehicleStops, .updateDeliveryVehicle, .deleteDeliveryVehicle, .listDeliveryVehicles, .createTask,
-        .batchCreateTasks, .getTask, .updateTask, .deleteTask, .listTasks, .getTaskTrackingInfo,
+    /// Every Deliveries entry.
+    public static let deliveries: [FleetEngineMethod] = [
+        .createDeliveryVehicle, .getDeliveryVehicle, .updateDeliveryVehicleLocation, .updateDeliveryVehicleStops,
+        .updateDeliveryVehicle, .deleteDeliveryVehicle, .listDeliveryVehicles, .createTask, .batchCreateTasks, .getTask,
+        .updateTask, .deleteTask, .listTasks, .getTaskTrackingInfo,
     ]
 
     /// Delivery vehicle fields a driver's app reports with `deliveryvehicles.updateLocation`, in proto spelling.
