@@ -12,8 +12,8 @@
 // Google's published definitions (googleapis, google/maps/fleetengine/delivery/v1/tasks.proto). Package, service,
 // method, message, enum and field names, numbers and types are the published ones, and so are Google's annotations:
 // each RPC's REST binding (google.api.http) and routing parameters, each field's documented behaviour
-// (google.api.field_behavior: REQUIRED, OUTPUT_ONLY, IMMUTABLE, OPTIONAL) and resource references. The comments are
-// ours.
+// (google.api.field_behavior: REQUIRED, OUTPUT_ONLY, IMMUTABLE, OPTIONAL), resource references and the file options
+// other languages' generators read. The comments are ours.
 
 import SwiftProtobuf
 

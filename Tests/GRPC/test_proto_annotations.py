@@ -10,6 +10,7 @@
 - Every field's google.api.field_behavior against the field's documentation in Google's clients, which opens with
   "Required.", "Output only.", "Immutable." or "Optional." exactly where the published field carries the annotation.
 - Every resource reference names a resource type some message of ours declares.
+- Every file's options (the packages and class names other languages' generators use) are the published ones.
 - Walking the descriptors, every RPC of both APIs answers on REST at its annotated path exactly as it answers on
   gRPC (the same status and message), so an RPC added to the protos is covered without editing this file.
 """
@@ -114,6 +115,47 @@ def test_google_api_protos_are_googles(ours):
                 theirs_extension.number, theirs_extension.type, theirs_extension.containing_type.full_name)
             assert (extension.label == descriptor_pb2.FieldDescriptorProto.LABEL_REPEATED) == \
                 theirs_extension.is_repeated, extension.name
+
+
+# The file options of Google's protos (googleapis, google/maps/fleetengine/…): what code generators for other languages
+# read. Google's Python clients for these APIs are proto-plus modules, which carry no file options, so the published
+# values are written here; google/api and google/type are compared with googleapis-common-protos' own descriptors.
+PACKAGE_OPTIONS = {
+    "maps.fleetengine.v1": {
+        "csharp_namespace": "Google.Maps.FleetEngine.V1",
+        "go_package": "cloud.google.com/go/maps/fleetengine/apiv1/fleetenginepb;fleetenginepb",
+        "java_multiple_files": True, "java_package": "com.google.maps.fleetengine.v1", "objc_class_prefix": "CFE",
+        "php_namespace": "Google\\Maps\\FleetEngine\\V1", "ruby_package": "Google::Maps::FleetEngine::V1"},
+    "maps.fleetengine.delivery.v1": {
+        "csharp_namespace": "Google.Maps.FleetEngine.Delivery.V1",
+        "go_package": "cloud.google.com/go/maps/fleetengine/delivery/apiv1/deliverypb;deliverypb",
+        "java_multiple_files": True, "java_package": "com.google.maps.fleetengine.delivery.v1",
+        "objc_class_prefix": "CFED", "php_namespace": "Google\\Maps\\FleetEngine\\Delivery\\V1",
+        "ruby_package": "Google::Maps::FleetEngine::Delivery::V1"},
+}
+OUTER_CLASSES = {
+    "v1/fleetengine": "FleetEngine", "v1/header": "Headers", "v1/traffic": "TrafficProto", "v1/trip_api": "TripApi",
+    "v1/trips": "Trips", "v1/vehicle_api": "VehicleApi", "v1/vehicles": "Vehicles", "delivery/v1/common": "Common",
+    "delivery/v1/delivery_api": "DeliveryApi", "delivery/v1/delivery_vehicles": "DeliveryVehicles",
+    "delivery/v1/header": "Headers", "delivery/v1/task_tracking_info": "TaskTrackingInfoProto",
+    "delivery/v1/tasks": "Tasks",
+}
+
+
+def test_file_options_are_googles(ours):
+    from google.type import latlng_pb2
+    for module in (annotations_pb2, client_pb2, field_behavior_pb2, http_pb2, resource_pb2, routing_pb2, latlng_pb2):
+        theirs = descriptor_pb2.FileOptions.FromString(module.DESCRIPTOR.GetOptions().SerializeToString())
+        assert ours[module.DESCRIPTOR.name].options == theirs, module.DESCRIPTOR.name
+    files = {name: file for name, file in ours.items() if file.package in PACKAGES}
+    assert sorted(name.removeprefix("google/maps/fleetengine/").removesuffix(".proto") for name in files) == sorted(
+        OUTER_CLASSES)
+    for name, file in files.items():
+        options = {field.name: value for field, value in file.options.ListFields()
+                   if field.name != "uninterpreted_option" and not field.is_extension}
+        key = name.removeprefix("google/maps/fleetengine/").removesuffix(".proto")
+        assert options == {**PACKAGE_OPTIONS[file.package], "java_outer_classname": OUTER_CLASSES[key]}, name
+    assert ours["google/geo/type/viewport.proto"].options.java_package == "com.google.geo.type"
 
 
 def binding(method):
