@@ -103,11 +103,7 @@ struct DeliveryStoreTests {
 struct SQLiteQueryPlanTests {
     @Test(
         "lookups by vehicle and by tracking ID search their indexes, never every row of the provider",
-        arguments: [
-            SQLiteFleetStore.activeTripsQuery, StoreSQL.sqlite.activeTripCountOfVehicle,
-            StoreSQL.sqlite.openTasksOfVehicle,
-            StoreSQL.sqlite.openTaskCountOfVehicle, StoreSQL.sqlite.tasksOfTrackingID,
-        ]
+        arguments: [SQLiteFleetStore.activeTripsQuery] + StoreSQL.sqlite.indexedLookups
     )
     func indexes(_ sql: String) async throws {
         let store = try SQLiteFleetStore(inMemory: ())

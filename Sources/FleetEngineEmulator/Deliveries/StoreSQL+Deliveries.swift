@@ -7,30 +7,53 @@ import SwiftProtobuf
 extension StoreSQL {
     // MARK: Statements
 
-    package var openTasksOfVehicle: String {
-        "SELECT id, body FROM \(tasks)\(byVehicle) WHERE provider = ? AND vehicle_id = ? AND open = TRUE"
+    /// The vehicle's open tasks (`id`, `body`).
+    func openTasks(provider: String, vehicleID: String) -> SQLStatement {
+        """
+        SELECT id, body FROM \(tasks)\(byVehicle) WHERE provider = \(provider) AND vehicle_id = \(vehicleID) \
+        AND open = TRUE
+        """
     }
-    package var openTaskCountOfVehicle: String {
-        "SELECT COUNT(*) FROM \(tasks)\(byVehicle) WHERE provider = ? AND vehicle_id = ? AND open = TRUE"
+
+    /// The number (`n`) of the vehicle's open tasks.
+    func openTaskCount(provider: String, vehicleID: String) -> SQLStatement {
+        """
+        SELECT COUNT(*) AS n FROM \(tasks)\(byVehicle) WHERE provider = \(provider) AND vehicle_id = \(vehicleID) \
+        AND open = TRUE
+        """
     }
-    package var tasksOfTrackingID: String {
-        "SELECT id, body FROM \(tasks)\(byTrackingID) WHERE provider = ? AND tracking_id = ? ORDER BY id"
+
+    /// The tasks (`id`, `body`) of a tracking ID, in ID order.
+    func tasks(provider: String, trackingID: String) -> SQLStatement {
+        """
+        SELECT id, body FROM \(tasks)\(byTrackingID) WHERE provider = \(provider) AND tracking_id = \(trackingID) \
+        ORDER BY id
+        """
+    }
+
+    /// The SQL of the lookups by vehicle and by tracking ID, whose query plans a test reads.
+    package var indexedLookups: [String] {
+        [
+            activeTripCount(provider: "", vehicleID: ""), openTasks(provider: "", vehicleID: ""),
+            openTaskCount(provider: "", vehicleID: ""), tasks(provider: "", trackingID: ""),
+        ].map(\.sql)
     }
 
     /// Writes the attribute rows of `owners` (each with the values of `carried` columns it holds), first deleting
     /// the rows of the owner when `replacing`.
     private func attributes(
-        _ table: String,
+        _ table: SQLFragment,
         owner: String,
         provider: String,
-        _ owners: [(id: String, attributes: [String: String], carried: SQLRow)],
+        _ owners: [(id: String, attributes: [String: String], carried: [SQLValue])],
         carried: [String] = [],
         replacing: Bool
     ) -> [SQLStatement] {
         let rows = owners.flatMap { owner in
             owner.attributes.map { [.text(provider), .text(owner.id), .text($0), .text($1)] + owner.carried }
         }
-        let deletes = replacing ? owners.map { delete(from: table, owner: owner, provider, $0.id) } : []
+        let deletes =
+            replacing ? owners.map { delete(from: table, owner: SQLFragment(owner), provider, $0.id) } : []
         return deletes + Self.insert(into: table, ["provider", owner, "key", "value"] + carried, rows)
     }
 
@@ -41,10 +64,8 @@ extension StoreSQL {
         "provider", "id", "vehicle_id", "open", "tracking_id", "state", "type", "outcome", "outcome_time", "lat", "lng",
         "body",
     ]
-    /// The assignments of an UPDATE of every column after the key.
-    private static let taskAssignments = taskColumns.dropFirst(2).map { "\($0) = ?" }.joined(separator: ", ")
 
-    private static func taskValues(_ task: StoredTask, _ row: TaskRow, provider: String) throws -> SQLRow {
+    private static func taskValues(_ task: StoredTask, _ row: TaskRow, provider: String) throws -> [SQLValue] {
         [
             .text(provider), .text(task.id), .init(task.vehicleID), .bool(task.isOpen), .init(task.trackingID),
             .integer(row.state), .integer(row.type), .integer(row.outcome), .init(row.outcomeTime),
@@ -66,31 +87,27 @@ extension StoreSQL {
     /// Rewrites a stored task and its attribute rows.
     func update(_ task: StoredTask, provider: String) throws -> [SQLStatement] {
         let row = TaskRow(task.task)
-        let values = try Self.taskValues(task, row, provider: provider)
-        return [
-            SQLStatement(
-                "UPDATE \(tasks) SET \(Self.taskAssignments) WHERE provider = ? AND id = ?",
-                Array(values.dropFirst(2)) + [.text(provider), .text(task.id)]
-            )
-        ] + taskAttributes([(task, row)], provider: provider, replacing: true)
+        let update: SQLStatement = """
+            UPDATE \(tasks) SET vehicle_id = \(task.vehicleID), open = \(task.isOpen), tracking_id = \(task.trackingID), \
+            state = \(row.state), type = \(row.type), outcome = \(row.outcome), outcome_time = \(row.outcomeTime), \
+            lat = \(row.latitude), lng = \(row.longitude), body = \(try task.task.serializedData()) \
+            WHERE provider = \(provider) AND id = \(task.id)
+            """
+        return [update] + taskAttributes([(task, row)], provider: provider, replacing: true)
     }
 
     func task(provider: String, id: String) -> SQLPlan<FleetEngineDelivery.Task?> {
         .read(.lookup, [row("body", of: tasks, provider, id)]) {
-            try $0[0].first.map { try $0[0].decode(as: FleetEngineDelivery.Task.self) }
+            try $0[0].first?.decode("body", as: FleetEngineDelivery.Task.self)
         }
     }
 
     func insertTasks(_ stored: [StoredTask], provider: String) -> SQLPlan<Void> {
-        let ids = stored.map { SQLValue.text($0.id) }
-        let taken = Self.chunks(ids).map { chunk in
-            SQLStatement(
-                "SELECT id FROM \(tasks) WHERE provider = ? AND id IN (\(Self.placeholders(chunk.count)))",
-                [.text(provider)] + chunk
-            )
+        let taken = Self.chunks(stored.map { SQLValue.text($0.id) }).map { chunk -> SQLStatement in
+            "SELECT id FROM \(tasks) WHERE provider = \(provider) AND id IN (\(list: chunk))"
         }
         return SQLPlan(.write, reads: taken) { rows in
-            if let id = rows.joined().compactMap({ $0[0].text }).min() {
+            if let id = try rows.joined().map({ try $0.decode("id", as: String.self) }).min() {
                 throw StoreError.alreadyExists("Task providers/\(provider)/tasks/\(id) already exists.")
             }
             let written = stored.map { ($0, TaskRow($0.task)) }
@@ -112,10 +129,10 @@ extension StoreSQL {
         _ transform: @escaping @Sendable (FleetEngineDelivery.Task) throws -> FleetEngineDelivery.Task
     ) -> SQLPlan<FleetEngineDelivery.Task> {
         SQLPlan(.write, reads: [row("body", of: tasks, provider, id, locking: locking)]) { rows in
-            guard let body = rows[0].first?[0] else {
+            guard let found = rows[0].first else {
                 throw StoreError.notFound("Task providers/\(provider)/tasks/\(id) not found.")
             }
-            let updated = try transform(try body.decode(as: FleetEngineDelivery.Task.self))
+            let updated = try transform(try found.decode("body", as: FleetEngineDelivery.Task.self))
             return .done(writes: try update(StoredTask(id: id, task: updated), provider: provider), result: updated)
         }
     }
@@ -125,7 +142,8 @@ extension StoreSQL {
             guard let found = rows[0].first else {
                 throw StoreError.notFound("Task providers/\(provider)/tasks/\(id) not found.")
             }
-            if let vehicleID = found[0].text, found[1].integer == 1 {
+            if let vehicleID = try found.decode("vehicle_id", as: String?.self), try found.decode("open", as: Bool.self)
+            {
                 throw StoreError.conflict(
                     "Task providers/\(provider)/tasks/\(id) is OPEN and assigned to delivery vehicle \(vehicleID); remove it from the vehicle's stops first."
                 )
@@ -142,9 +160,7 @@ extension StoreSQL {
     }
 
     func tasks(provider: String, trackingID: String) -> SQLPlan<[StoredTask]> {
-        .read(.list, [SQLStatement(tasksOfTrackingID, [.text(provider), .text(trackingID)])]) {
-            try Self.storedTasks($0[0])
-        }
+        .read(.list, [tasks(provider: provider, trackingID: trackingID)]) { try Self.storedTasks($0[0]) }
     }
 
     func tasks(provider: String, matching query: TaskQuery, after afterID: String?, limit: Int, counting: Bool)
@@ -165,7 +181,9 @@ extension StoreSQL {
     }
 
     private static func storedTasks(_ rows: [SQLRow]) throws -> [StoredTask] {
-        try rows.map { StoredTask(id: $0[0].text ?? "", task: try $0[1].decode(as: FleetEngineDelivery.Task.self)) }
+        try rows.map {
+            StoredTask(id: try $0.decode("id"), task: try $0.decode("body", as: FleetEngineDelivery.Task.self))
+        }
     }
 
     // MARK: Delivery vehicles
@@ -178,13 +196,10 @@ extension StoreSQL {
         replacing previous: FleetEngineDelivery.DeliveryVehicle? = nil
     ) throws -> [SQLStatement] {
         let row = DeliveryVehicleRow(vehicle)
-        let update = SQLStatement(
-            "UPDATE \(deliveryVehicles) SET lat = ?, lng = ?, body = ? WHERE provider = ? AND id = ?",
-            [
-                .init(row.latitude), .init(row.longitude), .blob(try vehicle.serializedData()), .text(provider),
-                .text(id),
-            ]
-        )
+        let update: SQLStatement = """
+            UPDATE \(deliveryVehicles) SET lat = \(row.latitude), lng = \(row.longitude), \
+            body = \(try vehicle.serializedData()) WHERE provider = \(provider) AND id = \(id)
+            """
         // Most updates are a new location: the attribute rows are rewritten only when the attributes changed.
         if let previous, DeliveryVehicleRow(previous).attributes == row.attributes { return [update] }
         return [update]
@@ -199,7 +214,7 @@ extension StoreSQL {
 
     func deliveryVehicle(provider: String, id: String) -> SQLPlan<FleetEngineDelivery.DeliveryVehicle?> {
         .read(.lookup, [row("body", of: deliveryVehicles, provider, id)]) {
-            try $0[0].first.map { try $0[0].decode(as: FleetEngineDelivery.DeliveryVehicle.self) }
+            try $0[0].first?.decode("body", as: FleetEngineDelivery.DeliveryVehicle.self)
         }
     }
 
@@ -208,19 +223,13 @@ extension StoreSQL {
     {
         SQLPlan(.write, reads: []) { _ in
             let row = DeliveryVehicleRow(vehicle)
-            let insert = Self.insert(
-                into: deliveryVehicles,
-                ["provider", "id", "lat", "lng", "body"],
-                [
-                    [
-                        .text(provider), .text(id), .init(row.latitude), .init(row.longitude),
-                        .blob(try vehicle.serializedData()),
-                    ]
-                ],
-                suffix: " ON CONFLICT DO NOTHING RETURNING 1",
-                expecting: .alreadyExists(
-                    "Delivery vehicle providers/\(provider)/deliveryVehicles/\(id) already exists."
-                )
+            let insert: SQLStatement = """
+                INSERT INTO \(deliveryVehicles) (provider, id, lat, lng, body)
+                VALUES (\(provider), \(id), \(row.latitude), \(row.longitude), \(try vehicle.serializedData()))
+                ON CONFLICT DO NOTHING RETURNING 1
+                """
+            let taken = StoreError.alreadyExists(
+                "Delivery vehicle providers/\(provider)/deliveryVehicles/\(id) already exists."
             )
             let attributeRows = attributes(
                 deliveryVehicleAttributes,
@@ -229,7 +238,7 @@ extension StoreSQL {
                 [(id, row.attributes, [])],
                 replacing: false
             )
-            return .done(writes: insert + attributeRows, result: ())
+            return .done(writes: [insert.expecting(1, otherwise: taken)] + attributeRows, result: ())
         }
     }
 
@@ -242,38 +251,30 @@ extension StoreSQL {
             throws -> DeliveryVehicleChange
     ) -> SQLPlan<FleetEngineDelivery.DeliveryVehicle> {
         let named = taskIDs.sorted().map(SQLValue.text)
-        let list = Self.placeholders(named.count)
-        let key = [SQLValue.text(provider), .text(id)]
         // PostgreSQL locks the vehicle's open tasks and the named ones in one statement, in ID order, so that two
         // vehicles' updates naming the same tasks cannot deadlock; SQLite reads each kind by its index.
-        let tasksRead =
-            if locking.isEmpty {
-                [SQLStatement(openTasksOfVehicle, key)]
+        let tasksRead: [SQLStatement] =
+            if locking.sql.isEmpty {
+                [openTasks(provider: provider, vehicleID: id)]
                     + (named.isEmpty
                         ? []
-                        : [
-                            SQLStatement(
-                                "SELECT id, body FROM \(tasks) WHERE provider = ? AND id IN (\(list))",
-                                key.prefix(1) + named
-                            )
-                        ])
+                        : ["SELECT id, body FROM \(tasks) WHERE provider = \(provider) AND id IN (\(list: named))"])
             } else {
                 [
-                    SQLStatement(
-                        "SELECT id, body FROM \(tasks) WHERE provider = ? AND ((vehicle_id = ? AND open = TRUE)"
-                            + (named.isEmpty ? ")" : " OR id IN (\(list)))") + " ORDER BY id" + locking,
-                        key + named
-                    )
+                    """
+                    SELECT id, body FROM \(tasks) WHERE provider = \(provider) AND ((vehicle_id = \(id) AND open = TRUE)\
+                    \(named.isEmpty ? ")" : " OR id IN (\(list: named)))" as SQLStatement) ORDER BY id\(locking)
+                    """
                 ]
             }
         let reads = [row("body", of: deliveryVehicles, provider, id, locking: locking)] + tasksRead
         return SQLPlan(.write, reads: reads) { rows in
-            guard let body = rows[0].first?[0] else {
+            guard let found = rows[0].first else {
                 throw StoreError.notFound("Delivery vehicle providers/\(provider)/deliveryVehicles/\(id) not found.")
             }
             var tasks: [String: FleetEngineDelivery.Task] = [:]
             for task in try rows.dropFirst().flatMap(Self.storedTasks) { tasks[task.id] = task.task }
-            let current = try body.decode(as: FleetEngineDelivery.DeliveryVehicle.self)
+            let current = try found.decode("body", as: FleetEngineDelivery.DeliveryVehicle.self)
             let change = try transform(current, tasks)
             var writes = try update(change.vehicle, provider: provider, id: id, replacing: current)
             for (taskID, task) in change.tasks.sorted(by: { $0.key < $1.key }) {
@@ -288,14 +289,14 @@ extension StoreSQL {
 
     func deleteDeliveryVehicle(provider: String, id: String) -> SQLPlan<Void> {
         let reads = [
-            row("1", of: deliveryVehicles, provider, id, locking: locking),
-            SQLStatement(openTaskCountOfVehicle, [.text(provider), .text(id)]),
+            exists(in: deliveryVehicles, provider, id, locking: locking),
+            openTaskCount(provider: provider, vehicleID: id),
         ]
         return SQLPlan(.write, reads: reads) { rows in
             guard !rows[0].isEmpty else {
                 throw StoreError.notFound("Delivery vehicle providers/\(provider)/deliveryVehicles/\(id) not found.")
             }
-            let open = rows[1].first?[0].integer ?? 0
+            let open = try rows[1].first?.decode("n", as: Int64.self) ?? 0
             guard open == 0 else {
                 throw StoreError.conflict(
                     "Delivery vehicle providers/\(provider)/deliveryVehicles/\(id) has \(open) open task(s) assigned; close them first."
@@ -339,8 +340,8 @@ extension StoreSQL {
     private static func storedVehicles(_ rows: [SQLRow]) throws -> [StoredDeliveryVehicle] {
         try rows.map {
             StoredDeliveryVehicle(
-                id: $0[0].text ?? "",
-                vehicle: try $0[1].decode(as: FleetEngineDelivery.DeliveryVehicle.self)
+                id: try $0.decode("id"),
+                vehicle: try $0.decode("body", as: FleetEngineDelivery.DeliveryVehicle.self)
             )
         }
     }
@@ -350,7 +351,7 @@ extension StoreSQL {
     /// A page of the rows of `table` the filter accepts (keyset: `id > afterID`), and when `counting` their count,
     /// in one read.
     private func filtered<Answer: Sendable>(
-        _ table: String,
+        _ table: SQLFragment,
         provider: String,
         after afterID: String?,
         limit: Int,
@@ -358,29 +359,23 @@ extension StoreSQL {
         filter: (FilterSQL.Purpose) -> FilterSQL,
         answer: @escaping @Sendable ([SQLRow], Int?) throws -> Answer
     ) -> SQLPlan<Answer> {
-        let page = filter(.page)
-        var reads = [
-            SQLStatement(
-                """
-                SELECT t.id, t.body FROM \(table) t WHERE t.provider = ? AND \(page.condition) AND t.id > ?
-                ORDER BY t.id LIMIT ?
-                """,
-                [.text(provider)] + page.values + [.text(afterID ?? ""), .integer(Int64(max(limit, 0)))]
-            )
+        var reads: [SQLStatement] = [
+            """
+            SELECT t.id, t.body FROM \(table) t WHERE t.provider = \(provider) AND \(filter(.page).condition) \
+            AND t.id > \(afterID ?? "") ORDER BY t.id LIMIT \(max(limit, 0))
+            """
         ]
         if counting {
             let count = filter(.count)
             reads.append(
-                SQLStatement(
-                    """
-                    SELECT \(count.counted) FROM \(count.countedTable ?? table) t WHERE t.provider = ? AND \(count.condition)
-                    """,
-                    [.text(provider)] + count.values
-                )
+                """
+                SELECT \(count.counted) AS n FROM \(count.countedTable ?? table) t WHERE t.provider = \(provider) \
+                AND \(count.condition)
+                """
             )
         }
         return .read(.list, reads) { rows in
-            try answer(rows[0], counting ? rows[1].first.flatMap { $0[0].integer }.map { Int($0) } ?? 0 : nil)
+            try answer(rows[0], counting ? try rows[1].first?.decode("n", as: Int.self) ?? 0 : nil)
         }
     }
 }

@@ -31,7 +31,7 @@ extension PostgresFleetStore {
         let sql = VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect)
         let count = Self.storeSQL.vehicleCount(provider: provider, query) { sql }
         let total =
-            counting ? try await run(.read(.list, [count]) { $0[0].first?.first?.integer.map { Int($0) } }) : nil
+            counting ? try await run(.read(.list, [count]) { try $0[0].first?.decode("n", as: Int.self) }) : nil
         let page = sql.page(after: afterID)
         let limitClause = limit.map { " LIMIT \(max($0, 0))" } ?? ""
         // $1 is the provider (VehicleQuerySQL binds it first).

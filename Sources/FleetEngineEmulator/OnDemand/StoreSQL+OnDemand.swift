@@ -11,69 +11,69 @@ import SwiftProtobuf
 extension StoreSQL {
     func vehicle(provider: String, id: String) -> SQLPlan<FleetEngineV1.Vehicle?> {
         .read(.lookup, [row("body", of: vehicles, provider, id)]) {
-            try $0[0].first.map { try $0[0].decode(as: FleetEngineV1.Vehicle.self) }
+            try $0[0].first?.decode("body", as: FleetEngineV1.Vehicle.self)
         }
     }
 
     func vehicles(provider: String, afterID: String?, limit: Int) -> SQLPlan<[StoredVehicle]> {
         .read(.list, [page(of: vehicles, provider, after: afterID, limit: limit)]) {
             try $0[0].map {
-                StoredVehicle(id: $0[0].text ?? "", vehicle: try $0[1].decode(as: FleetEngineV1.Vehicle.self))
+                StoredVehicle(id: try $0.decode("id"), vehicle: try $0.decode("body", as: FleetEngineV1.Vehicle.self))
             }
         }
     }
 
-    /// What counts the vehicles a query matches: the attribute index alone, the counts kept by state, or else the
-    /// query's own condition over the vehicles (`v`) with its values.
+    /// What counts the vehicles a query matches, as its column `n`: the attribute index alone, the counts kept by
+    /// state, or else the query's own condition over the vehicles (`v`) with its values.
     func vehicleCount(provider: String, _ query: VehicleQuery, otherwise condition: () -> VehicleQuerySQL)
         -> SQLStatement
     {
         switch query.countShortcut {
         case .attribute(let key, let value):
-            SQLStatement(
-                "SELECT count(*) FROM \(vehicleAttributes) WHERE provider = ? AND key = ? AND value = ?",
-                [.text(provider), .text(key), .text(value)]
-            )
+            """
+            SELECT count(*) AS n FROM \(vehicleAttributes) WHERE provider = \(provider) AND key = \(key) \
+            AND value = \(value)
+            """
         case .state(let state):
-            SQLStatement(
-                "SELECT CAST(coalesce(sum(n), 0) AS BIGINT) FROM \(vehicleCounts) WHERE provider = ? AND state = ?",
-                [.text(provider), .integer(Int64(state))]
-            )
+            """
+            SELECT CAST(coalesce(sum(n), 0) AS BIGINT) AS n FROM \(vehicleCounts) WHERE provider = \(provider) \
+            AND state = \(Int64(state))
+            """
         case .every:
-            SQLStatement(
-                "SELECT CAST(coalesce(sum(n), 0) AS BIGINT) FROM \(vehicleCounts) WHERE provider = ?",
-                [.text(provider)]
-            )
+            "SELECT CAST(coalesce(sum(n), 0) AS BIGINT) AS n FROM \(vehicleCounts) WHERE provider = \(provider)"
         case nil:
             condition().counting(in: vehicles)
         }
     }
 
-    package var activeTripCountOfVehicle: String {
-        "SELECT COUNT(*) FROM \(trips)\(tripsByVehicle) WHERE provider = ? AND vehicle_id = ? AND active = TRUE"
+    /// The number (`n`) of the vehicle's active trips.
+    func activeTripCount(provider: String, vehicleID: String) -> SQLStatement {
+        """
+        SELECT COUNT(*) AS n FROM \(trips)\(tripsByVehicle) WHERE provider = \(provider) AND vehicle_id = \(vehicleID) \
+        AND active = TRUE
+        """
     }
 
     /// Deletes a vehicle, its attributes and its place in the spatial index; `conflict` while it has active trips.
     func deleteVehicle(provider: String, id: String) -> SQLPlan<Void> {
         let reads = [
-            row("1", of: vehicles, provider, id, locking: locking),
-            SQLStatement(activeTripCountOfVehicle, [.text(provider), .text(id)]),
+            exists(in: vehicles, provider, id, locking: locking), activeTripCount(provider: provider, vehicleID: id),
         ]
         return SQLPlan(.write, reads: reads) { rows in
             guard !rows[0].isEmpty else {
                 throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(id) not found.")
             }
-            let active = rows[1].first?[0].integer ?? 0
+            let active = try rows[1].first?.decode("n", as: Int64.self) ?? 0
             guard active == 0 else {
                 throw StoreError.conflict(
                     "Vehicle providers/\(provider)/vehicles/\(id) has \(active) active trip(s); complete or cancel them first."
                 )
             }
-            let location = vehicleLocations.map {
-                SQLStatement(
-                    "DELETE FROM \($0) WHERE seq = (SELECT seq FROM \(vehicles) WHERE provider = ? AND id = ?)",
-                    [.text(provider), .text(id)]
-                )
+            let location = vehicleLocations.map { locations -> SQLStatement in
+                """
+                DELETE FROM \(locations) WHERE seq = (SELECT seq FROM \(vehicles) WHERE provider = \(provider) \
+                AND id = \(id))
+                """
             }
             let writes = [
                 delete(from: vehicleAttributes, owner: "vehicle_id", provider, id),
@@ -83,16 +83,16 @@ extension StoreSQL {
         }
     }
 
-    private func trip(_ provider: String, _ id: String, locking: String = "") -> SQLStatement {
+    private func trip(_ provider: String, _ id: String, locking: SQLFragment = "") -> SQLStatement {
         row("id, updated_at, body", of: trips, provider, id, locking: locking)
     }
 
     private static func storedTrips(_ rows: [SQLRow]) throws -> [StoredTrip] {
         try rows.map {
             StoredTrip(
-                id: $0[0].text ?? "",
-                trip: try $0[2].decode(as: FleetEngineV1.Trip.self),
-                updatedAt: Date(epochMilliseconds: $0[1].integer ?? 0)
+                id: try $0.decode("id"),
+                trip: try $0.decode("body", as: FleetEngineV1.Trip.self),
+                updatedAt: Date(epochMilliseconds: try $0.decode("updated_at"))
             )
         }
     }
@@ -102,7 +102,7 @@ extension StoreSQL {
         -> SQLPlan<Result>.Outcome
     {
         guard let vehicleID else { return outcome }
-        return .then(reads: [row("1", of: vehicles, provider, vehicleID, locking: sharing)]) { rows in
+        return .then(reads: [exists(in: vehicles, provider, vehicleID, locking: sharing)]) { rows in
             guard !rows[0].isEmpty else {
                 throw StoreError.notFound("Vehicle providers/\(provider)/vehicles/\(vehicleID) not found.")
             }
@@ -110,30 +110,25 @@ extension StoreSQL {
         }
     }
 
-    private func values(_ trip: StoredTrip) throws -> SQLRow {
-        [
-            .init(trip.vehicleID), .bool(trip.isActive), .integer(trip.updatedAt.epochMilliseconds),
-            .blob(try trip.trip.serializedData()),
-        ]
-    }
-
     func trip(provider: String, id: String) -> SQLPlan<StoredTrip?> {
         .read(.lookup, [trip(provider, id)]) { try Self.storedTrips($0[0]).first }
     }
 
     func insertTrip(_ trip: StoredTrip, provider: String) -> SQLPlan<Void> {
-        SQLPlan(.write, reads: [row("1", of: trips, provider, trip.id)]) { rows in
+        SQLPlan(.write, reads: [exists(in: trips, provider, trip.id)]) { rows in
             let taken = StoreError.alreadyExists("Trip providers/\(provider)/trips/\(trip.id) already exists.")
             guard rows[0].isEmpty else { throw taken }
-            let insert = SQLStatement(
-                """
-                INSERT INTO \(trips) (provider, id, vehicle_id, active, updated_at, body) VALUES (?, ?, ?, ?, ?, ?)
+            let insert: SQLStatement = """
+                INSERT INTO \(trips) (provider, id, vehicle_id, active, updated_at, body)
+                VALUES (\(provider), \(trip.id), \(trip.vehicleID), \(trip.isActive), \(trip.updatedAt.epochMilliseconds), \
+                \(try trip.trip.serializedData()))
                 ON CONFLICT DO NOTHING RETURNING 1
-                """,
-                [.text(provider), .text(trip.id)] + (try values(trip)),
-                expecting: (1, taken)
+                """
+            return holding(
+                trip.vehicleID,
+                provider: provider,
+                then: .done(writes: [insert.expecting(1, otherwise: taken)], result: ())
             )
-            return holding(trip.vehicleID, provider: provider, then: .done(writes: [insert], result: ()))
         }
     }
 
@@ -148,10 +143,11 @@ extension StoreSQL {
             }
             var updated = try transform(current)
             updated.id = current.id
-            let update = SQLStatement(
-                "UPDATE \(trips) SET vehicle_id = ?, active = ?, updated_at = ?, body = ? WHERE provider = ? AND id = ?",
-                try values(updated) + [.text(provider), .text(id)]
-            )
+            let update: SQLStatement = """
+                UPDATE \(trips) SET vehicle_id = \(updated.vehicleID), active = \(updated.isActive), \
+                updated_at = \(updated.updatedAt.epochMilliseconds), body = \(try updated.trip.serializedData()) \
+                WHERE provider = \(provider) AND id = \(id)
+                """
             let done = SQLPlan.Outcome.done(writes: [update], result: updated)
             return updated.vehicleID == current.vehicleID
                 ? done : holding(updated.vehicleID, provider: provider, then: done)
@@ -159,12 +155,9 @@ extension StoreSQL {
     }
 
     func deleteTrip(provider: String, id: String) -> SQLPlan<Void> {
-        let delete = SQLStatement(
-            "DELETE FROM \(trips) WHERE provider = ? AND id = ? RETURNING 1",
-            [.text(provider), .text(id)],
-            expecting: (1, .notFound("Trip providers/\(provider)/trips/\(id) not found."))
-        )
-        return SQLPlan(.write, reads: []) { _ in .done(writes: [delete], result: ()) }
+        let delete: SQLStatement = "DELETE FROM \(trips) WHERE provider = \(provider) AND id = \(id) RETURNING 1"
+        let missing = StoreError.notFound("Trip providers/\(provider)/trips/\(id) not found.")
+        return SQLPlan(.write, reads: []) { _ in .done(writes: [delete.expecting(1, otherwise: missing)], result: ()) }
     }
 
     func trips(
@@ -175,18 +168,11 @@ extension StoreSQL {
         afterID: String?,
         limit: Int
     ) -> SQLPlan<[StoredTrip]> {
-        var sql = "SELECT id, updated_at, body FROM \(trips) WHERE provider = ? AND id > ?"
-        var values: [SQLValue] = [.text(provider), .text(afterID ?? "")]
-        if let vehicleID {
-            sql += " AND vehicle_id = ?"
-            values.append(.text(vehicleID))
-        }
-        if activeOnly { sql += " AND active = TRUE" }
-        if let updatedAtMost {
-            sql += " AND updated_at <= ?"
-            values.append(.integer(updatedAtMost.epochMilliseconds))
-        }
-        values.append(.integer(Int64(max(limit, 0))))
-        return .read(.list, [SQLStatement(sql + " ORDER BY id LIMIT ?", values)]) { try Self.storedTrips($0[0]) }
+        var select: SQLStatement =
+            "SELECT id, updated_at, body FROM \(trips) WHERE provider = \(provider) AND id > \(afterID ?? "")"
+        if let vehicleID { select = "\(select) AND vehicle_id = \(vehicleID)" }
+        if activeOnly { select = "\(select) AND active = TRUE" }
+        if let updatedAtMost { select = "\(select) AND updated_at <= \(updatedAtMost.epochMilliseconds)" }
+        return .read(.list, ["\(select) ORDER BY id LIMIT \(max(limit, 0))"]) { try Self.storedTrips($0[0]) }
     }
 }

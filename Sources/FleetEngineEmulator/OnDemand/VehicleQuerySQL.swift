@@ -101,9 +101,9 @@ struct VehicleQuerySQL {
     /// The conditions of every page.
     var whereClause: String { conditions.joined(separator: " AND ") }
 
-    /// The statement counting the vehicles of `table` (aliased `v`) that match.
-    func counting(in table: String) -> SQLStatement {
-        SQLStatement("SELECT count(*) FROM \(table) v WHERE \(whereClause)", values)
+    /// The statement counting (as `n`) the vehicles of `table` (aliased `v`) that match.
+    func counting(in table: SQLFragment) -> SQLStatement {
+        SQLStatement(unsafeSQL: "SELECT count(*) AS n FROM \(table.sql) v WHERE \(whereClause)", binds: values)
     }
 
     /// The conditions of the page after `afterID`, and their values.

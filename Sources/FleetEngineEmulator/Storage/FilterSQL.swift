@@ -23,7 +23,7 @@ struct FilterSQL {
 
     /// The table's attribute index: rows (`provider`, `owner`, `key`, `value`), one per key of a row.
     struct Attributes: Sendable {
-        var table: String
+        var table: SQLFragment
         var owner: String
         /// Columns of the row that each of its attribute rows also holds, under the same names (the store writes
         /// them together), so that a count can be answered from the attribute index alone.
@@ -32,7 +32,7 @@ struct FilterSQL {
 
     /// A table of counts kept per value of one integer column of the listed table: rows (`provider`, `column`, `n`).
     struct Counts: Sendable {
-        var table: String
+        var table: SQLFragment
         var column: String
     }
 
@@ -41,15 +41,17 @@ struct FilterSQL {
     /// (`IN` a list).
     enum Purpose: Sendable { case page, count }
 
-    private(set) var values: [SQLValue] = []
-    private(set) var condition = ""
+    private var values: [SQLValue] = []
+    private var sql = ""
+    /// The condition, with its values bound.
+    var condition: SQLStatement { SQLStatement(unsafeSQL: sql, binds: values) }
     /// The table whose rows `t` names in ``condition``: `nil` for the listed table itself; for a count, the kept
     /// counts' table when they answer it, or the attribute table when it is read from the attribute index
     /// (``init(_:columns:attributes:provider:area:counts:purpose:)``).
-    private(set) var countedTable: String?
+    private(set) var countedTable: SQLFragment?
     /// What a count selects from ``countedTable`` (`count(*)` of its rows that satisfy ``condition``, or the sum of
     /// kept counts).
-    private(set) var counted = "count(*)"
+    private(set) var counted: SQLFragment = "count(*)"
     /// The listed row's ID as ``condition`` names it.
     private var rowID = "t.id"
     private let purpose: Purpose
@@ -88,7 +90,7 @@ struct FilterSQL {
             // No filter, or only `column = value`: the kept counts are the answer (ListTasks' `state = OPEN`).
             countedTable = counts.table
             counted = "CAST(coalesce(sum(t.n), 0) AS BIGINT)"
-            condition = value.map { "t.\(counts.column) = \(bind(.integer($0)))" } ?? "1 = 1"
+            sql = value.map { "t.\(counts.column) = \(bind(.integer($0)))" } ?? "1 = 1"
             return
         }
         if purpose == .count, inArea == nil,
@@ -103,11 +105,11 @@ struct FilterSQL {
             for part in others {
                 clauses.append(translate(part, columns: columns, attributes: attributes, provider: provider))
             }
-            condition = clauses.joined(separator: " AND ")
+            sql = clauses.joined(separator: " AND ")
             return
         }
         let matches = translate(filter.expression, columns: columns, attributes: attributes, provider: provider)
-        condition = inArea.map { "\($0) AND \(matches)" } ?? matches
+        sql = inArea.map { "\($0) AND \(matches)" } ?? matches
     }
 
     private static func conjuncts(_ expression: AIPFilter.Expression) -> [AIPFilter.Expression] {
@@ -209,12 +211,12 @@ struct FilterSQL {
             let key = String(field.dropFirst("attributes.".count))
             if purpose == .page {
                 let probe =
-                    "SELECT 1 FROM \(attributes.table) a WHERE a.provider = t.provider AND a.\(attributes.owner) = t.id"
+                    "SELECT 1 FROM \(attributes.table.sql) a WHERE a.provider = t.provider AND a.\(attributes.owner) = t.id"
                     + " AND a.key = \(bind(.text(key))) AND a.value = \(bind(.text(text)))"
                 return "\(op == .equal ? "" : "NOT ")EXISTS (\(probe))"
             }
             let rows =
-                "SELECT a.\(attributes.owner) FROM \(attributes.table) a WHERE a.provider = \(bind(.text(provider)))"
+                "SELECT a.\(attributes.owner) FROM \(attributes.table.sql) a WHERE a.provider = \(bind(.text(provider)))"
                 + " AND a.key = \(bind(.text(key))) AND a.value = \(bind(.text(text)))"
             return "\(rowID) \(op == .equal ? "IN" : "NOT IN") (\(rows))"
         }

@@ -51,8 +51,10 @@ extension PostgresFleetStore: SQLPlanStore, DeliveryStore {
 
     private static func values(_ rows: [PostgresRow], _ statement: SQLStatement) throws -> [SQLRow] {
         try statement.check(rows: rows.count)
+        guard let first = rows.first else { return [] }
+        let columns = first.map(\.columnName)
         return try rows.map { row in
-            try row.map { cell in
+            let values = try row.map { cell -> SQLValue in
                 guard let bytes = cell.bytes else { return .null }
                 switch cell.dataType {
                 case .bool: return .bool(try cell.decode(Bool.self))
@@ -62,6 +64,7 @@ extension PostgresFleetStore: SQLPlanStore, DeliveryStore {
                 default: return .text(try cell.decode(String.self))
                 }
             }
+            return SQLRow(columns: columns, values: values)
         }
     }
 }

@@ -25,20 +25,20 @@ extension SQLiteFleetStore: SQLPlanStore, DeliveryStore {
             try statement.check(rows: 0)
             return []
         }
+        let columns = prepared.columnNames
         var rows: [SQLRow] = []
         let cursor = try Row.fetchCursor(prepared, arguments: arguments)
         while let row = try cursor.next() {
-            rows.append(
-                row.databaseValues.map { value in
-                    switch value.storage {
-                    case .null: .null
-                    case .int64(let number): .integer(number)
-                    case .double(let number): .real(number)
-                    case .string(let text): .text(text)
-                    case .blob(let data): .blob(data)
-                    }
+            let values = Array(row.databaseValues).map { value -> SQLValue in
+                switch value.storage {
+                case .null: .null
+                case .int64(let number): .integer(number)
+                case .double(let number): .real(number)
+                case .string(let text): .text(text)
+                case .blob(let data): .blob(data)
                 }
-            )
+            }
+            rows.append(SQLRow(columns: columns, values: values))
         }
         try statement.check(rows: rows.count)
         return rows

@@ -210,7 +210,7 @@ public final class SQLiteFleetStore: EmulatorStore, SQLiteStore {
         let page = sql.page(after: afterID)
         let pageArguments = StatementArguments(page.values.map(Self.databaseValue))
         let rows = try await writer.read { db in
-            let total = counting ? try Self.execute(count, in: db).first?.first?.integer.map { Int($0) } : nil
+            let total = counting ? try Self.execute(count, in: db).first?.decode("n", as: Int.self) : nil
             var select = "SELECT v.id, v.body FROM vehicles v WHERE \(page.whereClause) ORDER BY v.id"
             if let limit { select += " LIMIT \(max(limit, 0))" }
             let vehicles = try Row.fetchAll(db.cachedStatement(sql: select), arguments: pageArguments).map {
@@ -252,7 +252,7 @@ public final class SQLiteFleetStore: EmulatorStore, SQLiteStore {
         let select = "SELECT v.id, v.lat, v.lng FROM vehicles v WHERE \(sql.whereClause) AND v.lat IS NOT NULL"
         return try await writer.read { db in
             try Row.fetchAll(db.cachedStatement(sql: select), arguments: arguments).map {
-                VehiclePosition(id: $0[0], latitude: $0[1], longitude: $0[2])
+                VehiclePosition(id: $0["id"], latitude: $0["lat"], longitude: $0["lng"])
             }
         }
     }
