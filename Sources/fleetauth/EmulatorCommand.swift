@@ -25,8 +25,6 @@ struct EmulatorCommand: AsyncParsableCommand {
             signBlob, and the accounts' public keys), for trying keyless signing on one machine. They are for local \
             use only: the metadata route hands an access token to any caller, so they are off by default, bind \
             loopback only on a port of their own, and sign only as the accounts named by --iam-sign-as.
-
-            \(EnvironmentOptions.help("emulator"))
             """
     )
 

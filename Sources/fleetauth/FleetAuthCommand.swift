@@ -31,6 +31,14 @@ struct FleetAuthCommand: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
+            // A server command's help ends with its variables.
+            let arguments = Array(CommandLine.arguments.dropFirst())
+            if exitCode(for: error) == .success, let command = EnvironmentOptions.helpRequested(by: arguments),
+                let variables = try? EnvironmentOptions.help(command)
+            {
+                print(fullMessage(for: error) + "\n\n" + EnvironmentOptions.wrapped(variables))
+                exit(withError: nil)
+            }
             // No PIN or token an error message quotes reaches the terminal or the log.
             let error = redacted(error)
             if LogFormat.active == .json, error is CLIError {

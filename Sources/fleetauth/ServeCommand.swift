@@ -21,8 +21,6 @@ struct ServeCommand: AsyncParsableCommand {
             The emulator trusts the token server's keys by JWK set URL. State (users, grants, keys, vehicles, \
             trips) is kept in the data directory, so a restart continues where it stopped. The first start \
             creates an operator account and prints its password once.
-
-            \(EnvironmentOptions.help("serve"))
             """
     )
 

@@ -124,8 +124,6 @@ struct TokenServerCommand: AsyncParsableCommand {
             instances share users, sessions, lockouts and keys (sealed under the key-encryption key). It writes \
             DATA/emulator-trust.json, which `fleetauth emulator --trust` reads to trust this server's keys by JWK \
             set URL (so rotations reach the emulator without a restart).
-
-            \(EnvironmentOptions.help("token-server"))
             """
     )
 

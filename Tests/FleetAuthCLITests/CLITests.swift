@@ -271,6 +271,34 @@ struct CLITests {
         #expect(adc.status == 0 && adc.stdout.hasPrefix("eyJ"))
     }
 
+    @Test(
+        "a server command's options come from FLEETAUTH_ variables, validated as options; the command line wins",
+        arguments: ["emulator", "token-server", "serve"]
+    )
+    func environmentVariables(_ command: String) async throws {
+        // An option of a shared group (LoggingOptions): the names come from the command's own declaration.
+        let fromVariable = try await CLI.run([command], environment: ["FLEETAUTH_LOG_FORMAT": "xml"])
+        #expect(fromVariable.status != 0 && fromVariable.stderr.contains("'xml' is invalid for '--log-format"))
+        let optionWins = try await CLI.run(
+            [command, "--log-format=yaml"],
+            environment: ["FLEETAUTH_LOG_FORMAT": "xml"]
+        )
+        #expect(optionWins.status != 0 && optionWins.stderr.contains("'yaml'") && !optionWins.stderr.contains("xml"))
+        // A flag's variable is a boolean (the token server has no flags).
+        guard let flag = ["emulator": "IN_MEMORY", "serve": "KEYLESS"][command] else { return }
+        let notABoolean = try await CLI.run([command], environment: ["FLEETAUTH_\(flag)": "maybe"])
+        #expect(notABoolean.status == 1 && notABoolean.stderr.contains("FLEETAUTH_\(flag) must be 1, true, 0 or false"))
+    }
+
+    @Test("a repeatable option's variable is a comma-separated list, each item validated")
+    func environmentList() async throws {
+        let proxies = try await CLI.run(
+            ["token-server"],
+            environment: ["FLEETAUTH_TRUSTED_PROXY": "10.0.0.1, nonsense"]
+        )
+        #expect(proxies.status != 0 && proxies.stderr.contains("--trusted-proxy: nonsense is not an IP address"))
+    }
+
     @Test("a file that is not a key is named in the error, with no key material")
     func notAKey() async throws {
         let path = directory + "/user.json"
