@@ -168,8 +168,6 @@ public struct AuthorizationClaimsError: CodedError {
         self.message = message
     }
 
-    public var description: String { message }
-
     public static let unknownKey = Self(.unknownKey, "unknown authorization claim")
     public static let wrongType = Self(.wrongType, "an authorization claim has the wrong JSON type")
     public static let invalidID = Self(.invalidID, "an authorization claim holds an invalid ID")

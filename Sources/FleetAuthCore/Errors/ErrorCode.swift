@@ -28,3 +28,8 @@ public protocol CodedError: Error, Hashable, CustomStringConvertible {
     /// What went wrong, for people.
     var message: String { get }
 }
+
+extension CodedError {
+    /// The ``message``: what a log line, or `"\(error)"`, shows.
+    public var description: String { message }
+}

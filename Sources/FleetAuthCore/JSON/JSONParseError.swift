@@ -30,8 +30,6 @@ public struct JSONParseError: CodedError {
         self.message = message
     }
 
-    public var description: String { message }
-
     public static let invalidUTF8 = Self(.invalidUTF8, "the text is not valid UTF-8")
     public static let byteOrderMark = Self(.byteOrderMark, "the text starts with a byte order mark")
     public static let unexpectedCharacter = Self(.unexpectedCharacter, "unexpected character")

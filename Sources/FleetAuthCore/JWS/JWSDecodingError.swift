@@ -28,8 +28,6 @@ public struct JWSDecodingError: CodedError {
         self.jsonError = jsonError
     }
 
-    public var description: String { message }
-
     public static let empty = Self(.empty, "the token is empty")
     public static let tooLarge = Self(.tooLarge, "the token is too large")
     public static let invalidCharacter = Self(.invalidCharacter, "the token has a character outside base64url and '.'")

@@ -25,8 +25,6 @@ public struct KeyError: CodedError {
         self.message = message
     }
 
-    public var description: String { message }
-
     public static let keyTooSmall = Self(.keyTooSmall, "RSA keys must have at least 2048 bits")
     public static let invalidPublicKey = Self(.invalidPublicKey, "not a usable RSA public key")
     public static let invalidJWK = Self(.invalidJWK, "not a usable RS256 JWK")

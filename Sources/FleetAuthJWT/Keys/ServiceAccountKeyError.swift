@@ -32,8 +32,6 @@ public struct ServiceAccountKeyError: CodedError {
         self.message = message
     }
 
-    public var description: String { message }
-
     public static let fileNotFound = Self(.fileNotFound, "key file not found")
     public static let unreadable = Self(.unreadable, "key file cannot be read")
     public static let notJSON = Self(.notJSON, "key file is not JSON")

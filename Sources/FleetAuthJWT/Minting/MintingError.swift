@@ -25,8 +25,6 @@ public struct MintingError: CodedError {
         self.message = message
     }
 
-    public var description: String { message }
-
     public static let invalidLifetime = Self(.invalidLifetime, "the token lifetime must be 1 to 3600 seconds")
     public static let invalidBackdate = Self(.invalidBackdate, "the backdate must be 0 to 600 seconds")
     public static let backdateExceedsLifetime = Self(

@@ -39,7 +39,6 @@ public struct SigningError: CodedError {
 
     /// Whether trying again later may succeed (the signer was unreachable or overloaded).
     public var isTransient: Bool { code == .unavailable }
-    public var description: String { message }
 
     public static func permissionDenied(_ message: String) -> Self { Self(.permissionDenied, message) }
     public static func unauthenticated(_ message: String) -> Self { Self(.unauthenticated, message) }

@@ -218,6 +218,4 @@ public struct TrustConfigurationError: CodedError {
 
     /// A file that breaks a rule of its format (``Code/invalid``).
     public init(_ message: String) { self.init(.invalid, message) }
-
-    public var description: String { message }
 }

@@ -127,6 +127,4 @@ public struct KeyEncryptionKeyError: CodedError {
         self.code = code
         self.message = message
     }
-
-    public var description: String { message }
 }
