@@ -41,7 +41,7 @@ public final class DeliveryVehicleReporter<C: Clock>: @unchecked Sendable where 
     private let lock = NSLock()
     private var state: DeliveryVehicleReporterState
     private let wake = WakeSignal()
-    private var started = false
+    private let once = RunOnce()
 
     /// - Parameters:
     ///   - client: the Deliveries client (its token provider supplies the vehicle's driver tokens).
@@ -95,12 +95,7 @@ public final class DeliveryVehicleReporter<C: Clock>: @unchecked Sendable where 
     /// Sends updates until ``finish()`` has been honoured or the task is cancelled, then finishes ``results``.
     /// Call it once: a second call returns at once.
     public func run() async {
-        guard
-            lock.withLock({ () -> Bool in
-                defer { started = true }
-                return !started
-            })
-        else { return }
+        guard once.claim() else { return }
         defer { continuation.finish() }
         await runReporting(
             clock: clock,

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a reporter's state machine asks for next (``VehicleReporterState/Action``,
 /// ``DeliveryVehicleReporterState/Action``).
 public enum ReporterAction<Update: Sendable & Hashable>: Sendable, Hashable {
@@ -47,6 +49,20 @@ func runReporting<Update: Sendable & Hashable, C: Clock<Duration>>(
                 failure.map { $0.isTransient ? .transientFailure : .terminalFailure } ?? ReporterOutcome.accepted
             completed(update, outcome, start.duration(to: clock.now))
             report(update, failure, .now - began)
+        }
+    }
+}
+
+/// Lets one caller through, the first: a reporter's `run()` loops in one task, and a second call returns at once.
+final class RunOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var claimed = false
+
+    /// `true` for the first call only.
+    func claim() -> Bool {
+        lock.withLock {
+            defer { claimed = true }
+            return !claimed
         }
     }
 }

@@ -45,7 +45,7 @@ public final class VehicleReporter<C: Clock>: @unchecked Sendable where C.Durati
     private let lock = NSLock()
     private var state: VehicleReporterState
     private let wake = WakeSignal()
-    private var started = false
+    private let once = RunOnce()
 
     /// - Parameters:
     ///   - client: the Fleet Engine client (its token provider supplies the vehicle's driver tokens).
@@ -81,12 +81,7 @@ public final class VehicleReporter<C: Clock>: @unchecked Sendable where C.Durati
     /// Sends updates until ``finish()`` has been honoured or the task is cancelled, then finishes ``results``.
     /// Call it once: a second call returns at once.
     public func run() async {
-        guard
-            lock.withLock({ () -> Bool in
-                defer { started = true }
-                return !started
-            })
-        else { return }
+        guard once.claim() else { return }
         defer { continuation.finish() }
         await runReporting(
             clock: clock,
