@@ -1,9 +1,11 @@
 import FleetAuthServerCore
 import Foundation
+import Logging
 import NIOCore
 import PostgresNIO
 
-/// How PostgreSQL's failures are told and sorted: in FleetAuth's words, and whether the database was reached.
+/// How PostgreSQL's failures are told, sorted and logged: in FleetAuth's words, whether the database was reached,
+/// and each outage once.
 extension PostgreSQLDatabase {
     /// Whether `error` says the database could not be reached or dropped the connection (rather than refusing a
     /// statement).
@@ -75,5 +77,56 @@ extension PostgreSQLDatabase {
         // Another library's error that hides its details behind a placeholder: say only what kind it is.
         if text.contains("Generic description") { return "a PostgreSQL client error (\(type(of: error)))" }
         return text
+    }
+
+    /// Logs each change of the database's state once, as the production article promises: an outage as an error
+    /// when it starts (refusing connections, or not answering), and a notice when it answers again. Logged to
+    /// `fleetauth.store`, made when a line is logged so it uses the logging system the server bootstrapped.
+    static func outageLog(_ url: PostgresURL) -> @Sendable (DatabaseDeadline.State) -> Void {
+        { state in
+            let logger = Logger(label: "fleetauth.store")
+            switch state {
+            case .refusing:
+                logger.error(
+                    "PostgreSQL at \(url.location) cannot be reached: requests that need it are answered 503 until it is back",
+                    metadata: .fleetauth(["store": "unreachable"])
+                )
+            case .notAnswering:
+                logger.error(
+                    "PostgreSQL at \(url.location) is not answering in time: requests that need it are answered 504 until it does",
+                    metadata: .fleetauth(["store": "not_answering"])
+                )
+            case .answering:
+                logger.notice("PostgreSQL at \(url.location) answers again", metadata: .fleetauth(["store": "ok"]))
+            }
+        }
+    }
+
+    /// The error for a failed call, in FleetAuth's words; notes whether the database was reached.
+    ///
+    /// A call that got no answer in time is ``StoreError/deadlineExceeded(_:)``: the database may have received
+    /// its statement and may still commit it, so the message says to read before writing again. A call that could
+    /// not reach the database is ``StoreError/unavailable(_:)``: nothing was sent.
+    func unavailable(_ error: any Error) -> StoreError {
+        let mayApply =
+            "A change this call asked for may still be applied once it answers: read it back before trying again."
+        if let expiry = error as? DatabaseDeadline.Expiry {
+            switch expiry {
+            case .noAnswer(let limit):
+                deadline.note(.notAnswering)
+                return .deadlineExceeded("PostgreSQL at \(url.location) did not answer within \(limit). \(mayApply)")
+            case .down(let limit, .refusing):
+                return .unavailable(
+                    "PostgreSQL at \(url.location) cannot be reached (no connection within \(limit)); try again shortly."
+                )
+            case .down(let limit, _):
+                return .deadlineExceeded(
+                    "PostgreSQL at \(url.location) is not answering (nothing within \(limit), after an earlier call got "
+                        + "no answer in time). \(mayApply)"
+                )
+            }
+        }
+        deadline.note(reached: !Self.isConnectionFailure(error))
+        return .unavailable("PostgreSQL at \(url.location): \(Self.reason(error)).")
     }
 }

@@ -149,29 +149,6 @@ package final class PostgreSQLDatabase: Service, Sendable {
         return configuration
     }
 
-    /// Logs each change of the database's state once, as the production article promises: an outage as an error
-    /// when it starts (refusing connections, or not answering), and a notice when it answers again. Logged to
-    /// `fleetauth.store`, made when a line is logged so it uses the logging system the server bootstrapped.
-    static func outageLog(_ url: PostgresURL) -> @Sendable (DatabaseDeadline.State) -> Void {
-        { state in
-            let logger = Logger(label: "fleetauth.store")
-            switch state {
-            case .refusing:
-                logger.error(
-                    "PostgreSQL at \(url.location) cannot be reached: requests that need it are answered 503 until it is back",
-                    metadata: .fleetauth(["store": "unreachable"])
-                )
-            case .notAnswering:
-                logger.error(
-                    "PostgreSQL at \(url.location) is not answering in time: requests that need it are answered 504 until it does",
-                    metadata: .fleetauth(["store": "not_answering"])
-                )
-            case .answering:
-                logger.notice("PostgreSQL at \(url.location) answers again", metadata: .fleetauth(["store": "ok"]))
-            }
-        }
-    }
-
     /// Checks the connection and applies the pending migrations; on failure the pool is closed.
     func prepare(_ migrations: PostgresMigrations?) async throws(StoreError) {
         do {
@@ -329,34 +306,6 @@ package final class PostgreSQLDatabase: Service, Sendable {
         } catch {
             throw unavailable(error)
         }
-    }
-
-    /// The error for a failed call, in FleetAuth's words; notes whether the database was reached.
-    ///
-    /// A call that got no answer in time is ``StoreError/deadlineExceeded(_:)``: the database may have received
-    /// its statement and may still commit it, so the message says to read before writing again. A call that could
-    /// not reach the database is ``StoreError/unavailable(_:)``: nothing was sent.
-    private func unavailable(_ error: any Error) -> StoreError {
-        let mayApply =
-            "A change this call asked for may still be applied once it answers: read it back before trying again."
-        if let expiry = error as? DatabaseDeadline.Expiry {
-            switch expiry {
-            case .noAnswer(let limit):
-                deadline.note(.notAnswering)
-                return .deadlineExceeded("PostgreSQL at \(url.location) did not answer within \(limit). \(mayApply)")
-            case .down(let limit, .refusing):
-                return .unavailable(
-                    "PostgreSQL at \(url.location) cannot be reached (no connection within \(limit)); try again shortly."
-                )
-            case .down(let limit, _):
-                return .deadlineExceeded(
-                    "PostgreSQL at \(url.location) is not answering (nothing within \(limit), after an earlier call got "
-                        + "no answer in time). \(mayApply)"
-                )
-            }
-        }
-        deadline.note(reached: !Self.isConnectionFailure(error))
-        return .unavailable("PostgreSQL at \(url.location): \(Self.reason(error)).")
     }
 
     private func rows<Statement: PostgresPreparedStatement>(_ statement: Statement, reserved: Bool) async throws
