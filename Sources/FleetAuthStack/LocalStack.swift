@@ -42,7 +42,7 @@ public struct LocalStack {
     /// The token server (its store, users, login and keys).
     public let tokenServer: TokenServer
     /// The emulator's vehicles and trips.
-    public let fleetStore: any EmulatorStore
+    package let fleetStore: any EmulatorStore
     /// Keyless mode: the loopback port of the emulator's stand-ins for Google's IAM and metadata server, which hold
     /// the token server's accounts' keys (`DATA/iam/`) and sign only as those; the token server signs every family
     /// through them.
@@ -90,7 +90,7 @@ public struct LocalStack {
         dataDirectory: String,
         tokenServer configuration: TokenServer.Configuration? = nil,
         tokenServerStore: any TokenServerStorage,
-        fleetStore: any EmulatorStore,
+        fleetStore: some EmulatorStorage,
         clock: any WallClock = .system,
         auditLogger: Logger = .silent(label: "fleetauth.token-server.audit"),
         keylessIAMPort: Int? = nil,
@@ -101,7 +101,7 @@ public struct LocalStack {
         self.clock = clock
         var configuration = configuration ?? TokenServer.Configuration(dataDirectory: dataDirectory)
         configuration.dataDirectory = dataDirectory
-        self.fleetStore = fleetStore
+        self.fleetStore = fleetStore.emulatorStore.store
         var signers: [TokenFamily: KeylessSigner] = [:]
         var iamKeys: [TokenFamily: ServiceAccountKey] = [:]
         var port = keylessIAMPort

@@ -55,7 +55,7 @@ public struct EmulatorServer {
 
     public let configuration: Configuration
     /// Where both APIs' vehicles, trips and tasks live.
-    public let store: any EmulatorStore
+    package let store: any EmulatorStore
     /// Verifies bearer tokens; shared by every connection.
     public let authenticator: TokenAuthenticator
     /// The Prometheus metrics served at `GET /metrics`.
@@ -86,7 +86,7 @@ public struct EmulatorServer {
     public init(
         configuration: Configuration = Configuration(),
         trust: TrustConfiguration,
-        store: any EmulatorStore,
+        store: some EmulatorStorage,
         iam: LocalIAM? = nil,
         clock: any WallClock = .system
     ) async throws {
@@ -117,7 +117,7 @@ public struct EmulatorServer {
         configuration: Configuration = Configuration(),
         accounts: [(TrustedServiceAccount, [RSAVerificationKey])],
         keyURLs: [String: String] = [:],
-        store: any EmulatorStore,
+        store: some EmulatorStorage,
         iam: LocalIAM? = nil,
         clock: any WallClock = .system
     ) {
@@ -129,6 +129,7 @@ public struct EmulatorServer {
             onRejection: { metrics.tokenRejected(reason: $0) },
             onAuthentication: { metrics.tokenAuthenticated(in: $0, cached: $1) }
         )
+        let store = store.emulatorStore.store
         let service = OnDemandService(store: store, clock: clock, configuration: configuration.service)
         let deliveries = DeliveryService(store: store, clock: clock, speed: configuration.service.speed)
         let refresher = keyURLs.isEmpty ? nil : KeyRefresher(urls: keyURLs, clock: clock)

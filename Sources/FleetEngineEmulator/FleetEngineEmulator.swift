@@ -29,7 +29,7 @@ public enum FleetEngineEmulator {
     ///   - allowedOrigins: the web origins whose pages may call the API from the browser (CORS); none by default.
     public static func makeRouter(
         authenticator: TokenAuthenticator,
-        store: any EmulatorStore,
+        store: some EmulatorStorage,
         keyRefresher: KeyRefresher? = nil,
         metrics: EmulatorMetrics = EmulatorMetrics(),
         maximumBodySize: Int = ServerLimits().maximumBodySize,
@@ -37,7 +37,8 @@ public enum FleetEngineEmulator {
         configuration: OnDemandService.Configuration = .init(),
         allowedOrigins: [String] = []
     ) -> Router<EmulatorRequestContext> {
-        makeRouter(
+        let store = store.emulatorStore.store
+        return makeRouter(
             authenticator: authenticator,
             service: OnDemandService(store: store, clock: clock, configuration: configuration),
             deliveries: DeliveryService(store: store, clock: clock, speed: configuration.speed),

@@ -1,4 +1,4 @@
-public import FleetAuthCore
+package import FleetAuthCore
 import FleetAuthServerCore
 import FleetEngineAPI
 import Foundation
@@ -20,7 +20,7 @@ public struct DeliveryService: Sendable {
     ///   - store: where delivery vehicles and tasks live.
     ///   - clock: the time of server-set times and ETAs.
     ///   - speed: the stand-in speed of every vehicle, in metres per second (default 10, 36 km/h).
-    public init(store: any DeliveryStore, clock: any WallClock = .system, speed: Double = 10) {
+    package init(store: any DeliveryStore, clock: any WallClock = .system, speed: Double = 10) {
         self.store = store
         self.clock = clock
         self.speed = speed

@@ -1,5 +1,5 @@
-public import FleetAuthServerCore
-public import FleetEngineAPI
+package import FleetAuthServerCore
+package import FleetEngineAPI
 import Foundation
 import SwiftProtobuf
 
@@ -11,7 +11,7 @@ import SwiftProtobuf
 /// Every method is atomic, as ``OnDemandStore``'s are: an update reads, transforms and writes in one transaction, and
 /// a transform's error is rethrown with nothing written. Failures are `StoreError`s (`not_found`, `already_exists`,
 /// `conflict`). Both of the project's stores conform, sharing the database of the on-demand half.
-public protocol DeliveryStore: Sendable {
+package protocol DeliveryStore: Sendable {
     /// A delivery vehicle, or nil.
     func deliveryVehicle(provider: String, id: String) async throws -> FleetEngineDelivery.DeliveryVehicle?
     /// Stores a new delivery vehicle; `already_exists` if the ID is taken.
@@ -66,34 +66,34 @@ public protocol DeliveryStore: Sendable {
 }
 
 /// Which tasks a ListTasks reads: its filter, which a store turns into a query on its task columns.
-public struct TaskQuery: Sendable {
+package struct TaskQuery: Sendable {
     let filter: AIPFilter
 
     /// A ListTasks `filter` (<doc:Deliveries>); `INVALID_ARGUMENT` if it does not parse.
-    public init(filter: String) throws(GoogleAPIError) {
+    package init(filter: String) throws(GoogleAPIError) {
         self.filter = try AIPFilter(filter, fields: DeliveryService.taskFilterFields, describing: "tasks")
     }
 
     /// Whether `task` matches: the meaning of the query, which a store's indexes must reproduce.
-    public func accepts(_ task: FleetEngineDelivery.Task) -> Bool {
+    package func accepts(_ task: FleetEngineDelivery.Task) -> Bool {
         filter.matches { DeliveryService.value(of: $0, in: task) }
     }
 }
 
 /// Which delivery vehicles a ListDeliveryVehicles reads: its attribute filter and viewport.
-public struct DeliveryVehicleQuery: Sendable {
+package struct DeliveryVehicleQuery: Sendable {
     let filter: AIPFilter
     /// The last location lies in one of these boxes (any location, or none, when nil).
     let area: [VehicleQuery.Box]?
 
     /// A ListDeliveryVehicles `filter` and `viewport` (nil for none); `INVALID_ARGUMENT` if either is malformed.
-    public init(filter: String, viewport: FleetEngineV1.Viewport?) throws(GoogleAPIError) {
+    package init(filter: String, viewport: FleetEngineV1.Viewport?) throws(GoogleAPIError) {
         self.filter = try AIPFilter(filter, fields: [:], describing: "delivery vehicles")
         area = try viewport.map(VehicleQuery.Box.checked)
     }
 
     /// Whether `vehicle` matches: the meaning of the query, which a store's indexes must reproduce.
-    public func accepts(_ vehicle: FleetEngineDelivery.DeliveryVehicle) -> Bool {
+    package func accepts(_ vehicle: FleetEngineDelivery.DeliveryVehicle) -> Bool {
         let row = DeliveryVehicleRow(vehicle)
         if let area {
             guard let latitude = row.latitude, let longitude = row.longitude,
@@ -172,33 +172,33 @@ struct DeliveryVehicleRow {
 }
 
 /// What an UpdateDeliveryVehicle writes: the vehicle, and the tasks it assigned or closed (by ID).
-public struct DeliveryVehicleChange: Sendable {
-    public var vehicle: FleetEngineDelivery.DeliveryVehicle
-    public var tasks: [String: FleetEngineDelivery.Task]
+package struct DeliveryVehicleChange: Sendable {
+    package var vehicle: FleetEngineDelivery.DeliveryVehicle
+    package var tasks: [String: FleetEngineDelivery.Task]
 
-    public init(vehicle: FleetEngineDelivery.DeliveryVehicle, tasks: [String: FleetEngineDelivery.Task] = [:]) {
+    package init(vehicle: FleetEngineDelivery.DeliveryVehicle, tasks: [String: FleetEngineDelivery.Task] = [:]) {
         self.vehicle = vehicle
         self.tasks = tasks
     }
 }
 
 /// A delivery vehicle as stored, with its ID.
-public struct StoredDeliveryVehicle: Sendable, Hashable {
-    public var id: String
-    public var vehicle: FleetEngineDelivery.DeliveryVehicle
+package struct StoredDeliveryVehicle: Sendable, Hashable {
+    package var id: String
+    package var vehicle: FleetEngineDelivery.DeliveryVehicle
 
-    public init(id: String, vehicle: FleetEngineDelivery.DeliveryVehicle) {
+    package init(id: String, vehicle: FleetEngineDelivery.DeliveryVehicle) {
         self.id = id
         self.vehicle = vehicle
     }
 }
 
 /// A task as stored, with its ID.
-public struct StoredTask: Sendable, Hashable {
-    public var id: String
-    public var task: FleetEngineDelivery.Task
+package struct StoredTask: Sendable, Hashable {
+    package var id: String
+    package var task: FleetEngineDelivery.Task
 
-    public init(id: String, task: FleetEngineDelivery.Task) {
+    package init(id: String, task: FleetEngineDelivery.Task) {
         self.id = id
         self.task = task
     }

@@ -4,17 +4,17 @@ package import FleetEngineAPI
 extension SQLPlanStore {
     private var sql: StoreSQL { Self.storeSQL }
 
-    public func deliveryVehicle(provider: String, id: String) async throws -> FleetEngineDelivery.DeliveryVehicle? {
+    package func deliveryVehicle(provider: String, id: String) async throws -> FleetEngineDelivery.DeliveryVehicle? {
         try await run(sql.deliveryVehicle(provider: provider, id: id))
     }
 
-    public func insertDeliveryVehicle(_ vehicle: FleetEngineDelivery.DeliveryVehicle, provider: String, id: String)
+    package func insertDeliveryVehicle(_ vehicle: FleetEngineDelivery.DeliveryVehicle, provider: String, id: String)
         async throws
     {
         try await run(sql.insertDeliveryVehicle(vehicle, provider: provider, id: id))
     }
 
-    public func updateDeliveryVehicle(
+    package func updateDeliveryVehicle(
         provider: String,
         id: String,
         naming taskIDs: Set<String>,
@@ -25,11 +25,11 @@ extension SQLPlanStore {
         try await run(sql.updateDeliveryVehicle(provider: provider, id: id, naming: taskIDs, transform))
     }
 
-    public func deleteDeliveryVehicle(provider: String, id: String) async throws {
+    package func deleteDeliveryVehicle(provider: String, id: String) async throws {
         try await run(sql.deleteDeliveryVehicle(provider: provider, id: id))
     }
 
-    public func deliveryVehicles(provider: String, afterID: String?, limit: Int) async throws
+    package func deliveryVehicles(provider: String, afterID: String?, limit: Int) async throws
         -> [StoredDeliveryVehicle]
     {
         try await run(sql.deliveryVehicles(provider: provider, afterID: afterID, limit: limit))
@@ -37,7 +37,7 @@ extension SQLPlanStore {
 
     /// A page of the delivery vehicles `query` accepts and their count, from the attribute index and the location
     /// columns.
-    public func deliveryVehicles(
+    package func deliveryVehicles(
         provider: String,
         matching query: DeliveryVehicleQuery,
         after afterID: String?,
@@ -49,15 +49,15 @@ extension SQLPlanStore {
         )
     }
 
-    public func task(provider: String, id: String) async throws -> FleetEngineDelivery.Task? {
+    package func task(provider: String, id: String) async throws -> FleetEngineDelivery.Task? {
         try await run(sql.task(provider: provider, id: id))
     }
 
-    public func insertTasks(_ tasks: [StoredTask], provider: String) async throws {
+    package func insertTasks(_ tasks: [StoredTask], provider: String) async throws {
         try await run(sql.insertTasks(tasks, provider: provider))
     }
 
-    public func updateTask(
+    package func updateTask(
         provider: String,
         id: String,
         _ transform: @escaping @Sendable (FleetEngineDelivery.Task) throws -> FleetEngineDelivery.Task
@@ -65,21 +65,21 @@ extension SQLPlanStore {
         try await run(sql.updateTask(provider: provider, id: id, transform))
     }
 
-    public func deleteTask(provider: String, id: String) async throws {
+    package func deleteTask(provider: String, id: String) async throws {
         try await run(sql.deleteTask(provider: provider, id: id))
     }
 
-    public func tasks(provider: String, afterID: String?, limit: Int) async throws -> [StoredTask] {
+    package func tasks(provider: String, afterID: String?, limit: Int) async throws -> [StoredTask] {
         try await run(sql.tasks(provider: provider, afterID: afterID, limit: limit))
     }
 
-    public func tasks(provider: String, trackingID: String) async throws -> [StoredTask] {
+    package func tasks(provider: String, trackingID: String) async throws -> [StoredTask] {
         try await run(sql.tasks(provider: provider, trackingID: trackingID))
     }
 
     /// A page of the tasks `query` accepts and their count, from the task columns, the attribute index and the
     /// counts by state.
-    public func tasks(provider: String, matching query: TaskQuery, after afterID: String?, limit: Int, counting: Bool)
+    package func tasks(provider: String, matching query: TaskQuery, after afterID: String?, limit: Int, counting: Bool)
         async throws -> (tasks: [StoredTask], total: Int?)
     {
         try await run(sql.tasks(provider: provider, matching: query, after: afterID, limit: limit, counting: counting))

@@ -1,4 +1,4 @@
-public import FleetAuthCore
+package import FleetAuthCore
 import FleetAuthServerCore
 import FleetEngineAPI
 import Foundation
@@ -28,7 +28,7 @@ public struct OnDemandService: Sendable {
     ///   - store: where vehicles and trips live.
     ///   - clock: the time of server-set times and ETAs.
     ///   - configuration: the stand-in speed.
-    public init(
+    package init(
         store: any OnDemandStore,
         clock: any WallClock = .system,
         configuration: Configuration = Configuration()

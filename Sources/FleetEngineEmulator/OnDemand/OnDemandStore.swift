@@ -1,5 +1,5 @@
-public import FleetEngineAPI
-public import Foundation
+package import FleetEngineAPI
+package import Foundation
 
 /// Where the emulator keeps vehicles and trips: each as its `maps.fleetengine.v1` message, keyed by provider and
 /// ID. A trip's assigned vehicle and whether it is active are derived from the message and indexed, so a
@@ -11,7 +11,7 @@ public import Foundation
 /// is rethrown as it is, with nothing written.
 ///
 /// Its lifecycle is the whole database's (``EmulatorStore``).
-public protocol OnDemandStore: Sendable {
+package protocol OnDemandStore: Sendable {
     /// A vehicle, or nil.
     func vehicle(provider: String, id: String) async throws -> FleetEngineV1.Vehicle?
     /// A vehicle and its active trips in ID order, read together (one transaction, one round trip), or nil.
@@ -67,40 +67,40 @@ public protocol OnDemandStore: Sendable {
 }
 
 /// A vehicle as stored, with its ID.
-public struct StoredVehicle: Sendable, Hashable {
-    public var id: String
-    public var vehicle: FleetEngineV1.Vehicle
+package struct StoredVehicle: Sendable, Hashable {
+    package var id: String
+    package var vehicle: FleetEngineV1.Vehicle
 
-    public init(id: String, vehicle: FleetEngineV1.Vehicle) {
+    package init(id: String, vehicle: FleetEngineV1.Vehicle) {
         self.id = id
         self.vehicle = vehicle
     }
 }
 
 /// A trip as stored: its ID, its message, and when it last changed.
-public struct StoredTrip: Sendable, Hashable {
+package struct StoredTrip: Sendable, Hashable {
     /// The trip ID.
-    public var id: String
+    package var id: String
     /// The message as kept (server-set fields included, `name` and derived fields not).
-    public var trip: FleetEngineV1.Trip
+    package var trip: FleetEngineV1.Trip
     /// When the trip was created or last changed.
-    public var updatedAt: Date
+    package var updatedAt: Date
 
-    public init(id: String, trip: FleetEngineV1.Trip, updatedAt: Date) {
+    package init(id: String, trip: FleetEngineV1.Trip, updatedAt: Date) {
         self.id = id
         self.trip = trip
         self.updatedAt = updatedAt
     }
 
     /// The assigned vehicle, if any.
-    public var vehicleID: String? { trip.vehicleID.isEmpty ? nil : trip.vehicleID }
+    package var vehicleID: String? { trip.vehicleID.isEmpty ? nil : trip.vehicleID }
     /// Whether the trip is active: not `COMPLETE` or `CANCELED`.
-    public var isActive: Bool { trip.tripStatus != .complete && trip.tripStatus != .canceled }
+    package var isActive: Bool { trip.tripStatus != .complete && trip.tripStatus != .canceled }
 }
 
 extension OnDemandStore {
     /// Two reads: stores answer in one.
-    public func vehicleWithActiveTrips(provider: String, id: String) async throws
+    package func vehicleWithActiveTrips(provider: String, id: String) async throws
         -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip])?
     {
         guard let vehicle = try await vehicle(provider: provider, id: id) else { return nil }
@@ -109,7 +109,8 @@ extension OnDemandStore {
     }
 
     /// Trips in ID order after `afterID`, optionally only those of one vehicle and only active ones.
-    public func trips(provider: String, vehicleID: String?, activeOnly: Bool, afterID: String?, limit: Int) async throws
+    package func trips(provider: String, vehicleID: String?, activeOnly: Bool, afterID: String?, limit: Int)
+        async throws
         -> [StoredTrip]
     {
         try await trips(

@@ -21,7 +21,7 @@ extension PostgresFleetStore {
     )
 
     /// The count, then the page in ID order (keyset: `id > afterID`) with its active trips in one statement.
-    public func vehicles(
+    package func vehicles(
         provider: String,
         matching query: VehicleQuery,
         after afterID: String?,
@@ -69,7 +69,7 @@ extension PostgresFleetStore {
         return VehicleQueryResult(vehicles: vehicles, totalCount: total)
     }
 
-    public func vehiclePositions(provider: String, matching query: VehicleQuery) async throws -> [VehiclePosition] {
+    package func vehiclePositions(provider: String, matching query: VehicleQuery) async throws -> [VehiclePosition] {
         let sql = VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect)
         let rows = try await database.query(
             PostgresQuery(

@@ -3,27 +3,27 @@ package import Foundation
 
 /// ``OnDemandStore``'s methods that a store kept in SQL tables runs as plans.
 extension SQLPlanStore {
-    public func vehicle(provider: String, id: String) async throws -> FleetEngineV1.Vehicle? {
+    package func vehicle(provider: String, id: String) async throws -> FleetEngineV1.Vehicle? {
         try await run(Self.storeSQL.vehicle(provider: provider, id: id))
     }
 
-    public func vehicles(provider: String, afterID: String?, limit: Int) async throws -> [StoredVehicle] {
+    package func vehicles(provider: String, afterID: String?, limit: Int) async throws -> [StoredVehicle] {
         try await run(Self.storeSQL.vehicles(provider: provider, afterID: afterID, limit: limit))
     }
 
-    public func deleteVehicle(provider: String, id: String) async throws {
+    package func deleteVehicle(provider: String, id: String) async throws {
         try await run(Self.storeSQL.deleteVehicle(provider: provider, id: id))
     }
 
-    public func trip(provider: String, id: String) async throws -> StoredTrip? {
+    package func trip(provider: String, id: String) async throws -> StoredTrip? {
         try await run(Self.storeSQL.trip(provider: provider, id: id))
     }
 
-    public func insertTrip(_ trip: StoredTrip, provider: String) async throws {
+    package func insertTrip(_ trip: StoredTrip, provider: String) async throws {
         try await run(Self.storeSQL.insertTrip(trip, provider: provider))
     }
 
-    public func updateTrip(
+    package func updateTrip(
         provider: String,
         id: String,
         _ transform: @escaping @Sendable (StoredTrip) throws -> StoredTrip
@@ -31,11 +31,11 @@ extension SQLPlanStore {
         try await run(Self.storeSQL.updateTrip(provider: provider, id: id, transform))
     }
 
-    public func deleteTrip(provider: String, id: String) async throws {
+    package func deleteTrip(provider: String, id: String) async throws {
         try await run(Self.storeSQL.deleteTrip(provider: provider, id: id))
     }
 
-    public func trips(
+    package func trips(
         provider: String,
         vehicleID: String?,
         activeOnly: Bool,

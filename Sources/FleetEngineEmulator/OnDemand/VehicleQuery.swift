@@ -1,5 +1,5 @@
-public import FleetEngineAPI
-public import Foundation
+package import FleetEngineAPI
+package import Foundation
 import SwiftProtobuf
 
 /// Which vehicles a listing or a search reads: the conditions a store answers from its indexes, so that the
@@ -8,27 +8,27 @@ import SwiftProtobuf
 /// Every condition is exact (``accepts(_:id:activeTrips:)`` states it), and a store's answer must equal what a scan of
 /// every vehicle with ``accepts(_:id:activeTrips:)`` gives (the conformance suite compares the two on random fleets).
 /// A search asks for a box around its pickup point, larger than its radius, and measures each candidate itself.
-public struct VehicleQuery: Sendable, Hashable {
+package struct VehicleQuery: Sendable, Hashable {
     /// The vehicle's state.
-    public var state: FleetEngineV1.VehicleState?
+    package var state: FleetEngineV1.VehicleState?
     /// The vehicle type's category is one of these (any when empty).
-    public var categories: Set<FleetEngineV1.Vehicle.VehicleType.Category> = []
+    package var categories: Set<FleetEngineV1.Vehicle.VehicleType.Category> = []
     /// The vehicle supports at least one of these trip types (any when empty).
-    public var tripTypes: Set<FleetEngineV1.TripType> = []
+    package var tripTypes: Set<FleetEngineV1.TripType> = []
     /// `maximumCapacity` is at least this.
-    public var minimumCapacity: Int32?
+    package var minimumCapacity: Int32?
     /// The last location was reported (its server time, else its update time) at or after this time.
-    public var freshSince: Date?
+    package var freshSince: Date?
     /// The last location lies in one of these boxes (any location, or none, when nil).
-    public var area: [Box]?
+    package var area: [Box]?
     /// The vehicle has at least one active trip.
-    public var onTripOnly = false
+    package var onTripOnly = false
     /// The vehicle's attributes (compared as strings) satisfy this.
-    public var attributes: AttributeCondition?
+    package var attributes: AttributeCondition?
     /// The vehicle's ID is one of these (any ID when nil).
-    public var ids: Set<String>?
+    package var ids: Set<String>?
 
-    public init() {}
+    package init() {}
 
     /// How a store may count the matches without reading them, when the query is that simple: every vehicle
     /// or one state (from counts kept by the store), or one attribute's value (the attribute's rows in the
@@ -53,20 +53,20 @@ public struct VehicleQuery: Sendable, Hashable {
     }
 
     /// A latitude and longitude range, bounds included, with `lowLongitude <= highLongitude`.
-    public struct Box: Sendable, Hashable {
-        public var lowLatitude: Double
-        public var highLatitude: Double
-        public var lowLongitude: Double
-        public var highLongitude: Double
+    package struct Box: Sendable, Hashable {
+        package var lowLatitude: Double
+        package var highLatitude: Double
+        package var lowLongitude: Double
+        package var highLongitude: Double
 
-        public init(lowLatitude: Double, highLatitude: Double, lowLongitude: Double, highLongitude: Double) {
+        package init(lowLatitude: Double, highLatitude: Double, lowLongitude: Double, highLongitude: Double) {
             self.lowLatitude = lowLatitude
             self.highLatitude = highLatitude
             self.lowLongitude = lowLongitude
             self.highLongitude = highLongitude
         }
 
-        public func contains(latitude: Double, longitude: Double) -> Bool {
+        package func contains(latitude: Double, longitude: Double) -> Bool {
             latitude >= lowLatitude && latitude <= highLatitude && longitude >= lowLongitude
                 && longitude <= highLongitude
         }
@@ -90,7 +90,7 @@ public struct VehicleQuery: Sendable, Hashable {
         }
 
         /// A viewport's boxes: one, or two when it crosses the 180th meridian (`low.longitude > high.longitude`).
-        public static func covering(_ viewport: FleetEngineV1.Viewport) -> [Box] {
+        package static func covering(_ viewport: FleetEngineV1.Viewport) -> [Box] {
             let low = viewport.low
             let high = viewport.high
             if low.longitude <= high.longitude {
@@ -122,7 +122,7 @@ public struct VehicleQuery: Sendable, Hashable {
         /// Boxes holding every point within `meters` (great-circle, mean Earth radius) of a point: a latitude band
         /// and the widest longitude span a circle of that radius reaches, split at the 180th meridian, and every
         /// longitude when the circle reaches a pole. A little larger than the circle, never smaller.
-        public static func around(latitude: Double, longitude: Double, meters: Double) -> [Box] {
+        package static func around(latitude: Double, longitude: Double, meters: Double) -> [Box] {
             let angle = meters * 1.001 / 6_371_008.8 + 1e-9
             let degrees = angle * 180 / .pi
             let low = latitude - degrees
@@ -157,7 +157,7 @@ public struct VehicleQuery: Sendable, Hashable {
 
     /// Whether `vehicle`, with these active trips, satisfies every condition: the meaning of the query, which
     /// a store's indexes must reproduce.
-    public func accepts(_ vehicle: FleetEngineV1.Vehicle, id: String, activeTrips: [StoredTrip]) -> Bool {
+    package func accepts(_ vehicle: FleetEngineV1.Vehicle, id: String, activeTrips: [StoredTrip]) -> Bool {
         if let ids, !ids.contains(id) { return false }
         let row = VehicleRow(vehicle)
         if let state, row.state != Int32(truncatingIfNeeded: state.rawValue) { return false }
@@ -190,7 +190,7 @@ public struct VehicleQuery: Sendable, Hashable {
 }
 
 /// A condition on a vehicle's attributes, each compared as its string form (`true`, `10`, `2.5`).
-public indirect enum AttributeCondition: Sendable, Hashable {
+package indirect enum AttributeCondition: Sendable, Hashable {
     /// The vehicle has the attribute `key` with this value.
     case equals(key: String, value: String)
     /// Every part holds (true when there are none).
@@ -201,7 +201,7 @@ public indirect enum AttributeCondition: Sendable, Hashable {
     case not(AttributeCondition)
 
     /// Whether attributes (string forms by key) satisfy the condition.
-    public func matches(_ attributes: [String: String]) -> Bool {
+    package func matches(_ attributes: [String: String]) -> Bool {
         switch self {
         case .equals(let key, let value): attributes[key] == value
         case .all(let parts): parts.allSatisfy { $0.matches(attributes) }
@@ -212,12 +212,12 @@ public indirect enum AttributeCondition: Sendable, Hashable {
 }
 
 /// A vehicle and its active trips, as a query reads them.
-public struct MatchedVehicle: Sendable, Hashable {
-    public var id: String
-    public var vehicle: FleetEngineV1.Vehicle
-    public var activeTrips: [StoredTrip]
+package struct MatchedVehicle: Sendable, Hashable {
+    package var id: String
+    package var vehicle: FleetEngineV1.Vehicle
+    package var activeTrips: [StoredTrip]
 
-    public init(id: String, vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip]) {
+    package init(id: String, vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip]) {
         self.id = id
         self.vehicle = vehicle
         self.activeTrips = activeTrips
@@ -225,12 +225,12 @@ public struct MatchedVehicle: Sendable, Hashable {
 }
 
 /// Where a vehicle last reported, as a store indexes it.
-public struct VehiclePosition: Sendable, Hashable {
-    public var id: String
-    public var latitude: Double
-    public var longitude: Double
+package struct VehiclePosition: Sendable, Hashable {
+    package var id: String
+    package var latitude: Double
+    package var longitude: Double
 
-    public init(id: String, latitude: Double, longitude: Double) {
+    package init(id: String, latitude: Double, longitude: Double) {
         self.id = id
         self.latitude = latitude
         self.longitude = longitude
@@ -245,11 +245,11 @@ public struct VehiclePosition: Sendable, Hashable {
 }
 
 /// What a query answered: a page of vehicles in ID order and, when asked, how many match on every page.
-public struct VehicleQueryResult: Sendable, Hashable {
-    public var vehicles: [MatchedVehicle]
-    public var totalCount: Int?
+package struct VehicleQueryResult: Sendable, Hashable {
+    package var vehicles: [MatchedVehicle]
+    package var totalCount: Int?
 
-    public init(vehicles: [MatchedVehicle], totalCount: Int?) {
+    package init(vehicles: [MatchedVehicle], totalCount: Int?) {
         self.vehicles = vehicles
         self.totalCount = totalCount
     }
@@ -258,7 +258,7 @@ public struct VehicleQueryResult: Sendable, Hashable {
 extension OnDemandStore {
     /// The default answer: reads every vehicle of the provider and keeps those `query` accepts. Stores answer
     /// from their indexes instead; this is the reference they are compared with.
-    public func scanVehicles(
+    package func scanVehicles(
         provider: String,
         matching query: VehicleQuery,
         after firstAfter: String?,
@@ -301,7 +301,7 @@ extension OnDemandStore {
         return VehicleQueryResult(vehicles: found, totalCount: counting ? total : nil)
     }
 
-    public func vehicles(
+    package func vehicles(
         provider: String,
         matching query: VehicleQuery,
         after afterID: String?,
@@ -311,7 +311,7 @@ extension OnDemandStore {
         try await scanVehicles(provider: provider, matching: query, after: afterID, limit: limit, counting: counting)
     }
 
-    public func vehiclePositions(provider: String, matching query: VehicleQuery) async throws -> [VehiclePosition] {
+    package func vehiclePositions(provider: String, matching query: VehicleQuery) async throws -> [VehiclePosition] {
         try await scanVehicles(provider: provider, matching: query, after: nil, limit: nil, counting: false).vehicles
             .compactMap { VehiclePosition($0.id, $0.vehicle) }
     }

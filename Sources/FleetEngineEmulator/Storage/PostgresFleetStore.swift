@@ -1,20 +1,21 @@
 import FleetAuthCore
 public import FleetAuthDatabase
 import FleetAuthServerCore
-public import FleetEngineAPI
+package import FleetEngineAPI
 import Foundation
 import NIOConcurrencyHelpers
 import NIOCore
 import PostgresNIO
 import SwiftProtobuf
 
-/// ``OnDemandStore`` on PostgreSQL, for several emulators on one database: messages kept in the protobuf binary
-/// format as on SQLite, each change one transaction (or one conditional statement), and every read-modify-write
-/// applied only to the state it read — UpdateVehicle by a version check (``updateVehicle(provider:id:_:)``), the
-/// rest holding the row's lock (`SELECT … FOR UPDATE`) — so concurrent updates of one vehicle or trip from any
-/// number of instances apply one after the other: none is lost and no two interleave fields. IDs are compared byte by byte (`COLLATE "C"`), so
-/// pages come in the same order as on SQLite. A vehicle's current trips are read from the trips
-/// table, never copied into the vehicle, so a trip's assignment and the vehicle's trips cannot disagree.
+/// The emulator's store (``EmulatorStorage``) on PostgreSQL, for several emulators on one database: messages kept in
+/// the protobuf binary format as on SQLite, each change one transaction (or one conditional statement), and every
+/// read-modify-write applied only to the state it read — UpdateVehicle by a version check
+/// (`updateVehicle(provider:id:_:)`), the rest holding the row's lock (`SELECT … FOR UPDATE`) — so concurrent updates
+/// of one vehicle or trip from any number of instances apply one after the other: none is lost and no two interleave
+/// fields. IDs are compared byte by byte (`COLLATE "C"`), so pages come in the same order as on SQLite. A vehicle's
+/// current trips are read from the trips table, never copied into the vehicle, so a trip's assignment and the vehicle's
+/// trips cannot disagree.
 public final class PostgresFleetStore: EmulatorStore {
     package let database: PostgreSQLDatabase
 
@@ -138,7 +139,7 @@ public final class PostgresFleetStore: EmulatorStore {
 
     // MARK: Vehicles
 
-    public func vehicleWithActiveTrips(provider: String, id: String) async throws
+    package func vehicleWithActiveTrips(provider: String, id: String) async throws
         -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip])?
     {
         do {
@@ -149,7 +150,7 @@ public final class PostgresFleetStore: EmulatorStore {
         }
     }
 
-    public func insertVehicle(_ vehicle: FleetEngineV1.Vehicle, provider: String, id: String) async throws {
+    package func insertVehicle(_ vehicle: FleetEngineV1.Vehicle, provider: String, id: String) async throws {
         let body = try Self.encode(vehicle)
         let row = VehicleRow(vehicle)
         // The vehicle and its attributes in one statement: the attributes only if the vehicle was inserted.
@@ -186,7 +187,7 @@ public final class PostgresFleetStore: EmulatorStore {
     /// is checked against a fresh read the same way); after `optimisticAttempts` conflicting reads it falls back to
     /// `lockedUpdate(provider:id:_:)`. Either way each update applies to the state it read, so none is lost and no
     /// two interleave fields.
-    public func updateVehicle(
+    package func updateVehicle(
         provider: String,
         id: String,
         _ transform: @escaping @Sendable (FleetEngineV1.Vehicle, [StoredTrip]) throws -> FleetEngineV1.Vehicle

@@ -1,14 +1,14 @@
 import FleetAuthCore
 public import FleetAuthDatabase
 public import FleetAuthServerCore
-public import FleetEngineAPI
+package import FleetEngineAPI
 import Foundation
 import GRDB
 import SwiftProtobuf
 
-/// ``OnDemandStore`` on SQLite through GRDB: one file (`SQLiteDatabase`: WAL journal, `synchronous = NORMAL`, so a
-/// committed write survives a crash of the process, `kill -9` included), messages kept in the protobuf binary
-/// format, versioned migrations. `inMemory` keeps a private database for throwaway runs.
+/// The emulator's store (``EmulatorStorage``) on SQLite through GRDB: one file (`SQLiteDatabase`: WAL journal,
+/// `synchronous = NORMAL`, so a committed write survives a crash of the process, `kill -9` included), messages kept
+/// in the protobuf binary format, versioned migrations. `inMemory` keeps a private database for throwaway runs.
 public final class SQLiteFleetStore: EmulatorStore, SQLiteStore {
     package let database: SQLiteDatabase
 
@@ -108,7 +108,7 @@ public final class SQLiteFleetStore: EmulatorStore, SQLiteStore {
         ) != nil
     }
 
-    public func vehicleWithActiveTrips(provider: String, id: String) async throws
+    package func vehicleWithActiveTrips(provider: String, id: String) async throws
         -> (vehicle: FleetEngineV1.Vehicle, activeTrips: [StoredTrip])?
     {
         // One lookup: each trip to a reader's thread costs more than the SQL.
@@ -126,7 +126,7 @@ public final class SQLiteFleetStore: EmulatorStore, SQLiteStore {
         }
     }
 
-    public func insertVehicle(_ vehicle: FleetEngineV1.Vehicle, provider: String, id: String) async throws {
+    package func insertVehicle(_ vehicle: FleetEngineV1.Vehicle, provider: String, id: String) async throws {
         let data = try Self.encode(vehicle)
         try await database.write { db in
             if try Self.vehicleExists(db, provider: provider, id: id) {
@@ -136,7 +136,7 @@ public final class SQLiteFleetStore: EmulatorStore, SQLiteStore {
         }
     }
 
-    public func updateVehicle(
+    package func updateVehicle(
         provider: String,
         id: String,
         _ transform: @escaping @Sendable (FleetEngineV1.Vehicle, [StoredTrip]) throws -> FleetEngineV1.Vehicle
@@ -196,7 +196,7 @@ public final class SQLiteFleetStore: EmulatorStore, SQLiteStore {
 
     /// The query in one read transaction: the count, the page in ID order (keyset: `id > afterID`), and the
     /// page's active trips.
-    public func vehicles(
+    package func vehicles(
         provider: String,
         matching query: VehicleQuery,
         after afterID: String?,
@@ -246,7 +246,7 @@ public final class SQLiteFleetStore: EmulatorStore, SQLiteStore {
         )
     }
 
-    public func vehiclePositions(provider: String, matching query: VehicleQuery) async throws -> [VehiclePosition] {
+    package func vehiclePositions(provider: String, matching query: VehicleQuery) async throws -> [VehiclePosition] {
         let sql = VehicleQuerySQL(provider: provider, query: query, dialect: Self.dialect)
         let arguments = StatementArguments(sql.values.map(Self.databaseValue))
         let select = "SELECT v.id, v.lat, v.lng FROM vehicles v WHERE \(sql.whereClause) AND v.lat IS NOT NULL"
