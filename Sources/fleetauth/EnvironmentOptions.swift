@@ -19,7 +19,7 @@ enum EnvironmentOptions {
         EmulatorCommand.self, TokenServerCommand.self, ServeCommand.self,
     ]
 
-    enum Kind: Equatable {
+    enum Kind {
         case value
         case repeated
         case flag

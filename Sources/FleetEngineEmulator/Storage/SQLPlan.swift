@@ -65,7 +65,10 @@ extension Int64: SQLDecodable {
 }
 
 extension Int: SQLDecodable {
-    init?(sqlValue: SQLValue) { self.init(exactly: Int64(sqlValue: sqlValue) ?? .max) }
+    init?(sqlValue: SQLValue) {
+        guard let number = Int64(sqlValue: sqlValue) else { return nil }
+        self.init(exactly: number)
+    }
 }
 
 extension Bool: SQLDecodable {
@@ -132,8 +135,6 @@ struct SQLFragment: Sendable, Hashable, ExpressibleByStringLiteral {
 
     init(_ sql: String) { self.sql = sql }
     init(stringLiteral sql: String) { self.sql = sql }
-
-    static func + (lhs: SQLFragment, rhs: String) -> SQLFragment { SQLFragment(lhs.sql + rhs) }
 }
 
 /// One statement, written as a string literal whose interpolations bind values, as postgres-nio's `PostgresQuery`
@@ -189,8 +190,6 @@ struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
         }
 
         mutating func appendInterpolation(_ fragment: SQLFragment) { sql += fragment.sql }
-
-        mutating func appendInterpolation(_ fragment: SQLFragment?) { sql += fragment?.sql ?? "" }
 
         mutating func appendInterpolation(_ statement: SQLStatement) {
             sql += statement.sql
