@@ -133,10 +133,17 @@ public final class TokenAuthenticator: Sendable {
     /// issuer's keys come from a URL, refetches them once (rate-limited by `refresher`) and tries again. A token whose
     /// `kid` is already known (a forged signature under a real key ID) never causes a fetch; each refused request is
     /// reported to `onRejection` once, with the reason of its last try.
-    public func authenticate(authorization: String?, refresher: KeyRefresher?) async throws(GoogleAPIError)
-        -> Principal
-    {
-        guard let refresher else { return try authenticate(authorization: authorization) }
+    /// `rejected`, when given, is told the same reason too (the request log's decision).
+    public func authenticate(
+        authorization: String?,
+        refresher: KeyRefresher?,
+        rejected: (String) -> Void = { _ in }
+    ) async throws(GoogleAPIError) -> Principal {
+        func report(_ reason: String) {
+            onRejection?(reason)
+            rejected(reason)
+        }
+        guard let refresher else { return try authenticate(authorization: authorization, rejected: report) }
         var reason: String?
         do {
             return try authenticate(authorization: authorization, rejected: { reason = $0 })
@@ -150,13 +157,18 @@ public final class TokenAuthenticator: Sendable {
                 }),
                 let keys = await refresher.refreshedKeys(for: issuer)
             else {
-                if let reason { onRejection?(reason) }
+                if let reason { report(reason) }
                 throw error
             }
             let known = trust.withLockedValue { $0.verifier.trustStore.keys(forIssuer: issuer)?.map(\.keyID) ?? [] }
             if keys.map(\.keyID) != known { replaceKeys(keys, for: issuer) }
-            return try authenticate(authorization: authorization)
+            return try authenticate(authorization: authorization, rejected: report)
         }
+    }
+
+    /// The trusted account `email`, if any.
+    package func account(_ email: String) -> TrustedServiceAccount? {
+        trust.withLockedValue { $0.accounts[email] }
     }
 
     /// The token of a `Bearer` credential (scheme case-insensitive, one space), or nil.
