@@ -32,6 +32,11 @@ public struct EmulatorServer {
         /// the 1 s after which orchestrators' probes give up by default (Kubernetes `timeoutSeconds: 1`), so a
         /// database that does not answer shows as 503 with its reason rather than as a probe timeout.
         public var readinessTimeout: Duration
+        /// How many request-log entries to keep (the oldest go first), served by Cloud Logging's
+        /// `POST /v2/entries:list`; 0 turns the log off (see <doc:RequestLog>).
+        public var requestLogCapacity: Int
+        /// How long a request-log entry is kept, on the emulator's clock.
+        public var requestLogRetention: Duration
 
         public init(
             limits: ServerLimits = ServerLimits(),
@@ -39,8 +44,12 @@ public struct EmulatorServer {
             service: OnDemandService.Configuration = .init(),
             allowedOrigins: [String] = [],
             grpc: GRPCConnectionPolicy = GRPCConnectionPolicy(),
-            readinessTimeout: Duration = .milliseconds(800)
+            readinessTimeout: Duration = .milliseconds(800),
+            requestLogCapacity: Int = 100_000,
+            requestLogRetention: Duration = .seconds(30 * 24 * 3600)
         ) {
+            self.requestLogCapacity = requestLogCapacity
+            self.requestLogRetention = requestLogRetention
             self.limits = limits
             self.grpc = grpc
             self.tokenCacheCapacity = tokenCacheCapacity
@@ -73,6 +82,8 @@ public struct EmulatorServer {
     package let drain = ShutdownDrain()
     private let keyRefresher: KeyRefresher?
     private let clock: any WallClock
+    /// The request log, unless it is off.
+    let requestLog: RequestLog?
 
     /// Loads the trusted keys (fetching JWK sets served by URL) and builds the router.
     ///
@@ -133,6 +144,17 @@ public struct EmulatorServer {
         let service = OnDemandService(store: store, clock: clock, configuration: configuration.service)
         let deliveries = DeliveryService(store: store, clock: clock, speed: configuration.service.speed)
         let refresher = keyURLs.isEmpty ? nil : KeyRefresher(urls: keyURLs, clock: clock)
+        let requestLog =
+            configuration.requestLogCapacity > 0
+            ? RequestLog(
+                configuration: RequestLog.Configuration(
+                    capacity: configuration.requestLogCapacity,
+                    retention: configuration.requestLogRetention
+                ),
+                clock: clock,
+                accountOf: { authenticator.account($0) }
+            ) : nil
+        self.requestLog = requestLog
         self.configuration = configuration
         self.store = store
         self.authenticator = authenticator
@@ -151,7 +173,8 @@ public struct EmulatorServer {
             maximumBodySize: configuration.limits.maximumBodySize,
             allowedOrigins: configuration.allowedOrigins,
             readinessTimeout: configuration.readinessTimeout,
-            drain: drain
+            drain: drain,
+            requestLog: requestLog
         )
     }
 
@@ -263,7 +286,12 @@ public struct EmulatorServer {
             rpcs: FleetEngineGRPCService(
                 rpcs: FleetEngineRPCs(vehicles: service, deliveries: deliveries),
                 call: RPCCall(
-                    pipeline: RPCPipeline(authenticator: authenticator, refresher: keyRefresher, metrics: metrics),
+                    pipeline: RPCPipeline(
+                        authenticator: authenticator,
+                        refresher: keyRefresher,
+                        metrics: metrics,
+                        requestLog: requestLog
+                    ),
                     maximumMessageSize: configuration.limits.maximumBodySize
                 )
             ),
@@ -345,6 +373,7 @@ public struct EmulatorServer {
                 )
             )
         }
+        if let requestLog { services.append(requestLog.service(clock: clock)) }
         services.append(drain.service(period: drainPeriod, clock: clock))
         return services
     }

@@ -98,7 +98,8 @@ public enum FleetEngineEmulator {
         maximumBodySize: Int,
         allowedOrigins: [String] = [],
         readinessTimeout: Duration = Readiness.defaultTimeout,
-        drain: ShutdownDrain? = nil
+        drain: ShutdownDrain? = nil,
+        requestLog: RequestLog? = nil
     ) -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         ServerTracing.addRequestSpans(to: router)
@@ -128,9 +129,18 @@ public enum FleetEngineEmulator {
             )
             return Self.metricsResponse(metrics.text)
         }
+        if let requestLog {
+            LoggingRoutes(log: requestLog, authenticator: authenticator, refresher: keyRefresher)
+                .register(on: router, maximumBodySize: maximumBodySize)
+        }
         RESTRoutes.register(
             FleetEngineRPCs(vehicles: service, deliveries: deliveries),
-            through: RPCPipeline(authenticator: authenticator, refresher: keyRefresher, metrics: metrics),
+            through: RPCPipeline(
+                authenticator: authenticator,
+                refresher: keyRefresher,
+                metrics: metrics,
+                requestLog: requestLog
+            ),
             on: router,
             maximumBodySize: maximumBodySize
         )

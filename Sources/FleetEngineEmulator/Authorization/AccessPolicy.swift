@@ -33,7 +33,8 @@ public enum AccessPolicy {
         scope: ResourceScope,
         provider: String
     ) throws(GoogleAPIError) {
-        try checkRole(account: account, method: method)
+        AccessCheckRecorder.current?.add(AccessCheck(method: method, scope: scope, provider: provider))
+        try role(account: account, method: method)
         guard account.ignoresClaims(for: method.permission) || covers(claims, scope) else {
             throw .permissionDenied("The token's authorization claims do not cover \(scope)")
         }
@@ -52,6 +53,11 @@ public enum AccessPolicy {
     }
 
     public static func checkRole(account: TrustedServiceAccount, method: FleetEngineMethod) throws(GoogleAPIError) {
+        AccessCheckRecorder.current?.add(AccessCheck(method: method, scope: nil, provider: nil))
+        try role(account: account, method: method)
+    }
+
+    private static func role(account: TrustedServiceAccount, method: FleetEngineMethod) throws(GoogleAPIError) {
         guard account.isGranted(method.permission) else {
             let roles = account.roles.map(\.id).joined(separator: ", ")
             throw .permissionDenied(

@@ -1,5 +1,6 @@
 import FleetAuthServerCore
 import FleetAuthServerSupport
+import SwiftProtobuf
 
 /// The one chain every Fleet Engine call passes through, whichever transport brought it (a REST route of
 /// ``RESTRoutes`` or a gRPC method of ``FleetEngineGRPCService``), on its way to the RPC's one implementation
@@ -26,6 +27,20 @@ struct RPCPipeline: Sendable {
     let authenticator: TokenAuthenticator
     let refresher: KeyRefresher?
     let metrics: EmulatorMetrics
+    /// Where each call leaves its record (``RequestLog``), when the log is on.
+    let requestLog: RequestLog?
+
+    init(
+        authenticator: TokenAuthenticator,
+        refresher: KeyRefresher?,
+        metrics: EmulatorMetrics,
+        requestLog: RequestLog? = nil
+    ) {
+        self.authenticator = authenticator
+        self.refresher = refresher
+        self.metrics = metrics
+        self.requestLog = requestLog
+    }
 
     /// The transports, as the metrics label them.
     enum Transport: String, Sendable {
@@ -33,22 +48,44 @@ struct RPCPipeline: Sendable {
         case grpc
     }
 
-    /// Runs one call of `rpc` (`maps.fleetengine.v1.VehicleService/UpdateVehicle`) that came over `transport`.
+    /// Runs one call of `rpc` (`maps.fleetengine.v1.VehicleService/UpdateVehicle`) that came over `transport`;
+    /// `target` is what the transport saw of the resource before the request was read (the REST path, gRPC's
+    /// `x-goog-request-params`), for the request log of a call whose request is never read.
     func run<Input, Output>(
         _ rpc: String,
         over transport: Transport,
+        target: String? = nil,
         authorization: String?,
         read: () async throws -> Input,
         _ method: (Input, Principal) async throws -> Output
     ) async throws -> Output {
         let start = ContinuousClock.now
+        var record = requestLog.map {
+            RequestLogRecord(rpc: rpc, transport: transport, target: target, received: $0.now)
+        }
         do {
-            let output = try await serve(authorization: authorization, read: read, method)
+            let output: Output
+            if record != nil {
+                let recorder = AccessCheckRecorder()
+                output = try await AccessCheckRecorder.$current.withValue(recorder) {
+                    defer { record?.accessChecks = recorder.all }
+                    return try await serve(authorization: authorization, read: read, method, record: &record)
+                }
+                record?.response = output as? any SwiftProtobuf.Message
+            } else {
+                output = try await serve(authorization: authorization, read: read, method, record: &record)
+            }
             metrics.rpcFinished(rpc, transport: transport.rawValue, code: "OK", after: start.duration(to: .now))
+            if let record { requestLog?.record(record) }
             return output
         } catch {
             let code = (error as? any CanonicalFailure)?.canonicalCode ?? GoogleAPIError.Code.internal.name
             metrics.rpcFinished(rpc, transport: transport.rawValue, code: code, after: start.duration(to: .now))
+            if var record {
+                record.error =
+                    (error as? any CanonicalFailure)?.apiError ?? .internal("The call failed inside the emulator.")
+                requestLog?.record(record)
+            }
             throw error
         }
     }
@@ -56,17 +93,33 @@ struct RPCPipeline: Sendable {
     private func serve<Input, Output>(
         authorization: String?,
         read: () async throws -> Input,
-        _ method: (Input, Principal) async throws -> Output
+        _ method: (Input, Principal) async throws -> Output,
+        record: inout RequestLogRecord?
     ) async throws -> Output {
         let caller: Principal
         do {
-            caller = try await ServerTracing.span("verify token") {
-                try await authenticator.authenticate(authorization: authorization, refresher: refresher)
+            var reason: String?
+            do {
+                caller = try await ServerTracing.span("verify token") {
+                    try await authenticator.authenticate(
+                        authorization: authorization,
+                        refresher: refresher,
+                        rejected: { reason = $0 }
+                    )
+                }
+            } catch {
+                if record != nil {
+                    record?.tokenRejection = reason
+                    record?.refusedToken = authorization.flatMap(TokenAuthenticator.bearerToken)
+                }
+                throw error
             }
         } catch {
             throw OnDemandService.apiError(error)
         }
+        record?.caller = caller
         let input = try await read()
+        if record != nil { record?.request = input as? any SwiftProtobuf.Message }
         do {
             return try await method(input, caller)
         } catch {
@@ -79,8 +132,23 @@ struct RPCPipeline: Sendable {
 /// for a request it could not read (gRPC's `RPCError`).
 protocol CanonicalFailure: Error {
     var canonicalCode: String { get }
+    /// The failure as Google's error, as the request log writes it.
+    var apiError: GoogleAPIError { get }
 }
 
 extension GoogleAPIError: CanonicalFailure {
     var canonicalCode: String { code.name }
+    var apiError: GoogleAPIError { self }
+}
+
+extension GoogleAPIError.Code {
+    /// The canonical codes, by gRPC status number.
+    static let byGRPCStatus: [Int: Self] = Dictionary(
+        [
+            .cancelled, .invalidArgument, .deadlineExceeded, .notFound, .alreadyExists, .permissionDenied,
+            .resourceExhausted, .failedPrecondition, .aborted, .outOfRange, .unimplemented, .internal, .unavailable,
+            .unauthenticated,
+        ].map { ($0.grpcStatus, $0) },
+        uniquingKeysWith: { first, _ in first }
+    )
 }

@@ -39,6 +39,7 @@ struct RPCCall: Sendable {
             let output = try await pipeline.run(
                 rpc,
                 over: .grpc,
+                target: Self.routingName(request.metadata[stringValues: "x-goog-request-params"].first { _ in true }),
                 authorization: request.metadata[stringValues: "authorization"].first(where: { _ in true }),
                 read: { try await ServerRequest(stream: request).message },
                 method
@@ -62,6 +63,15 @@ struct RPCCall: Sendable {
         return RPCError(code: code, message: error.message)
     }
 
+    /// The resource name in `x-goog-request-params` (`name=providers%2Fp%2Fvehicles%2Fv1`), decoded.
+    static func routingName(_ params: String?) -> String? {
+        guard let first = params?.split(separator: "&").first, let equals = first.firstIndex(of: "=") else {
+            return nil
+        }
+        let value = String(first[first.index(after: equals)...])
+        return value.removingPercentEncoding ?? value
+    }
+
     /// The canonical name of a gRPC status, as the metrics count it (`RESOURCE_EXHAUSTED`).
     static func statusName(_ code: RPCError.Code) -> String {
         String(describing: code).reduce(into: "") { name, character in
@@ -74,4 +84,7 @@ struct RPCCall: Sendable {
 @available(FleetAuthGRPC, *)
 extension RPCError: CanonicalFailure {
     var canonicalCode: String { RPCCall.statusName(code) }
+    var apiError: GoogleAPIError {
+        GoogleAPIError(GoogleAPIError.Code.byGRPCStatus[Int(Status.Code(code).rawValue)] ?? .internal, message)
+    }
 }

@@ -44,6 +44,7 @@ struct RESTRoutes: UnaryMethodVisitor {
                 let output = try await pipeline.run(
                     rpc,
                     over: .rest,
+                    target: String(request.uri.path),
                     authorization: request.headers[.authorization],
                     read: { try await transcoder.message(request, query: query, parameters: context.parameters) },
                     handler
