@@ -96,8 +96,26 @@ struct EmulatorCommand: AsyncParsableCommand {
             """
     )
     var readinessTimeout: Double = 0.8
+    @Option(
+        help: """
+            How many request-log entries to keep in memory, or "off": one Cloud Logging entry per call, with why it \
+            was allowed or refused, read through POST /v2/entries:list with a server or fleet-reader token.
+            """
+    )
+    var requestLog: String = "100000"
+    @Option(help: "How many days a request-log entry is kept, on the emulator's clock.")
+    var requestLogRetentionDays: Double = 30
+
+    /// The request log's capacity `--request-log` names (0: off).
+    var requestLogCapacity: Int? { requestLog == "off" ? 0 : Int(requestLog).flatMap { $0 >= 0 ? $0 : nil } }
 
     func validate() throws {
+        if requestLogCapacity == nil {
+            throw ValidationError("--request-log takes a number of entries (0 or more) or \"off\".")
+        }
+        if !(requestLogRetentionDays > 0 && requestLogRetentionDays.isFinite) {
+            throw ValidationError("--request-log-retention-days must be more than 0.")
+        }
         if idleTimeout <= 0 { throw ValidationError("--idle-timeout must be positive.") }
         if !(readinessTimeout > 0 && readinessTimeout.isFinite) {
             throw ValidationError("--readiness-timeout must be more than 0 seconds.")
@@ -202,6 +220,8 @@ struct EmulatorCommand: AsyncParsableCommand {
         configuration.grpc.keepaliveInterval = .milliseconds(Int64(grpcKeepalive * 1000))
         configuration.grpc.maximumConcurrentStreams = grpcMaxConcurrentStreams
         configuration.readinessTimeout = .milliseconds(Int64(readinessTimeout * 1000))
+        configuration.requestLogCapacity = requestLogCapacity ?? 0
+        configuration.requestLogRetention = .seconds(requestLogRetentionDays * 24 * 3600)
         let server: EmulatorServer
         do {
             server = try await EmulatorServer(
