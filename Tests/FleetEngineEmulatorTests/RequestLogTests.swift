@@ -129,7 +129,6 @@ struct RequestLogTests {
     func readers() async throws {
         let server = EmulatorServer(accounts: F.accounts, store: try SQLiteFleetStore(inMemory: ()))
         try await Application(router: server.router).test(.router) { client in
-            #expect(try await Self.list(client, token: F.driver("v1")).0 == .forbidden)
             #expect(try await Self.list(client, token: F.server, project: "other-project").0 == .forbidden)
             let (status, answer) = try await Self.list(client, token: F.driver("v1"))
             #expect(status == .forbidden && answer["error"]?.objectValue?["status"]?.stringValue == "PERMISSION_DENIED")
@@ -199,6 +198,21 @@ struct RequestLogTests {
         for bad in ["labels.x=(", "(a=b", #"a="b"#, "a=~\"(\"", String(repeating: "(", count: 40) + "a=b"] {
             #expect(throws: GoogleAPIError.self, "\(bad)") { try LogFilter(bad) }
         }
+    }
+
+    @Test("times are written in UTC with microseconds, as Cloud Logging writes them")
+    func timestamps() {
+        // 2026-12-04T01:00:50Z, plus fractions a double holds exactly.
+        let second = 1_796_346_050.0
+        #expect(RequestLogEntryBuilder.timestamp(Date(timeIntervalSince1970: second)) == "2026-12-04T01:00:50.000000Z")
+        #expect(
+            RequestLogEntryBuilder.timestamp(Date(timeIntervalSince1970: second + 0.0625))
+                == "2026-12-04T01:00:50.062500Z"
+        )
+        #expect(
+            RequestLogEntryBuilder.timestamp(Date(timeIntervalSince1970: second + 0.875))
+                == "2026-12-04T01:00:50.875000Z"
+        )
     }
 
     @Test("the log keeps at most its capacity, oldest first out, and nothing past its retention")

@@ -119,26 +119,7 @@ struct AIPFilter: Sendable {
             if first.isWhitespace {
                 index += 1
             } else if first == "\"" {
-                var value = ""
-                index += 1
-                var closed = false
-                while index < characters.count {
-                    let next = characters[index]
-                    index += 1
-                    if next == "\\", index < characters.count {
-                        value.append(characters[index])
-                        index += 1
-                    } else if next == "\"" {
-                        closed = true
-                        break
-                    } else {
-                        value.append(next)
-                    }
-                }
-                guard closed else {
-                    throw .invalidArgument("filter: the string at column \(column) is not terminated.")
-                }
-                tokens.append(Token(kind: .quoted, text: value, column: column))
+                tokens.append(try quoted(characters, at: &index))
             } else if "!<>".contains(first), index + 1 < characters.count, characters[index + 1] == "=" {
                 tokens.append(Token(kind: .symbol, text: String(first) + "=", column: column))
                 index += 2
@@ -168,6 +149,27 @@ struct AIPFilter: Sendable {
             }
         }
         return tokens
+    }
+
+    /// The quoted string that starts at `index` (a backslash escapes the next character), as a token; `index`
+    /// moves past its closing quote. Cloud Logging's filters (``LogFilter``) quote the same way.
+    static func quoted(_ characters: [Character], at index: inout Int) throws(GoogleAPIError) -> Token {
+        let column = index + 1
+        var value = ""
+        index += 1
+        while index < characters.count {
+            let next = characters[index]
+            index += 1
+            if next == "\\", index < characters.count {
+                value.append(characters[index])
+                index += 1
+            } else if next == "\"" {
+                return Token(kind: .quoted, text: value, column: column)
+            } else {
+                value.append(next)
+            }
+        }
+        throw .invalidArgument("filter: the string at column \(column) is not terminated.")
     }
 
     private struct Parser {

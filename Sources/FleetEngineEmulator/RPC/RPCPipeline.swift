@@ -97,29 +97,24 @@ struct RPCPipeline: Sendable {
         record: inout RequestLogRecord?
     ) async throws -> Output {
         let caller: Principal
+        var reason: String?
         do {
-            var reason: String?
-            do {
-                caller = try await ServerTracing.span("verify token") {
-                    try await authenticator.authenticate(
-                        authorization: authorization,
-                        refresher: refresher,
-                        rejected: { reason = $0 }
-                    )
-                }
-            } catch {
-                if record != nil {
-                    record?.tokenRejection = reason
-                    record?.refusedToken = authorization.flatMap(TokenAuthenticator.bearerToken)
-                }
-                throw error
+            caller = try await ServerTracing.span("verify token") {
+                try await authenticator.authenticate(
+                    authorization: authorization,
+                    refresher: refresher,
+                    rejected: { reason = $0 }
+                )
             }
         } catch {
+            // Optional chaining evaluates the right-hand sides only when the log is on.
+            record?.tokenRejection = reason
+            record?.refusedToken = authorization.flatMap(TokenAuthenticator.bearerToken)
             throw OnDemandService.apiError(error)
         }
         record?.caller = caller
         let input = try await read()
-        if record != nil { record?.request = input as? any SwiftProtobuf.Message }
+        record?.request = input as? any SwiftProtobuf.Message
         do {
             return try await method(input, caller)
         } catch {

@@ -174,13 +174,7 @@ struct LogFilter {
 
     // MARK: - Parsing
 
-    struct Token {
-        enum Kind { case word, quoted, symbol }
-        let kind: Kind
-        let text: String
-        /// 1-based column of the token's first character.
-        let column: Int
-    }
+    typealias Token = AIPFilter.Token
 
     static func tokens(_ text: String) throws(GoogleAPIError) -> [Token] {
         var tokens: [Token] = []
@@ -194,26 +188,7 @@ struct LogFilter {
             if first.isWhitespace {
                 index += 1
             } else if first == "\"" {
-                var value = ""
-                index += 1
-                var closed = false
-                while index < characters.count {
-                    let next = characters[index]
-                    index += 1
-                    if next == "\\", index < characters.count {
-                        value.append(characters[index])
-                        index += 1
-                    } else if next == "\"" {
-                        closed = true
-                        break
-                    } else {
-                        value.append(next)
-                    }
-                }
-                guard closed else {
-                    throw .invalidArgument("filter: the string at column \(column) is not terminated.")
-                }
-                tokens.append(Token(kind: .quoted, text: value, column: column))
+                tokens.append(try AIPFilter.quoted(characters, at: &index))
             } else if index + 1 < characters.count,
                 let op = Operator(rawValue: String(characters[index...index + 1])), op.rawValue.count == 2
             {

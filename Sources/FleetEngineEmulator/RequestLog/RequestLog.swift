@@ -26,7 +26,6 @@ final class RequestLog: Sendable {
     /// One built entry, with what reads select it by.
     struct Entry: Sendable {
         let provider: String
-        let resourceType: String
         let timestamp: Date
         let sequence: UInt64
         let json: JSONObject
@@ -84,9 +83,10 @@ final class RequestLog: Sendable {
                 return taken
             }
             let now = clock.currentDate
-            var built: [(String, JSONObject, Date)] = []
-            built.reserveCapacity(records.count)
+            // Only the holder of `building` numbers entries, so the numbers read here stay free until appended.
             var sequence = state.withLockedValue { $0.sequence }
+            var built: [Entry] = []
+            built.reserveCapacity(records.count)
             for record in records {
                 sequence += 1
                 let (provider, json) = RequestLogEntryBuilder.entry(
@@ -95,25 +95,12 @@ final class RequestLog: Sendable {
                     receivedAt: now,
                     accountOf: accountOf
                 )
-                built.append((provider, json, record.received))
+                built.append(Entry(provider: provider, timestamp: record.received, sequence: sequence, json: json))
             }
             let cutoff = now.addingTimeInterval(-Self.seconds(configuration.retention))
             state.withLockedValue { state in
-                var number = state.sequence
-                for (provider, json, timestamp) in built {
-                    number += 1
-                    let type = json["resource"]?.objectValue?["type"]?.stringValue ?? ""
-                    state.entries.append(
-                        Entry(
-                            provider: provider,
-                            resourceType: type,
-                            timestamp: timestamp,
-                            sequence: number,
-                            json: json
-                        )
-                    )
-                }
-                state.sequence = number
+                state.entries += built
+                state.sequence = sequence
                 var head = state.head
                 let overflow = state.entries.count - head - configuration.capacity
                 if overflow > 0 { head += overflow }
@@ -124,15 +111,6 @@ final class RequestLog: Sendable {
                 }
                 state.head = head
             }
-        }
-    }
-
-    /// Removes every entry of `provider` (for the test controls' reset).
-    func removeAll(provider: String) {
-        flush()
-        state.withLockedValue { state in
-            state.entries = state.entries[state.head...].filter { $0.provider != provider }
-            state.head = 0
         }
     }
 

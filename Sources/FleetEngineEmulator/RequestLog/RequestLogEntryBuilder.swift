@@ -141,11 +141,12 @@ enum RequestLogEntryBuilder {
     /// RFC 3339 in UTC with microseconds, as Cloud Logging writes times.
     static func timestamp(_ date: Date) -> String {
         let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
-        let seconds = Date(timeIntervalSince1970: TimeInterval(micros / 1_000_000 - (micros % 1_000_000 < 0 ? 1 : 0)))
-        let fraction = ((micros % 1_000_000) + 1_000_000) % 1_000_000
-        let base = RFC3339.format(seconds)  // …:SS.000Z
-        let digits = String(fraction)
-        return base.dropLast(5) + "." + String(repeating: "0", count: 6 - digits.count) + digits + "Z"
+        let below = (micros % 1000 + 1000) % 1000
+        // RFC3339 writes milliseconds (`…:SS.123Z`), rounding down: half a millisecond in keeps a float just below
+        // the millisecond from losing it. The three digits after them are the rest of the microseconds.
+        let milliseconds = RFC3339.format(Date(timeIntervalSince1970: (TimeInterval(micros - below) + 500) / 1e6))
+        let digits = String(below)
+        return milliseconds.dropLast() + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
     /// A message in proto3 JSON, as an object.
