@@ -56,7 +56,7 @@ extension BenchCommand {
         @Flag(help: "Skip UpdateVehicle over gRPC.") var skipGRPC = false
         @Option(
             help:
-                "Measure only these servers (comma-separated: trivial, cached, get, postgres, grpc-trivial, grpc, grpc-get, uncached; get and grpc-get with the external generators), for profiling."
+                "Measure only these servers (comma-separated: trivial, cached, unlogged, get, unlogged-get, postgres, grpc-trivial, grpc, grpc-unlogged, grpc-get, uncached; get, unlogged-get and grpc-get with the external generators), for profiling."
         )
         var only: String?
         @Option(
@@ -152,8 +152,14 @@ extension BenchCommand {
                 if let postgresStore { onPostgres = try await EmulatorServer(trust: trust, store: postgresStore) }
 
                 let cached = try await EmulatorServer(trust: trust, store: store)
+                // The same emulator with its request log off, the reference for the log's cost.
+                let unlogged = try await EmulatorServer(
+                    configuration: .init(requestLogCapacity: 0),
+                    trust: trust,
+                    store: store
+                )
                 let uncached = try await EmulatorServer(
-                    configuration: .init(tokenCacheCapacity: 0),
+                    configuration: .init(tokenCacheCapacity: 0, requestLogCapacity: 0),
                     trust: trust,
                     store: store
                 )
@@ -176,6 +182,7 @@ extension BenchCommand {
                             ) { ports.continuation.yield(("trivial", $0)) }
                         ),
                         ("cached", cached.application(port: 0) { ports.continuation.yield(("cached", $0)) }),
+                        ("unlogged", unlogged.application(port: 0) { ports.continuation.yield(("unlogged", $0)) }),
                     ]
                     if !skipUncached {
                         servers.append(
@@ -191,13 +198,19 @@ extension BenchCommand {
                     if !skipGRPC, #available(FleetAuthGRPC , *) {
                         services.append(TrivialGRPCServer { ports.continuation.yield(("grpc-trivial", $0)) })
                         services.append(cached.grpcServer(port: 0) { ports.continuation.yield(("grpc", $0)) })
+                        services.append(
+                            unlogged.grpcServer(port: 0) { ports.continuation.yield(("grpc-unlogged", $0)) }
+                        )
                     }
+                    let listeners = services.count
+                    // The log's writer, as `fleetauth emulator` runs it, so the logged runs pay for writing too.
+                    services += [cached, onPostgres].compactMap { $0?.requestLogService(logger: logger) }
                     let serviceGroup = ServiceGroup(configuration: .init(services: services, logger: logger))
                     group.addTask { try await serviceGroup.run() }
                     var portOf: [String: Int] = [:]
                     for await (name, port) in ports.stream {
                         portOf[name] = port
-                        if portOf.count == services.count { break }
+                        if portOf.count == listeners { break }
                     }
                     if let levels = try externalLevels {
                         try await measureExternally(
@@ -205,6 +218,7 @@ extension BenchCommand {
                             levels: levels,
                             tokens: tokens,
                             metrics: cached.metrics,
+                            unloggedMetrics: unlogged.metrics,
                             directory: directory
                         )
                     } else {
@@ -213,7 +227,9 @@ extension BenchCommand {
                     await serviceGroup.triggerGracefulShutdown()
                 }
                 let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
-                let sqliteMeasured = chosen.map { !$0.isDisjoint(with: ["cached", "uncached", "grpc"]) } ?? true
+                let sqliteMeasured =
+                    chosen.map { !$0.isDisjoint(with: ["cached", "unlogged", "uncached", "grpc", "grpc-unlogged"]) }
+                    ?? true
                 let postgresMeasured = chosen.map { $0.contains("postgres") } ?? true
                 for checked in (sqliteMeasured ? [store as any OnDemandStore] : [])
                     + (postgresMeasured ? postgresStore.map { [$0 as any OnDemandStore] } ?? [] : [])
@@ -237,7 +253,9 @@ extension BenchCommand {
             tokens: [String]
         ) async throws {
             let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
-            let order = ["trivial", "cached", "postgres", "grpc-trivial", "grpc", "uncached"].filter {
+            let order = [
+                "trivial", "cached", "unlogged", "postgres", "grpc-trivial", "grpc", "grpc-unlogged", "uncached",
+            ].filter {
                 ports[$0] != nil && chosen?.contains($0) ?? true
             }
             var best: [String: LoadGenerator.Result] = [:]
@@ -289,9 +307,11 @@ extension BenchCommand {
             let labels = [
                 "trivial": "trivial Hummingbird route (same request)",
                 "cached": "UpdateVehicle, verified-token cache",
+                "unlogged": "UpdateVehicle, token cache, request log off",
                 "postgres": "UpdateVehicle on PostgreSQL, token cache",
                 "grpc-trivial": "trivial gRPC method (same call)",
                 "grpc": "UpdateVehicle over gRPC, verified-token cache",
+                "grpc-unlogged": "UpdateVehicle over gRPC, request log off",
                 "uncached": "UpdateVehicle, RSA verification every call",
             ]
             say("")
@@ -348,6 +368,13 @@ extension BenchCommand {
                         )
                     )
                 }
+            }
+            if let unloggedRate = best["unlogged"]?.rate {
+                var figures = String(format: "REST %.2f", cachedRate / unloggedRate)
+                if let grpcRate = best["grpc"]?.rate, let off = best["grpc-unlogged"]?.rate {
+                    figures += String(format: ", gRPC %.2f", grpcRate / off)
+                }
+                say("UpdateVehicle with the request log on / off: \(figures) (target ≥ 0.90)")
             }
             if let uncachedRate = best["uncached"]?.rate {
                 say(

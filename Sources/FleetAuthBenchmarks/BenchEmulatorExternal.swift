@@ -22,6 +22,7 @@ extension BenchCommand.Emulator {
         levels: [Int],
         tokens: [String],
         metrics: EmulatorMetrics,
+        unloggedMetrics: EmulatorMetrics,
         directory: String
     ) async throws {
         let chosen = only.map { Set($0.split(separator: ",").map(String.init)) }
@@ -29,11 +30,15 @@ extension BenchCommand.Emulator {
         var ports = ports
         ports["get"] = ports["cached"]
         ports["grpc-get"] = ports["grpc"]
+        ports["unlogged-get"] = ports["unlogged"]
         if ports["postgres"] != nil { ports["fleet"] = ports["cached"] }
-        let order = ["trivial", "cached", "get", "fleet", "postgres", "grpc-trivial", "grpc", "grpc-get", "uncached"]
-            .filter {
-                ports[$0] != nil && chosen?.contains($0) ?? true
-            }
+        let order = [
+            "trivial", "cached", "unlogged", "get", "unlogged-get", "fleet", "postgres", "grpc-trivial", "grpc",
+            "grpc-unlogged", "grpc-get", "uncached",
+        ]
+        .filter {
+            ports[$0] != nil && chosen?.contains($0) ?? true
+        }
         let path = "/v1/providers/\(Self.provider)/vehicles/\(Self.vehicleID(0))?updateMask=last_location"
         let json = #"{"lastLocation":{"location":{"latitude":37.42,"longitude":-122.08}}}"#
         let oneVehicle = [
@@ -68,7 +73,10 @@ extension BenchCommand.Emulator {
         let grpcHeaders = [
             ("content-type", "application/grpc"), ("te", "trailers"), ("authorization", "Bearer \(tokens[0])"),
         ]
-        let grpcMethods = ["grpc": "UpdateVehicle", "grpc-get": "GetVehicle", "grpc-trivial": "UpdateVehicle"]
+        let grpcMethods = [
+            "grpc": "UpdateVehicle", "grpc-unlogged": "UpdateVehicle", "grpc-get": "GetVehicle",
+            "grpc-trivial": "UpdateVehicle",
+        ]
 
         say(
             "Measuring with external generators (wrk for REST over HTTP/1.1, h2load for gRPC): "
@@ -84,6 +92,7 @@ extension BenchCommand.Emulator {
                         // 2 to 8 connections, as a pool of channels would open.
                         let clients = min(8, max(2, level / 8))
                         let method = grpcMethods[name]!
+                        let metrics = name == "grpc-unlogged" ? unloggedMetrics : metrics
                         let failedBefore = Self.failedGRPCCalls(method, metrics)
                         result = try await ExternalLoad.h2load(
                             url: "http://127.0.0.1:\(ports[name]!)/maps.fleetengine.v1.VehicleService/\(method)",
@@ -99,11 +108,12 @@ extension BenchCommand.Emulator {
                             throw BenchmarkFailure("\(name): \(failed) \(method) calls did not answer OK.")
                         }
                     } else {
+                        let reads = name.hasSuffix("get")
                         result = try await ExternalLoad.wrk(
                             base: "http://127.0.0.1:\(ports[name]!)",
-                            method: name == "get" ? "GET" : "PUT",
-                            targets: name == "get" ? read : name == "postgres" || name == "fleet" ? fleet : oneVehicle,
-                            body: name == "get" ? "" : json,
+                            method: reads ? "GET" : "PUT",
+                            targets: reads ? read : name == "postgres" || name == "fleet" ? fleet : oneVehicle,
+                            body: reads ? "" : json,
                             connections: level,
                             seconds: seconds,
                             directory: directory
@@ -131,11 +141,14 @@ extension BenchCommand.Emulator {
         let labels = [
             "trivial": "trivial Hummingbird route (wrk)",
             "cached": "UpdateVehicle, REST (wrk)",
+            "unlogged": "UpdateVehicle, REST, request log off (wrk)",
             "get": "GetVehicle, REST (wrk)",
+            "unlogged-get": "GetVehicle, REST, request log off (wrk)",
             "fleet": "UpdateVehicle, REST, SQLite (wrk, every vehicle)",
             "postgres": "UpdateVehicle, REST, PostgreSQL (wrk, every vehicle)",
             "grpc-trivial": "trivial gRPC method (h2load)",
             "grpc": "UpdateVehicle, gRPC (h2load)",
+            "grpc-unlogged": "UpdateVehicle, gRPC, request log off (h2load)",
             "grpc-get": "GetVehicle, gRPC (h2load)",
             "uncached": "UpdateVehicle, REST, no token cache (wrk)",
         ]
@@ -166,6 +179,16 @@ extension BenchCommand.Emulator {
             if let trivial = rate("grpc-trivial"), let rest = rate("cached") {
                 // The most gRPC / REST could be if the emulator's handler cost nothing.
                 parts.append(String(format: "trivial gRPC / REST %.2f", trivial / rest))
+            }
+            if let rest = rate("cached"), let off = rate("unlogged") {
+                var figure = String(format: "request log on / off: REST %.2f", rest / off)
+                if let grpc = rate("grpc"), let grpcOff = rate("grpc-unlogged") {
+                    figure += String(format: ", gRPC %.2f", grpc / grpcOff)
+                }
+                if let get = rate("get"), let getOff = rate("unlogged-get") {
+                    figure += String(format: ", GetVehicle %.2f", get / getOff)
+                }
+                parts.append(figure + " (target ≥ 0.90)")
             }
             if let get = rate("get"), let rest = rate("cached") {
                 parts.append(String(format: "GetVehicle / UpdateVehicle %.2f (target ≥ 1.00)", get / rest))

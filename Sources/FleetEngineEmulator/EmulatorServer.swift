@@ -151,7 +151,9 @@ public struct EmulatorServer {
                     capacity: configuration.requestLogCapacity,
                     retention: configuration.requestLogRetention
                 ),
+                store: store,
                 clock: clock,
+                metrics: metrics,
                 accountOf: { authenticator.account($0) }
             ) : nil
         self.requestLog = requestLog
@@ -176,6 +178,12 @@ public struct EmulatorServer {
             drain: drain,
             requestLog: requestLog
         )
+    }
+
+    /// The request log's writer, for a caller that runs the listeners without `services(…)` (a benchmark); nil
+    /// when the log is off.
+    package func requestLogService(logger: Logger) -> (any Service)? {
+        requestLog.map { $0.service(clock: clock, logger: logger) }
     }
 
     /// The HTTP/1.1 server for the API, with the configured limits.
@@ -373,7 +381,7 @@ public struct EmulatorServer {
                 )
             )
         }
-        if let requestLog { services.append(requestLog.service(clock: clock)) }
+        if let requestLog { services.append(requestLog.service(clock: clock, logger: logger)) }
         services.append(drain.service(period: drainPeriod, clock: clock))
         return services
     }

@@ -1,6 +1,7 @@
 import FleetAuthCore
 import FleetAuthJWT
 import FleetAuthServerCore
+import FleetAuthServerTesting
 import FleetAuthTesting
 import Foundation
 import Hummingbird
@@ -9,7 +10,7 @@ import Testing
 
 @testable import FleetEngineEmulator
 
-@Suite("Request log")
+@Suite("Request log", .temporaryResources)
 struct RequestLogTests {
     typealias F = EmulatorFixture
     let vehicles = "/v1/providers/demo-project/vehicles"
@@ -216,21 +217,86 @@ struct RequestLogTests {
     }
 
     @Test("the log keeps at most its capacity, oldest first out, and nothing past its retention")
-    func retention() throws {
+    func retention() async throws {
         let clock = ManualClock()
-        let log = RequestLog(configuration: .init(capacity: 3, retention: .seconds(60)), clock: clock)
+        let log = RequestLog(
+            configuration: .init(capacity: 3, retention: .seconds(60)),
+            store: try SQLiteFleetStore(inMemory: ()),
+            clock: clock
+        )
         for index in 0..<5 {
-            log.record(
-                RequestLogRecord(
-                    rpc: "maps.fleetengine.v1.VehicleService/GetVehicle",
-                    transport: .rest,
-                    target: "/v1/providers/p/vehicles/v\(index)",
-                    received: clock.currentDate
-                )
-            )
+            log.record(Self.record(vehicle: "v\(index)", at: clock.currentDate))
         }
-        #expect(log.entries().map { $0.json["labels"]?.objectValue?["vehicle_id"]?.stringValue } == ["v2", "v3", "v4"])
+        #expect(try await Self.vehicleIDs(log) == ["v2", "v3", "v4"])
         clock.advance(by: .seconds(61))
-        #expect(log.entries().isEmpty)
+        #expect(try await Self.vehicleIDs(log).isEmpty)
+    }
+
+    @Test("entries are kept in the store: a new emulator on the same database lists them, IDs never repeat")
+    func persistence() async throws {
+        let path = try FleetStoreDriver.temporaryPath()
+        let clock = ManualClock()
+        let first = RequestLog(store: try SQLiteFleetStore(path: path), clock: clock)
+        first.record(Self.record(vehicle: "v1", at: clock.currentDate))
+        let before = try await first.list(
+            resourceNames: ["projects/p"],
+            filter: "",
+            orderBy: "",
+            pageSize: 0,
+            pageToken: "",
+            allowed: { _ in true }
+        ).entries
+        let second = RequestLog(store: try SQLiteFleetStore(path: path), clock: clock)
+        second.record(Self.record(vehicle: "v2", at: clock.currentDate))
+        let after = try await second.list(
+            resourceNames: ["projects/p"],
+            filter: "",
+            orderBy: "",
+            pageSize: 0,
+            pageToken: "",
+            allowed: { _ in true }
+        ).entries
+        #expect(after.map { $0["labels"]?.objectValue?["vehicle_id"]?.stringValue } == ["v1", "v2"])
+        #expect(after.first?["insertId"] == before.first?["insertId"])
+        #expect(Set(after.compactMap { $0["insertId"]?.stringValue }).count == 2)
+    }
+
+    @Test("a store that cannot take entries drops and counts them; the calls they describe are answered")
+    func lostStore() async throws {
+        let path = try FleetStoreDriver.temporaryPath()
+        let server = EmulatorServer(accounts: F.accounts, store: try SQLiteFleetStore(path: path), clock: ManualClock())
+        let (log, metrics) = (try #require(server.requestLog), server.metrics)
+        try await Application(router: server.router).test(.router) { client in
+            #expect(
+                try await client.call(.post, "\(vehicles)?vehicleId=v1", token: F.server, body: F.vehicleBody).0 == .ok
+            )
+            #expect(Self.entries(try await Self.list(client).1).count == 1)
+            try FileManager.default.removeItem(atPath: path)
+            // The read is answered from the open file; its entry cannot be written to a store whose file is gone.
+            #expect(try await client.call(.get, "\(vehicles)/v1", token: F.server).0 == .ok)
+            _ = try await Self.list(client)
+            #expect(log.droppedCount == 1)
+            #expect(metrics.text.contains(#"fleet_engine_request_log_entries_total{outcome="dropped"} 1"#))
+        }
+    }
+
+    static func record(vehicle: String, at date: Date) -> RequestLogRecord {
+        RequestLogRecord(
+            rpc: "maps.fleetengine.v1.VehicleService/GetVehicle",
+            transport: .rest,
+            target: "/v1/providers/p/vehicles/\(vehicle)",
+            received: date
+        )
+    }
+
+    static func vehicleIDs(_ log: RequestLog) async throws -> [String?] {
+        try await log.list(
+            resourceNames: ["projects/p"],
+            filter: "",
+            orderBy: "",
+            pageSize: 0,
+            pageToken: "",
+            allowed: { _ in true }
+        ).entries.map { $0["labels"]?.objectValue?["vehicle_id"]?.stringValue }
     }
 }

@@ -14,6 +14,8 @@ import Prometheus
 ///   status (every route: health, metrics and IAM too), and by gRPC method and status name;
 /// - `fleet_engine_token_verification_seconds{source}`: time to authenticate a token, `source` = `cache` or
 ///   `verifier`;
+/// - `fleet_engine_request_log_entries_total{outcome}`: the request log's entries `written` to the store, and
+///   `dropped` (too many waiting, or the store could not take them);
 /// - `fleet_engine_token_rejections_total{reason}`: rejected tokens by verifier reason code — **restricted**.
 ///
 /// Every refused token gets the same 401 message, so that a forger learns nothing from it; counters by reason,
@@ -27,6 +29,8 @@ public final class EmulatorMetrics: Sendable {
     let restricted = PrometheusCollectorRegistry()
     private let verifierLatency: DurationHistogram
     private let cacheLatency: DurationHistogram
+    private let logWritten: Counter
+    private let logDropped: Counter
 
     public init() {
         let buckets: [Duration] = [
@@ -43,6 +47,8 @@ public final class EmulatorMetrics: Sendable {
             labels: [("source", "cache")],
             buckets: buckets
         )
+        logWritten = registry.makeCounter(descriptor: Self.logEntries, labels: [("outcome", "written")])
+        logDropped = registry.makeCounter(descriptor: Self.logEntries, labels: [("outcome", "dropped")])
         for code in TokenVerificationError.Code.allCases {
             _ = restricted.makeCounter(descriptor: Self.rejections, labels: [("reason", code.rawValue)])
         }
@@ -69,6 +75,13 @@ public final class EmulatorMetrics: Sendable {
             helpText: "Time to answer a Fleet Engine RPC, by method."
         )
     }
+    static var logEntries: MetricNameDescriptor {
+        MetricNameDescriptor(
+            metricName: "fleet_engine_request_log_entries",
+            unitName: "total",
+            helpText: "Request log entries written to the store, and dropped."
+        )
+    }
     static var rejections: MetricNameDescriptor {
         MetricNameDescriptor(
             metricName: "fleet_engine_token_rejections",
@@ -88,6 +101,12 @@ public final class EmulatorMetrics: Sendable {
     public func tokenRejected(reason: String) {
         restricted.makeCounter(descriptor: Self.rejections, labels: [("reason", reason)]).increment()
     }
+
+    /// Counts request log entries written to the store.
+    func requestLogWritten(_ count: Int) { logWritten.increment(by: Int64(count)) }
+
+    /// Counts request log entries dropped.
+    func requestLogDropped(_ count: Int) { logDropped.increment(by: Int64(count)) }
 
     /// Records how long a token check took.
     public func tokenAuthenticated(in duration: Duration, cached: Bool) {

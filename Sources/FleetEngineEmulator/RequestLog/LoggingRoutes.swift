@@ -57,7 +57,7 @@ struct LoggingRoutes: Sendable {
             }
             pageSize = size
         }
-        let page = try log.list(
+        let page = try await log.list(
             resourceNames: names,
             filter: try string("filter"),
             orderBy: try string("orderBy"),

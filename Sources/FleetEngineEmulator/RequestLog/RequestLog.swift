@@ -2,58 +2,65 @@ import FleetAuthCore
 import FleetAuthServerCore
 import FleetAuthServerSupport
 import Foundation
+import Logging
 import NIOConcurrencyHelpers
+import ServiceLifecycle
 
-/// The emulator's request log: one Cloud Logging entry per Fleet Engine call, kept in memory and read through
-/// Cloud Logging's `entries:list` (<doc:RequestLog>).
+/// The emulator's request log: one Cloud Logging entry per Fleet Engine call, kept in the emulator's store
+/// (``RequestLogStore``: SQLite, or PostgreSQL shared by several instances) and read through Cloud Logging's
+/// `entries:list` (<doc:RequestLog>).
 ///
-/// The request path only appends a ``RequestLogRecord`` (a lock and an array append); the entries are built off that
-/// path, by the log's service every 250 ms and before every read, so a read always sees every call answered before
-/// it began. At most ``Configuration/capacity`` entries are kept, and none older than
-/// ``Configuration/retention`` on the emulator's clock; the oldest go first. Records that arrive faster than they
-/// can be built (more than ``Configuration/pendingLimit`` waiting) are dropped and counted, never queued without
-/// bound.
+/// The request path only appends a ``RequestLogRecord`` (a lock and an array append); the entries are built and
+/// written off that path, in one transaction per batch, by the log's service every 250 ms and before every read, so
+/// a read always sees every call answered before it began. At most ``Configuration/capacity`` entries are kept, and
+/// none older than ``Configuration/retention`` on the emulator's clock; the oldest go first. Records that arrive
+/// faster than they can be written (more than ``Configuration/pendingLimit`` waiting), or that the store cannot
+/// take, are dropped and counted, never queued without bound and never failing the call they describe; the
+/// store's failing and recovering are logged once each.
 final class RequestLog: Sendable {
     struct Configuration: Sendable, Hashable {
         /// The most entries kept.
         var capacity: Int = 100_000
         /// How long an entry is kept (Cloud Logging's default bucket keeps 30 days).
         var retention: Duration = .seconds(30 * 24 * 3600)
-        /// The most records waiting to be built.
+        /// The most records waiting to be written.
         var pendingLimit: Int = 50_000
-    }
-
-    /// One built entry, with what reads select it by.
-    struct Entry: Sendable {
-        let provider: String
-        let timestamp: Date
-        let sequence: UInt64
-        let json: JSONObject
     }
 
     private struct State {
         var pending: [RequestLogRecord] = []
-        var entries: [Entry] = []
-        /// Entries before this index are gone (compacted away in batches).
-        var head = 0
         var sequence: UInt64 = 0
         var dropped = 0
+        /// Entries written since retention was last applied, and when it was.
+        var writtenSinceTrim = 0
+        var trimmed: Date?
+        var failing = false
     }
 
     let configuration: Configuration
+    private let store: any RequestLogStore
     private let clock: any WallClock
     private let accountOf: @Sendable (String) -> TrustedServiceAccount?
+    private let metrics: EmulatorMetrics?
     private let state = NIOLockedValueBox(State())
-    /// Serializes building, so entries keep the order their calls arrived in.
-    private let building = NIOLock()
+    private let logger = NIOLockedValueBox(Logger.silent(label: "fleetauth.emulator.request-log"))
+    /// Serializes writing, so entries are numbered in the order their calls arrived and a read waits for a write
+    /// in progress.
+    private let writing = AsyncGate()
+    /// Tells this instance's entry IDs from another's on a shared database.
+    private let instance = String(UInt32.random(in: .min ... .max), radix: 36)
 
     init(
         configuration: Configuration = Configuration(),
+        store: any RequestLogStore,
         clock: any WallClock,
+        metrics: EmulatorMetrics? = nil,
         accountOf: @escaping @Sendable (String) -> TrustedServiceAccount? = { _ in nil }
     ) {
         self.configuration = configuration
+        self.store = store
         self.clock = clock
+        self.metrics = metrics
         self.accountOf = accountOf
     }
 
@@ -62,68 +69,107 @@ final class RequestLog: Sendable {
 
     /// Takes the record of one call (on the request path: no building here).
     func record(_ record: RequestLogRecord) {
-        state.withLockedValue { state in
-            if state.pending.count >= configuration.pendingLimit {
+        let kept = state.withLockedValue { state in
+            guard state.pending.count < configuration.pendingLimit else {
                 state.dropped += 1
-            } else {
-                state.pending.append(record)
+                return false
             }
+            state.pending.append(record)
+            return true
         }
+        if !kept { metrics?.requestLogDropped(1) }
     }
 
-    /// How many records were dropped because too many waited.
+    /// How many records were dropped: too many waiting, or the store could not take them.
     var droppedCount: Int { state.withLockedValue { $0.dropped } }
 
-    /// Builds the waiting records into entries and applies retention.
-    func flush() {
-        building.withLock {
+    /// Builds the waiting records into entries, writes them, and applies retention.
+    func flush() async {
+        await writing.run {
             let records = state.withLockedValue { state in
                 let taken = state.pending
                 state.pending = []
                 return taken
             }
             let now = clock.currentDate
-            // Only the holder of `building` numbers entries, so the numbers read here stay free until appended.
-            var sequence = state.withLockedValue { $0.sequence }
-            var built: [Entry] = []
-            built.reserveCapacity(records.count)
-            for record in records {
-                sequence += 1
-                let (provider, json) = RequestLogEntryBuilder.entry(
-                    record,
-                    insertID: Self.insertID(sequence, record.received),
-                    receivedAt: now,
-                    accountOf: accountOf
-                )
-                built.append(Entry(provider: provider, timestamp: record.received, sequence: sequence, json: json))
+            if !records.isEmpty { await write(records, at: now) }
+            await trimIfDue(at: now)
+        }
+    }
+
+    private func write(_ records: [RequestLogRecord], at now: Date) async {
+        // Only the holder of `writing` numbers entries, so the numbers read here stay free until stored.
+        var sequence = state.withLockedValue { $0.sequence }
+        var entries: [StoredLogEntry] = []
+        entries.reserveCapacity(records.count)
+        for record in records {
+            sequence += 1
+            let (provider, json) = RequestLogEntryBuilder.entry(
+                record,
+                insertID: Self.insertID(sequence, record.received, instance: instance),
+                receivedAt: now,
+                accountOf: accountOf
+            )
+            entries.append(
+                StoredLogEntry(provider: provider, timestamp: Self.microseconds(record.received), body: json.jsonText)
+            )
+        }
+        state.withLockedValue { $0.sequence = sequence }
+        do {
+            try await store.appendLogEntries(entries)
+            metrics?.requestLogWritten(entries.count)
+            let recovered = state.withLockedValue { state in
+                state.writtenSinceTrim += entries.count
+                defer { state.failing = false }
+                return state.failing
             }
-            let cutoff = now.addingTimeInterval(-Self.seconds(configuration.retention))
-            state.withLockedValue { state in
-                state.entries += built
-                state.sequence = sequence
-                var head = state.head
-                let overflow = state.entries.count - head - configuration.capacity
-                if overflow > 0 { head += overflow }
-                while head < state.entries.count, state.entries[head].timestamp < cutoff { head += 1 }
-                if head > 4096 && head * 2 > state.entries.count {
-                    state.entries.removeFirst(head)
-                    head = 0
-                }
-                state.head = head
+            if recovered { logger.withLockedValue { $0 }.notice("The request log is written to the store again.") }
+        } catch {
+            metrics?.requestLogDropped(entries.count)
+            let started = state.withLockedValue { state in
+                state.dropped += entries.count
+                defer { state.failing = true }
+                return !state.failing
+            }
+            if started {
+                logger.withLockedValue { $0 }.error(
+                    "The store cannot take the request log's entries; calls go on being answered, their entries are dropped and counted until it can: \(error)"
+                )
             }
         }
     }
 
-    /// The entries, oldest first, after building what waits.
-    func entries() -> [Entry] {
-        flush()
-        return state.withLockedValue { Array($0.entries[$0.head...]) }
+    /// Applies retention once a twentieth of the capacity was written or ten seconds passed since the last time.
+    private func trimIfDue(at now: Date) async {
+        let due = state.withLockedValue { state in
+            state.writtenSinceTrim >= max(1, configuration.capacity / 20)
+                || state.trimmed.map { now.timeIntervalSince($0) >= 10 || now < $0 } ?? true
+        }
+        guard due else { return }
+        do {
+            try await store.trimLog(keepingLatest: configuration.capacity, before: oldestKept(at: now))
+            state.withLockedValue { state in
+                state.writtenSinceTrim = 0
+                state.trimmed = now
+            }
+        } catch {
+            // Tried again at the next write; a read never shows what retention removes (`oldestKept`).
+        }
     }
 
-    /// A unique entry ID: the sequence number and the call's time, as Cloud Logging's IDs are unique per log.
-    static func insertID(_ sequence: UInt64, _ date: Date) -> String {
-        let micros = UInt64(max(0, date.timeIntervalSince1970 * 1_000_000))
-        return String(micros, radix: 36) + "-" + String(sequence, radix: 36)
+    /// The time of the oldest entry retention keeps, in microseconds.
+    private func oldestKept(at now: Date) -> Int64 {
+        Self.microseconds(now.addingTimeInterval(-Self.seconds(configuration.retention)))
+    }
+
+    /// A unique entry ID: the call's time, this instance and its sequence number, as Cloud Logging's IDs are unique
+    /// per log.
+    static func insertID(_ sequence: UInt64, _ date: Date, instance: String) -> String {
+        String(UInt64(max(0, microseconds(date))), radix: 36) + "-" + instance + "-" + String(sequence, radix: 36)
+    }
+
+    static func microseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
     }
 
     static func seconds(_ duration: Duration) -> TimeInterval {
@@ -131,9 +177,61 @@ final class RequestLog: Sendable {
         return TimeInterval(components.seconds) + TimeInterval(components.attoseconds) * 1e-18
     }
 
-    /// Builds entries every 250 ms, so memory holds entries rather than requests.
-    func service(clock: any WallClock) -> PeriodicTask {
-        PeriodicTask(name: "request log", interval: .milliseconds(250), clock: clock) { [self] in flush() }
+    /// Writes entries every 250 ms, so memory holds at most a quarter second of calls, and once more on shutdown
+    /// so the last calls' entries are kept.
+    func service(clock: any WallClock, logger: Logger) -> some Service {
+        self.logger.withLockedValue { $0 = logger }
+        return Writer(
+            log: self,
+            task: PeriodicTask(name: "request log", interval: .milliseconds(250), clock: clock, logger: logger) {
+                [self] in await flush()
+            }
+        )
+    }
+
+    private struct Writer: Service {
+        let log: RequestLog
+        let task: PeriodicTask
+
+        func run() async throws {
+            try await task.run()
+            await log.flush()
+        }
+    }
+}
+
+/// Runs one body at a time, in the order they came.
+final class AsyncGate: Sendable {
+    private struct State {
+        var busy = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    func run<T>(_ body: () async throws -> T) async rethrows -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let enter = state.withLockedValue { state in
+                if state.busy {
+                    state.waiting.append(continuation)
+                    return false
+                }
+                state.busy = true
+                return true
+            }
+            if enter { continuation.resume() }
+        }
+        defer {
+            let next = state.withLockedValue { state in
+                if state.waiting.isEmpty {
+                    state.busy = false
+                    return nil as CheckedContinuation<Void, Never>?
+                }
+                return state.waiting.removeFirst()
+            }
+            next?.resume()
+        }
+        return try await body()
     }
 }
 
@@ -149,6 +247,10 @@ extension RequestLog {
     static let defaultPageSize = 50
     static let maximumPageSize = 1000
 
+    /// How many entries a read looks at, at most, before it answers with what it found and a token to go on
+    /// from (as Cloud Logging answers a long scan: a short or empty page, and a `nextPageToken`).
+    static let scanLimit = 20_000
+
     /// The entries of `resourceNames` (`projects/{provider}`) that pass `filter`, in `orderBy` order
     /// (`timestamp asc`, the default, or `timestamp desc`), `pageSize` at a time from `pageToken`.
     func list(
@@ -158,7 +260,7 @@ extension RequestLog {
         pageSize: Int,
         pageToken: String,
         allowed: (String) -> Bool
-    ) throws(GoogleAPIError) -> Page {
+    ) async throws(GoogleAPIError) -> Page {
         var providers: Set<String> = []
         for name in resourceNames {
             let parts = name.split(separator: "/", omittingEmptySubsequences: false)
@@ -189,40 +291,54 @@ extension RequestLog {
         guard pageSize >= 0 else { throw .invalidArgument("pageSize: must not be negative.") }
         let size = pageSize == 0 ? Self.defaultPageSize : min(pageSize, Self.maximumPageSize)
         let filter = try LogFilter(filter)
-        // The token is the sequence number of the last entry given, so a page goes on where the last one ended even
+        // The token is the position of the last entry looked at, so a page goes on where the last one ended even
         // while new entries arrive.
-        var after: UInt64?
+        var position: LogPosition?
         if !pageToken.isEmpty {
-            guard let number = UInt64(pageToken, radix: 36) else {
+            guard let token = LogPosition(token: pageToken) else {
                 throw .invalidArgument("pageToken: not a token this log gave.")
             }
-            after = number
+            position = token
         }
-        let all = entries()
-        let ordered: [Entry] =
-            descending
-            ? all.sorted { ($0.timestamp, $0.sequence) > ($1.timestamp, $1.sequence) }
-            : all.sorted { ($0.timestamp, $0.sequence) < ($1.timestamp, $1.sequence) }
-        var start = ordered.startIndex
-        if let after, let index = ordered.firstIndex(where: { $0.sequence == after }) {
-            start = index + 1
-        } else if after != nil {
-            throw .invalidArgument("pageToken: the entry it points after is no longer kept; list again from the start.")
-        }
+        await flush()
+        let names = providers.sorted()
+        let notBefore = oldestKept(at: clock.currentDate)
+        let parser = StrictJSONParser(maximumDepth: 64)
         var page: [JSONObject] = []
-        var last: UInt64?
-        var index = start
-        while index < ordered.count, page.count < size {
-            let entry = ordered[index]
-            if providers.contains(entry.provider), filter.matches(entry.json) {
-                page.append(entry.json)
-                last = entry.sequence
+        var scanned = 0
+        var last = position
+        // After a full page, one more match says whether a next page exists.
+        var more = false
+        scan: while scanned < Self.scanLimit {
+            let batch: [(position: LogPosition, body: String)]
+            do {
+                batch = try await store.logEntries(
+                    providers: names,
+                    descending: descending,
+                    after: position,
+                    notBefore: notBefore,
+                    limit: min(500, Self.scanLimit - scanned)
+                )
+            } catch {
+                throw .unavailable("The request log cannot be read from the store now; try again: \(error)")
             }
-            index += 1
+            for (at, body) in batch {
+                scanned += 1
+                position = at
+                guard let entry = try? parser.parseObject(body), filter.matches(entry) else { continue }
+                if page.count == size {
+                    more = true
+                    break scan
+                }
+                page.append(entry)
+                last = at
+            }
+            if batch.count < 500 { break }
         }
-        let more =
-            index < ordered.count
-            && ordered[index...].contains { providers.contains($0.provider) && filter.matches($0.json) }
-        return Page(entries: page, nextPageToken: more ? last.map { String($0, radix: 36) } : nil)
+        if !more, scanned == Self.scanLimit, let position {
+            // The scan stopped before the end: the next page goes on after the last entry looked at.
+            return Page(entries: page, nextPageToken: page.count == size ? last?.token : position.token)
+        }
+        return Page(entries: page, nextPageToken: more ? last?.token : nil)
     }
 }

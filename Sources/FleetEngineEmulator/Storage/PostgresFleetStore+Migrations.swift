@@ -103,6 +103,7 @@ extension PostgresFleetStore {
             deliveryColumns,
             taskColumnsOnAttributes,
             taskCounts,
+            requestLogTable,
         ]
     )
 
