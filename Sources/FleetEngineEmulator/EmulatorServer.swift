@@ -154,6 +154,7 @@ public struct EmulatorServer {
                 store: store,
                 clock: clock,
                 metrics: metrics,
+                messageTypes: FleetEngineRPCs(vehicles: service, deliveries: deliveries).messageTypes,
                 accountOf: { authenticator.account($0) }
             ) : nil
         self.requestLog = requestLog

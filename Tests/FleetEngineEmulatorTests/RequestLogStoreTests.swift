@@ -9,11 +9,11 @@ import Testing
 @Suite("RequestLogStore conformance", .temporaryResources)
 struct RequestLogStoreTests {
     static func entry(_ provider: String, _ timestamp: Int64, _ name: String) -> StoredLogEntry {
-        StoredLogEntry(provider: provider, timestamp: timestamp, body: #"{"n":"\#(name)"}"#)
+        StoredLogEntry(provider: provider, timestamp: timestamp, body: Array(name.utf8) + [0, 255])
     }
 
-    static func names(_ rows: [(position: LogPosition, body: String)]) -> [String] {
-        rows.map { String($0.body.dropFirst(6).dropLast(2)) }
+    static func names(_ rows: [(position: LogPosition, body: [UInt8])]) -> [String] {
+        rows.map { String(decoding: $0.body.dropLast(2), as: UTF8.self) }
     }
 
     @Test(

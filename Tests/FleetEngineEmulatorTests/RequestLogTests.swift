@@ -271,8 +271,8 @@ struct RequestLogTests {
                 try await client.call(.post, "\(vehicles)?vehicleId=v1", token: F.server, body: F.vehicleBody).0 == .ok
             )
             #expect(Self.entries(try await Self.list(client).1).count == 1)
-            try FileManager.default.removeItem(atPath: path)
-            // The read is answered from the open file; its entry cannot be written to a store whose file is gone.
+            try FileManager.default.removeItem(atPath: SQLiteFleetStore.requestLogPath(for: path))
+            // The read is answered; its entry cannot be written to a log whose file is gone.
             #expect(try await client.call(.get, "\(vehicles)/v1", token: F.server).0 == .ok)
             _ = try await Self.list(client)
             #expect(log.droppedCount == 1)

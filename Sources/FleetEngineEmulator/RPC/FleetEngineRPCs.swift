@@ -1,5 +1,6 @@
 import FleetAuthServerCore
 public import FleetEngineAPI
+import SwiftProtobuf
 
 /// Every RPC of Fleet Engine's two APIs, each answered by its one implementation, whichever transport brings it.
 ///
@@ -26,3 +27,26 @@ extension OnDemandService: FleetEngineV1.VehicleServiceRPCs.Implementation {}
 extension OnDemandService: FleetEngineV1.TripServiceRPCs.Implementation {}
 
 extension DeliveryService: FleetEngineDelivery.DeliveryServiceRPCs.Implementation {}
+
+extension FleetEngineRPCs {
+    /// The request and response message types of every RPC, by full proto name (the request log reads its stored
+    /// messages back with them).
+    var messageTypes: [String: any SwiftProtobuf.Message.Type] {
+        var collector = MessageTypes()
+        visitUnaryMethods(&collector)
+        return collector.types
+    }
+
+    private struct MessageTypes: UnaryMethodVisitor {
+        typealias Caller = Principal
+        var types: [String: any SwiftProtobuf.Message.Type] = [:]
+
+        mutating func visit<Method: UnaryMethod>(
+            _ method: Method.Type,
+            _ handler: @escaping @Sendable (Method.Input, Principal) async throws -> Method.Output
+        ) {
+            types[Method.Input.protoMessageName] = Method.Input.self
+            types[Method.Output.protoMessageName] = Method.Output.self
+        }
+    }
+}

@@ -1,4 +1,5 @@
 import FleetAuthDatabase
+import NIOCore
 import PostgresNIO
 
 /// The request log's table on PostgreSQL (migration step 9), shared by every emulator on the database: numbered by
@@ -11,7 +12,7 @@ extension PostgresFleetStore {
             """
             CREATE TABLE emulator_request_log (
                 id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY, provider TEXT COLLATE "C" NOT NULL,
-                ts BIGINT NOT NULL, body TEXT NOT NULL)
+                ts BIGINT NOT NULL, body BYTEA NOT NULL)
             """,
             "CREATE INDEX emulator_request_log_by_provider ON emulator_request_log (provider, ts, id)",
             "CREATE INDEX emulator_request_log_by_time ON emulator_request_log (ts)",
@@ -25,7 +26,7 @@ extension PostgresFleetStore {
             """
             INSERT INTO emulator_request_log (provider, ts, body)
             SELECT p, t, b FROM unnest(\(entries.map(\.provider))::text[], \(entries.map(\.timestamp))::int8[],
-                \(entries.map(\.body))::text[]) WITH ORDINALITY AS x(p, t, b, n)
+                \(entries.map { ByteBuffer(bytes: $0.body) })::bytea[]) WITH ORDINALITY AS x(p, t, b, n)
             ORDER BY n
             """
         )
@@ -37,7 +38,7 @@ extension PostgresFleetStore {
         after position: LogPosition?,
         notBefore: Int64,
         limit: Int
-    ) async throws -> [(position: LogPosition, body: String)] {
+    ) async throws -> [(position: LogPosition, body: [UInt8])] {
         guard !providers.isEmpty else { return [] }
         let (timestamp, id) = position.map { ($0.timestamp, $0.id) } ?? (descending ? (.max, .max) : (-1, -1))
         let query: PostgresQuery =
@@ -53,8 +54,8 @@ extension PostgresFleetStore {
             ORDER BY ts, id LIMIT \(limit)
             """
         return try await database.query(query).map { row in
-            let (id, timestamp, body) = try row.decode((Int64, Int64, String).self)
-            return (LogPosition(timestamp: timestamp, id: id), body)
+            let (id, timestamp, body) = try row.decode((Int64, Int64, ByteBuffer).self)
+            return (LogPosition(timestamp: timestamp, id: id), Array(body.readableBytesView))
         }
     }
 

@@ -55,23 +55,47 @@ enum RequestLogEntryBuilder {
         "projects/\(provider)/logs/fleetengine.googleapis.com%2F\(snakeCase(methodName(rpc)))"
     }
 
-    /// The entry's severity for a call that ended with `code` (nil: it succeeded).
-    static func severity(_ code: GoogleAPIError.Code?) -> String {
-        guard let code else { return "INFO" }
-        return code.httpStatus >= 500 ? "ERROR" : "WARNING"
+    /// The entry's severity for a call that ended with an error of `httpStatus` (nil: it succeeded).
+    static func severity(httpStatus: Int?) -> String {
+        guard let httpStatus else { return "INFO" }
+        return httpStatus >= 500 ? "ERROR" : "WARNING"
     }
 
-    /// The entry for `record`, with `insertId`; `receivedAt` is when the log took it (the emulator's clock).
-    static func entry(
+    /// What the store keeps of `record` (``StoredRequest``), with `insertId`; `loggedAt` is when the log took it (the
+    /// emulator's clock). Its messages stay protobuf messages: their JSON is written only when the entry is read.
+    static func stored(
         _ record: RequestLogRecord,
         insertID: String,
-        receivedAt: Date,
+        loggedAt: Date,
         accountOf: (String) -> TrustedServiceAccount? = { _ in nil }
-    ) -> (provider: String, JSONObject) {
-        let api = API(rpc: record.rpc)
-        var request = record.request.flatMap(json) ?? JSONObject()
-        let names = ResourceNames(request: request, target: record.target)
-        let provider = names.provider ?? record.caller?.account.project ?? "unknown"
+    ) -> StoredRequest {
+        // The provider the call names: from the path or routing header the transport saw, else from the access
+        // check that judged the resource, else (a call refused before that) from the request's own name.
+        var provider = record.target.flatMap { ResourceNames(name: $0).provider }
+        provider = provider ?? record.accessChecks.lazy.compactMap(\.provider).first
+        if provider == nil, let request = record.request.flatMap(json) {
+            provider = ResourceNames(request: request, target: nil).provider
+        }
+        return StoredRequest(
+            rpc: record.rpc,
+            transport: record.transport.rawValue,
+            target: record.target,
+            received: RequestLog.microseconds(record.received),
+            logged: RequestLog.microseconds(loggedAt),
+            insertID: insertID,
+            provider: provider ?? record.caller?.account.project ?? "unknown",
+            error: record.error.map { ($0.code.httpStatus, $0.code.name, $0.message) },
+            decision: decision(record, accountOf: accountOf).jsonObject,
+            request: record.request,
+            response: record.error == nil ? record.response : nil
+        )
+    }
+
+    /// The Cloud Logging entry of a stored call.
+    static func entry(_ stored: StoredRequest) -> JSONObject {
+        let api = API(rpc: stored.rpc)
+        var request = stored.request.flatMap(json) ?? JSONObject()
+        let names = ResourceNames(request: request, target: stored.target)
         let header = request["header"]
         // Google's request logs name the entity by its ID (`vehicleId`), not by its resource name.
         if let name = request["name"]?.stringValue ?? request["parent"]?.stringValue {
@@ -83,37 +107,37 @@ enum RequestLogEntryBuilder {
         request["parent"] = nil
 
         var payload = JSONObject()
-        payload["@type"] = .string("type.googleapis.com/\(api.logPackage).\(methodName(record.rpc))Log")
+        payload["@type"] = .string("type.googleapis.com/\(api.logPackage).\(methodName(stored.rpc))Log")
         payload["header"] = header ?? .object(JSONObject())
         payload["request"] = .object(request)
-        if let error = record.error {
+        if let error = stored.error {
             payload["errorResponse"] = [
-                "httpStatusCode": .integer(Int64(error.code.httpStatus)),
-                "code": .string(error.code.name),
+                "httpStatusCode": .integer(Int64(error.status)),
+                "code": .string(error.code),
                 "message": .string(error.message),
             ]
-        } else if let response = record.response.flatMap(json) {
+        } else if let response = stored.response.flatMap(json) {
             payload["response"] = .object(response)
         }
-        payload["fleetauthDecision"] = .object(decision(record, accountOf: accountOf).jsonObject)
-        payload["fleetauthTransport"] = .string(record.transport.rawValue)
+        payload["fleetauthDecision"] = .object(stored.decision)
+        payload["fleetauthTransport"] = .string(stored.transport)
 
         var labels = JSONObject()
         for (key, value) in names.labels { labels[key] = .string(value) }
 
         var entry = JSONObject()
-        entry["insertId"] = .string(insertID)
+        entry["insertId"] = .string(stored.insertID)
         entry["jsonPayload"] = .object(payload)
         entry["resource"] = [
             "type": .string(api.resourceType),
-            "labels": ["location": .string(location), "resource_container": .string("projects/\(provider)")],
+            "labels": ["location": .string(location), "resource_container": .string("projects/\(stored.provider)")],
         ]
-        entry["timestamp"] = .string(timestamp(record.received))
-        entry["severity"] = .string(severity(record.error?.code))
+        entry["timestamp"] = .string(timestamp(microseconds: stored.received))
+        entry["severity"] = .string(severity(httpStatus: stored.error?.status))
         entry["labels"] = .object(labels)
-        entry["logName"] = .string(logName(provider: provider, rpc: record.rpc))
-        entry["receiveTimestamp"] = .string(timestamp(receivedAt))
-        return (provider, entry)
+        entry["logName"] = .string(logName(provider: stored.provider, rpc: stored.rpc))
+        entry["receiveTimestamp"] = .string(timestamp(microseconds: stored.logged))
+        return entry
     }
 
     /// The decision of `record`'s call.
@@ -139,8 +163,10 @@ enum RequestLogEntryBuilder {
     }
 
     /// RFC 3339 in UTC with microseconds, as Cloud Logging writes times.
-    static func timestamp(_ date: Date) -> String {
-        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded(.down))
+    static func timestamp(_ date: Date) -> String { timestamp(microseconds: RequestLog.microseconds(date)) }
+
+    /// RFC 3339 in UTC with microseconds, for a time in microseconds since 1970.
+    static func timestamp(microseconds micros: Int64) -> String {
         let below = (micros % 1000 + 1000) % 1000
         // RFC3339 writes milliseconds (`…:SS.123Z`), rounding down: half a millisecond in keeps a float just below
         // the millisecond from losing it. The three digits after them are the rest of the microseconds.

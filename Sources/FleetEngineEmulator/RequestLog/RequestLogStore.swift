@@ -1,12 +1,13 @@
-/// One request log entry as a store keeps it: its provider, its time and the entry itself as JSON text.
+/// One request log entry as a store keeps it: its provider, its time, and the entry itself (``StoredRequest``'s
+/// bytes).
 package struct StoredLogEntry: Sendable, Hashable {
     package var provider: String
     /// When the call arrived, in microseconds since 1970 on the emulator's clock.
     package var timestamp: Int64
-    /// The Cloud Logging entry, as JSON text.
-    package var body: String
+    /// The entry, encoded.
+    package var body: [UInt8]
 
-    package init(provider: String, timestamp: Int64, body: String) {
+    package init(provider: String, timestamp: Int64, body: [UInt8]) {
         self.provider = provider
         self.timestamp = timestamp
         self.body = body
@@ -52,7 +53,7 @@ package protocol RequestLogStore: Sendable {
         after position: LogPosition?,
         notBefore: Int64,
         limit: Int
-    ) async throws -> [(position: LogPosition, body: String)]
+    ) async throws -> [(position: LogPosition, body: [UInt8])]
 
     /// Deletes the entries older than `before` (microseconds), and all but the latest `count` written.
     func trimLog(keepingLatest count: Int, before: Int64) async throws

@@ -85,7 +85,6 @@ extension SQLiteFleetStore {
         migrator.registerMigration("v8: task counts by state") { db in
             try db.execute(sql: Self.countsByState(of: "tasks", in: "task_counts"))
         }
-        migrator.registerMigration("v9: request log") { db in try Self.createRequestLog(db) }
         return migrator
     }
 

@@ -11,9 +11,16 @@ import SwiftProtobuf
 /// in the protobuf binary format, versioned migrations. `inMemory` keeps a private database for throwaway runs.
 public final class SQLiteFleetStore: EmulatorStore, SQLiteStore {
     package let database: SQLiteDatabase
+    /// The request log's database: a file of its own beside the fleet's (``requestLogPath(for:)``), so that writing
+    /// a batch of entries, and checkpointing its journal, never holds up a fleet write.
+    package let logDatabase: SQLiteDatabase
 
-    /// Keeps the database open until graceful shutdown, then closes it.
-    public func run() async throws { try await database.run() }
+    /// Keeps both databases open until graceful shutdown, then closes them.
+    public func run() async throws {
+        async let fleet: Void = database.run()
+        try await logDatabase.run()
+        try await fleet
+    }
 
     /// Nothing to release: the file closes when the store is dropped.
     public func close() async {}
@@ -22,11 +29,22 @@ public final class SQLiteFleetStore: EmulatorStore, SQLiteStore {
     /// Opens (creating if needed) the database at `path`.
     public init(path: String) throws(StoreError) {
         database = try SQLiteDatabase(path: path, migrator: Self.migrator, label: "the emulator's database")
+        logDatabase = try SQLiteDatabase(
+            path: Self.requestLogPath(for: path),
+            migrator: Self.requestLogMigrator,
+            label: "the emulator's request log"
+        )
     }
 
     /// A private in-memory database.
     public init(inMemory: Void = ()) throws(StoreError) {
         database = try SQLiteDatabase(inMemoryWith: Self.migrator, label: "the emulator's database")
+        logDatabase = try SQLiteDatabase(inMemoryWith: Self.requestLogMigrator, label: "the emulator's request log")
+    }
+
+    /// The request log's file for the fleet's database at `path`: `fleet-engine.sqlite` → `fleet-engine-requests.sqlite`.
+    public static func requestLogPath(for path: String) -> String {
+        path.hasSuffix(".sqlite") ? String(path.dropLast(7)) + "-requests.sqlite" : path + "-requests"
     }
 
     /// Inserts a vehicle row with its indexed values, location and attributes.
