@@ -98,8 +98,9 @@ struct EmulatorCommand: AsyncParsableCommand {
     var readinessTimeout: Double = 0.8
     @Option(
         help: """
-            How many request-log entries to keep in memory, or "off": one Cloud Logging entry per call, with why it \
-            was allowed or refused, read through POST /v2/entries:list with a server or fleet-reader token.
+            How many request-log entries to keep in the store, or "off": one Cloud Logging entry per call, with why \
+            it was allowed or refused, read through POST /v2/entries:list with a server or fleet-reader token \
+            (fleetauth logs).
             """
     )
     var requestLog: String = "100000"

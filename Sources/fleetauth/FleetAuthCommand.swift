@@ -12,7 +12,7 @@ struct FleetAuthCommand: AsyncParsableCommand {
             "Fleet Engine authorization in Swift: keys, tokens, a local Fleet Engine, a token server, benchmarks.",
         subcommands: [
             KeysCommand.self, TokenCommand.self, EmulatorCommand.self, TokenServerCommand.self, UsersCommand.self,
-            DemoCommand.self, ServeCommand.self, BenchCommand.self,
+            DemoCommand.self, ServeCommand.self, LogsCommand.self, BenchCommand.self,
         ]
     )
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import FleetAuthCore
 import FleetAuthIAM
 import FleetAuthJWT
+import FleetEngineEmulator
 import FleetTokenServer
 import Foundation
 
@@ -270,6 +271,11 @@ struct TokenCommand: AsyncParsableCommand {
                 verifies) or JWK sets (--jwks: bound to --issuer when given, otherwise to any issuer). The exit \
                 status is 0 whenever verification ran, whatever the verdicts; reason codes are listed in the \
                 FleetAuthJWT documentation of TokenVerificationError.
+
+                --explain judges one call as the local Fleet Engine would, offline: the token, the trust file that \
+                gives each account its roles (--trust, as the emulator reads it), the RPC and the resource it names. \
+                It prints ALLOWED or REFUSED, the check that decided (token, scopes, role, claims, provider, \
+                policy) and a sentence saying why — the decision the emulator's request log writes for the same call.
                 """
         )
 
@@ -282,8 +288,26 @@ struct TokenCommand: AsyncParsableCommand {
         @Option(help: "The expected aud.") var audience: String = FleetEngineClaims.fleetEngineAudience
         @Flag(help: "Read one token per line from standard input; print one verdict per line.") var batch = false
         @Argument(help: "The JWT. Default: read from standard input.") var jwt: String?
+        @Flag(help: "Judge one call (--rpc, --resource) as the local Fleet Engine would, and say why.")
+        var explain = false
+        @Option(help: "With --explain: the trust file giving each account its roles (the emulator's trust.json).")
+        var trust: String?
+        @Option(help: "With --explain: the RPC, such as UpdateVehicle.") var rpc: String?
+        @Option(help: "With --explain: the resource the call names, such as providers/p/vehicles/v1.")
+        var resource: String?
+        @Option(help: "With --explain: an update's field mask (comma-separated; default last_location).")
+        var updateMask: String?
+        @Option(help: "With --explain: the vehicle the named trip or task is assigned to.") var assignedVehicle: String?
+        @Flag(help: "With --explain: print the decision as one JSON object.") var json = false
 
         func validate() throws {
+            if explain {
+                guard trust != nil, rpc != nil, resource != nil else {
+                    throw ValidationError("--explain needs --trust, --rpc and --resource.")
+                }
+                if batch { throw ValidationError("--explain judges one token; it cannot --batch.") }
+                return
+            }
             if keys.isEmpty && jwksFiles.isEmpty { throw ValidationError("Name a --key or a --jwks file to trust.") }
             if batch && jwt != nil {
                 throw ValidationError("--batch reads tokens from standard input; give no JWT argument.")
@@ -291,6 +315,7 @@ struct TokenCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
+            if explain { return try await explainCall() }
             var store = TrustStore()
             for path in keys {
                 let key = try loadKey(path)
@@ -326,6 +351,48 @@ struct TokenCommand: AsyncParsableCommand {
                 print(verdict(Substring(try jwt ?? readToken())))
             }
         }
+    }
+}
+
+extension TokenCommand.Verify {
+    /// `--explain`: the emulator's decision for one call, offline.
+    func explainCall() async throws {
+        guard let trust, let rpc, let resource else { return }
+        let accounts: [(TrustedServiceAccount, [RSAVerificationKey])]
+        do {
+            accounts = try await TrustConfiguration(contentsOf: trust).loadAccounts()
+        } catch {
+            throw CLIError("\(trust): \(error)")
+        }
+        let token = try jwt ?? readToken()
+        let judged = Result { () throws(GoogleAPIError) -> JSONObject in
+            try AccessExplanation.explain(
+                token: token,
+                rpc: rpc,
+                resource: resource,
+                updateMask: updateMask.map { $0.split(separator: ",").map(String.init) } ?? [],
+                assignedVehicle: assignedVehicle,
+                accounts: accounts,
+                now: now.map { Date(timeIntervalSince1970: TimeInterval($0)) } ?? Date()
+            )
+        }
+        let decision: JSONObject
+        switch judged {
+        case .success(let value): decision = value
+        case .failure(let error): throw CLIError(error.message)
+        }
+        if json {
+            print(decision.jsonText)
+            return
+        }
+        let outcome = decision["outcome"]?.stringValue ?? "?"
+        print("\(outcome) (\(decision["check"]?.stringValue ?? "?")): \(decision["explanation"]?.stringValue ?? "")")
+        if let account = decision["account"]?.stringValue {
+            let roles = decision["roles"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ", ") ?? ""
+            print("account: \(account)" + (roles.isEmpty ? "" : " (\(roles))"))
+        }
+        if let permission = decision["permission"]?.stringValue { print("permission: \(permission)") }
+        if let claims = decision["claims"]?.objectValue { print("claims: \(claims.jsonText)") }
     }
 }
 

@@ -92,7 +92,7 @@ public final class TokenAuthenticator: Sendable {
     }
 
     /// ``authenticate(authorization:)``, telling `rejected` the reason of a rejected token (once).
-    private func authenticate(
+    func authenticate(
         authorization: String?,
         rejected: (String) -> Void
     ) throws(GoogleAPIError) -> Principal {

@@ -1,7 +1,9 @@
 // The fleet console, for operators: every vehicle on the map with its state and the age of its last location (read
 // from Fleet Engine with a fleet-reader token), the active trips, the tokens this server issued (its audit log:
 // who, which type, the scope, the key, the expiry — never a token) and the tokens Fleet Engine refused, by reason
-// (its /metrics). Refreshed every two seconds.
+// (its /metrics), and the latest calls Fleet Engine answered (its request log, read through Cloud Logging's
+// entries:list: each opens to its request, answer and the decision that allowed or refused it). Refreshed every two
+// seconds.
 
 import { currentSession, dropSession, loadConfig, logOut, signIn } from "./session.js";
 import { SVGMap } from "./map.js";
@@ -53,6 +55,81 @@ async function json(answer, what) {
   return answer.json();
 }
 
+/** A Cloud Logging query string literal. */
+const quoted = (text) => `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
+
+/** The token's issuer (its service account), read from its payload, to leave the console's own calls out. */
+function issuer(token) {
+  try {
+    const part = token.split(".")[1].replaceAll("-", "+").replaceAll("_", "/");
+    return JSON.parse(atob(part + "=".repeat((4 - (part.length % 4)) % 4))).iss ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** The request log query the Requests filters ask for. */
+async function requestsQuery(provider) {
+  const terms = [];
+  for (const [id, label] of [["filter-vehicle", "vehicle_id"], ["filter-trip", "trip_id"], ["filter-task", "task_id"]]) {
+    const value = $(id).value.trim();
+    if (value) terms.push(`labels.${label}=${quoted(value)}`);
+  }
+  const code = $("filter-code").value;
+  if (code === "OK") terms.push("severity=INFO");
+  else if (code) terms.push(`jsonPayload.errorResponse.code=${quoted(code)}`);
+  if ($("filter-own").checked) {
+    const own = issuer(await provider.token());
+    if (own) terms.push(`NOT jsonPayload.fleetauthDecision.account=${quoted(own)}`);
+  }
+  return terms.join(" AND ");
+}
+
+/** The insertId of the request whose details are open. */
+let selectedRequest = null;
+
+function showRequests(entries) {
+  $("requests-empty").hidden = entries.length > 0;
+  fillTable("requests", entries.map((entry) => {
+    const payload = entry.jsonPayload ?? {};
+    const code = payload.errorResponse?.code ?? "OK";
+    const decision = payload.fleetauthDecision ?? {};
+    const method = (payload["@type"] ?? "").split(".").pop().replace(/Log$/, "");
+    const names = Object.entries(entry.labels ?? {}).map(([key, value]) => `${key}=${value}`).join(" ");
+    const why = code === "OK" ? "" : (decision.outcome === "REFUSED" ? decision.explanation : payload.errorResponse?.message) ?? "";
+    return {
+      data: { insertId: entry.insertId, code },
+      cells: [
+        cell(new Date(entry.timestamp).toLocaleTimeString()), cell(code, code === "OK" ? "mono" : "mono refused"),
+        cell(`${method} (${payload.fleetauthTransport ?? "?"})`), cell(names, "mono"), cell(why),
+      ],
+    };
+  }));
+  const rows = [...$("requests").tBodies[0].rows];
+  rows.forEach((row, index) => {
+    row.classList.add("selectable");
+    row.classList.toggle("selected", row.dataset.insertId === selectedRequest);
+    row.onclick = () => {
+      selectedRequest = row.dataset.insertId === selectedRequest ? null : row.dataset.insertId;
+      rows.forEach((other) => other.classList.toggle("selected", other.dataset.insertId === selectedRequest));
+      showDetail(selectedRequest ? entries[index] : null);
+    };
+  });
+  const open = entries.find((entry) => entry.insertId === selectedRequest);
+  if (open) showDetail(open);
+}
+
+function showDetail(entry) {
+  const detail = $("request-detail");
+  detail.hidden = !entry;
+  if (!entry) return;
+  const payload = entry.jsonPayload ?? {};
+  const parts = { request: payload.request, decision: payload.fleetauthDecision };
+  if (payload.response) parts.response = payload.response;
+  if (payload.errorResponse) parts.errorResponse = payload.errorResponse;
+  detail.textContent = `${entry.logName}\n${entry.timestamp}  ${entry.severity}\n\n` + JSON.stringify(parts, null, 2);
+}
+
 // ListVehicles requires the type categories to list (UNKNOWN is refused): every other one.
 const everyCategory = ["AUTO", "TAXI", "TRUCK", "TWO_WHEELER", "BICYCLE", "PEDESTRIAN"]
   .map((category) => `vehicleTypeCategories=${category}`)
@@ -62,7 +139,8 @@ async function refresh(session, config, provider, map) {
   const base = `${config.fleetEngineURL}/v1/providers/${encodeURIComponent(config.project)}`;
   // The Deliveries API's lists are optional: an emulator without it answers 404, and the tables stay empty.
   const optional = (answer) => (answer.ok ? answer.json() : {});
-  const [vehicleList, deliveryVehicleList, taskList, audit, metrics] = await Promise.all([
+  const logQuery = await requestsQuery(provider);
+  const [vehicleList, deliveryVehicleList, taskList, audit, metrics, requests] = await Promise.all([
     callFleetEngine(provider, `${base}/vehicles?${everyCategory}&pageSize=500`).then((a) => json(a, "ListVehicles")),
     callFleetEngine(provider, `${base}/deliveryVehicles?pageSize=500`).then(optional),
     callFleetEngine(provider, `${base}/tasks?pageSize=100&filter=${encodeURIComponent("state = OPEN")}`).then(optional),
@@ -72,6 +150,14 @@ async function refresh(session, config, provider, map) {
     }),
     // The rejections by reason are served only to a token that may list the whole fleet, as this page's is.
     callFleetEngine(provider, `${config.fleetEngineURL}/metrics`).then((a) => (a.ok ? a.text() : "")),
+    // The request log is optional too: an emulator started with --request-log off answers 404.
+    callFleetEngine(provider, `${config.fleetEngineURL}/v2/entries:list`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        resourceNames: [`projects/${config.project}`], filter: logQuery, orderBy: "timestamp desc", pageSize: 30,
+      }),
+    }).then(optional),
   ]);
   const vehicles = vehicleList.vehicles ?? [];
   const tripIds = [...new Set(vehicles.flatMap((v) => v.currentTrips ?? []))].slice(0, 50);
@@ -83,8 +169,9 @@ async function refresh(session, config, provider, map) {
   const tasks = taskList.tasks ?? [];
   for (const id of [
     "map-panel", "vehicles-panel", "trips-panel", "delivery-vehicles-panel", "tasks-panel", "rejections-panel",
-    "tokens-panel",
+    "requests-panel", "tokens-panel",
   ]) $(id).hidden = false;
+  showRequests(requests.entries ?? []);
   $("layout").classList.remove("single");
   map.draw({
     markers: vehicles.map((v) => ({
@@ -162,6 +249,8 @@ async function run(config) {
     location.reload();
   };
   const provider = new TokenProvider(tokenServerFetcher("/token/fleet_reader", session));
+  // The filters apply at the next refresh; Enter must not reload the page.
+  $("requests-filter").onsubmit = (event) => event.preventDefault();
   const map = new SVGMap($("map"), { tileURL: config.tileURL });
   for (;;) {
     try {
