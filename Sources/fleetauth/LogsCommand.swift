@@ -35,6 +35,8 @@ struct LogsCommand: AsyncParsableCommand {
     var data: String = "fleet-engine-data"
     @Option(help: "A service-account key file whose role reads the whole fleet. Default: DATA/keys/viewer.json.")
     var key: String?
+    @Option(help: "A server or fleet-reader token to read with, instead of minting one from a key.")
+    var token: String?
     @Option(help: "The provider (project) whose log is read. Default: the key's project.") var project: String?
     @Option(help: "How many of the latest matching entries to print (with --follow: before following).")
     var limit: Int = 50
@@ -49,23 +51,36 @@ struct LogsCommand: AsyncParsableCommand {
             throw ValidationError("--emulator must be an http:// or https:// URL, such as http://127.0.0.1:8787.")
         }
         if export != nil, follow { throw ValidationError("--export writes a file once; it cannot --follow.") }
+        if token != nil, key != nil { throw ValidationError("Read with a --token or a --key, not both.") }
     }
 
     func run() async throws {
-        let path = key ?? data + "/keys/" + DefaultProvisioning.accountName(for: .viewer) + ".json"
-        let serviceAccount: ServiceAccountKey
-        do {
-            serviceAccount = try ServiceAccountKey(contentsOf: path)
-        } catch {
-            throw CLIError(
-                "Cannot read the key \(path) to sign the reading token (\(error)); name the emulator's data directory with --data or a key with --key."
+        let reader: LogReader
+        if let token {
+            // A service account's email is NAME@PROJECT.iam.gserviceaccount.com.
+            let issuer = (try? CompactJWS(token).payloadObject())?["iss"]?.stringValue ?? ""
+            let domain = issuer.split(separator: "@").last.map(String.init) ?? ""
+            guard let project = project ?? domain.split(separator: ".").first.map(String.init), !project.isEmpty else {
+                throw CLIError("Cannot tell the provider from the token's issuer; name it with --project.")
+            }
+            reader = LogReader(base: emulator, project: project, token: { token })
+        } else {
+            let path = key ?? data + "/keys/" + DefaultProvisioning.accountName(for: .viewer) + ".json"
+            let serviceAccount: ServiceAccountKey
+            do {
+                serviceAccount = try ServiceAccountKey(contentsOf: path)
+            } catch {
+                throw CLIError(
+                    "Cannot read the key \(path) to sign the reading token (\(error)); name the emulator's data directory with --data, a key with --key, or pass a --token."
+                )
+            }
+            let minter = try FleetEngineTokenMinter(signer: LocalKeySigner(key: serviceAccount))
+            reader = LogReader(
+                base: emulator,
+                project: project ?? serviceAccount.projectID,
+                token: { try minter.mintSynchronously(.fleetReader).jwt }
             )
         }
-        let reader = LogReader(
-            base: emulator,
-            project: project ?? serviceAccount.projectID,
-            minter: try FleetEngineTokenMinter(signer: LocalKeySigner(key: serviceAccount))
-        )
         if let export {
             let entries = try await reader.all(filter: filter)
             let text = "[\n" + entries.map(\.jsonText).joined(separator: ",\n") + "\n]\n"
@@ -99,7 +114,8 @@ struct LogsCommand: AsyncParsableCommand {
 struct LogReader {
     let base: String
     let project: String
-    let minter: FleetEngineTokenMinter
+    /// The bearer token for each read (a fresh one when minted, so a long --follow outlives an hour).
+    let token: () throws -> String
 
     /// Where following stands: the time of the latest entry shown, and the entries of that time already shown.
     struct Cursor {
@@ -135,10 +151,7 @@ struct LogReader {
         var request = URLRequest(url: url, timeoutInterval: 30)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue(
-            "Bearer \(try minter.mintSynchronously(.fleetReader).jwt)",
-            forHTTPHeaderField: "Authorization"
-        )
+        request.setValue("Bearer \(try self.token())", forHTTPHeaderField: "Authorization")
         request.httpBody = Data(body.jsonBytes)
         let data: Data
         let response: URLResponse

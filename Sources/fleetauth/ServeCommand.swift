@@ -213,6 +213,8 @@ struct FirstSteps {
                 + "-d '\(location)'",
             "curl -s -w '\\n' -X PUT '\(vehicles)/v2?updateMask=lastLocation' -H \"Authorization: Bearer $DRIVER\" \(json) "
                 + "-d '\(location)'",
+            "# Why: the request log's entry for the refused call names the check that failed.",
+            "fleetauth logs --emulator \(emulatorURL) --token \"$SERVER\" --limit 1 'severity>=WARNING'",
         ]
     }
 }

@@ -272,6 +272,21 @@ def test_the_console_lists_every_vehicle_tokens_and_rejections(stack, browser):
              message=f"{vehicle} is on the map")
     wait(browser, lambda: any(row[0] == "invalid_signature" for row in table_rows(browser, "rejections")),
          message="the forged token is counted")
+    # The Requests panel: the forged call listed with its code, opened to its decision, then the filters.
+    wait(browser, lambda: any(row[1] == "UNAUTHENTICATED" and row[2].startswith("GetVehicle")
+                              for row in table_rows(browser, "requests")),
+         message="the refused call is listed in Requests")
+    browser.execute_script(
+        "document.querySelector('#requests tbody tr[data-code=\"UNAUTHENTICATED\"]').click()")
+    wait(browser, lambda: "invalid_signature" in text(browser, "request-detail"),
+         message="the refused call opens to its decision")
+    assert "fleetauthDecision" not in text(browser, "request-detail")  # shown as "decision", the request beside it
+    browser.find_element(By.ID, "filter-vehicle").send_keys("v2")
+    def only_v2():
+        rows = table_rows(browser, "requests")
+        return rows and all("vehicle_id=v2" in row[3] for row in rows)
+    wait(browser, only_v2, message="the vehicle filter keeps only v2's calls")
+    browser.find_element(By.ID, "filter-vehicle").clear()
     def tokens():
         return [" ".join(row) for row in table_rows(browser, "tokens")]
     wait(browser, lambda: any("rita" in row and "consumer" in row and "trip-1" in row for row in tokens()),

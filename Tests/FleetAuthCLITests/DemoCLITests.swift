@@ -152,7 +152,8 @@ struct DemoCLITests {
             program: URL(fileURLWithPath: "/bin/bash")
         )
         #expect(result.status == 0, "\(script)\n\(result.stdout)\n\(result.stderr)")
-        // Three answers: the vehicle created and v1 updated (both name v1), then Google's error body for v2 alone.
+        // Three answers: the vehicle created and v1 updated (both name v1), then Google's error body for v2 alone;
+        // then the request log's line for the refusal.
         #expect(result.stdout.contains("providers/demo-project/vehicles/v1"), "\(result.stdout)")
         #expect(result.stdout.contains("37.422"), "\(result.stdout)")
         #expect(result.stdout.components(separatedBy: "\"error\"").count == 2, "\(result.stdout)")
@@ -196,8 +197,11 @@ struct DemoCLITests {
             printed = printed.replacingOccurrences(of: value, with: placeholder)
         }
         #expect(commands == printed.split(separator: "\n").map(String.init), "README:\n\(commands)\nserve:\n\(printed)")
-        let lastAnswer = answers.split(separator: "\n").last.map(String.init)
-        #expect(lastAnswer == blocks("json", in: section).first, "\(answers)")
+        let lines = answers.split(separator: "\n").map(String.init)
+        // The refusal's error body, then the request log's line that explains it (its time aside).
+        #expect(lines.first { $0.contains(#""error""#) } == blocks("json", in: section).first, "\(answers)")
+        let explained = lines.last.map { $0.replacing(/^\S+/, with: "TIME") }
+        #expect(explained == blocks("text", in: section).first, "\(answers)")
     }
 
     /// The HTTP status of a GET, waited for on a plain thread (the test is synchronous).

@@ -264,6 +264,30 @@ struct DemoCommand: AsyncParsableCommand {
         let checks =
             try await run.chainChecks(drivers: driverApps, consumers: consumerApps)
             + run.outcomeChecks(outcome, dispatcher: dispatcher) + deliveryChecks
-        return report.summary(metrics: run.metrics, checks: checks)
+        let passed = report.summary(metrics: run.metrics, checks: checks)
+        await Self.sayRequestLog(emulatorURL: endpoints.emulatorURL, vehicle: scenario.vehicles.first?.id)
+        return passed
+    }
+
+    /// How many entries the emulator's request log holds from the run (its `/metrics`), and a query to read them by.
+    static func sayRequestLog(emulatorURL: String, vehicle: String?) async {
+        guard let url = URL(string: emulatorURL + "/metrics"),
+            let (data, _) = try? await URLSession.shared.cancellationSafeData(for: URLRequest(url: url))
+        else { return }
+        let prefix = #"fleet_engine_request_log_entries_total{outcome="written"} "#
+        guard
+            let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first(where: {
+                $0.hasPrefix(prefix)
+            }),
+            let written = Double(line.dropFirst(prefix.count))
+        else { return }
+        say("")
+        say(
+            "Request log: \(Int(written)) entries, one per Fleet Engine call, each with why it was allowed or refused "
+                + "(POST \(emulatorURL)/v2/entries:list, or fleetauth logs). For example:"
+        )
+        say(
+            "  fleetauth logs --emulator \(emulatorURL) --token SERVER_TOKEN 'labels.vehicle_id=\"\(vehicle ?? "v1")\" AND severity>=WARNING'"
+        )
     }
 }
