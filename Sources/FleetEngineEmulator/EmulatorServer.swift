@@ -351,8 +351,9 @@ public struct EmulatorServer {
         let startup = ListenerStartup(
             [rest] + (grpcPort == nil ? [] : [grpc]) + (iamPort == nil ? [] : [iamListener])
         ) { _ in }
-        var services: [any Service] = [
-            store,
+        // The request log's writer right after the store: services stop in reverse order, so it writes the last
+        // calls' entries once the listeners have closed, and before the store closes.
+        var services: [any Service] = [store] + [requestLogService(logger: logger)].compactMap { $0 } + [
             startup.guarding(
                 application(host: host, port: port, logger: logger) { port in
                     await startup.bound(rest, port: port)
@@ -382,7 +383,6 @@ public struct EmulatorServer {
                 )
             )
         }
-        if let requestLog { services.append(requestLog.service(clock: clock, logger: logger)) }
         services.append(drain.service(period: drainPeriod, clock: clock))
         return services
     }

@@ -71,4 +71,31 @@ struct LogsCLITests {
         )
         #expect(denied.status != 0 && denied.stderr.contains("403"), "\(denied.stderr)")
     }
+
+    @Test("entries are written while the emulator runs, and the last ones at SIGTERM: a restart lists them all")
+    func survivesRestart() async throws {
+        let directory = try CLI.temporaryDirectory()
+        let first = try await CLI.detached { try EmulatorProcess(arguments: [], directory: directory) }
+        let data = directory + "/fleet-engine-data"
+        let server = try FleetEngineTokenMinter(
+            signer: LocalKeySigner(key: ServiceAccountKey(contentsOf: "\(data)/keys/service-super-user.json"))
+        ).mintSynchronously(.server).jwt
+        for id in ["a", "b", "c"] {
+            _ = try await first.request("GET", "/v1/providers/demo-project/vehicles/\(id)", token: server)
+        }
+        first.process.terminate()
+        try await CLI.detached { first.process.waitUntilExit() }
+        #expect(first.process.terminationStatus == 0)
+
+        let second = try await CLI.detached { try EmulatorProcess(arguments: [], directory: directory) }
+        defer { second.kill9() }
+        let lines = try await CLI.run(
+            ["logs", "--emulator", "http://127.0.0.1:\(second.port)"],
+            in: directory,
+            timeout: 60
+        )
+        let printed = lines.stdout.split(separator: "\n")
+        #expect(printed.count == 3, "\(lines.stdout) \(lines.stderr)")
+        #expect(printed.allSatisfy { $0.contains("NOT_FOUND  rest  GetVehicle") }, "\(lines.stdout)")
+    }
 }
