@@ -353,15 +353,16 @@ public struct EmulatorServer {
         ) { _ in }
         // The request log's writer right after the store: services stop in reverse order, so it writes the last
         // calls' entries once the listeners have closed, and before the store closes.
-        var services: [any Service] = [store] + [requestLogService(logger: logger)].compactMap { $0 } + [
-            startup.guarding(
-                application(host: host, port: port, logger: logger) { port in
-                    await startup.bound(rest, port: port)
-                    await onServerRunning(port)
-                },
-                rest
-            ),
-        ]
+        var services: [any Service] =
+            [store] + [requestLogService(logger: logger)].compactMap { $0 } + [
+                startup.guarding(
+                    application(host: host, port: port, logger: logger) { port in
+                        await startup.bound(rest, port: port)
+                        await onServerRunning(port)
+                    },
+                    rest
+                )
+            ]
         if let grpcPort, #available(FleetAuthGRPC , *) {
             services.append(
                 startup.guarding(

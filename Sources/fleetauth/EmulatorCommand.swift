@@ -265,20 +265,21 @@ struct EmulatorCommand: AsyncParsableCommand {
         }
         // The request log's writer right after the store: services stop in reverse order, so it writes the last
         // calls' entries once the listeners have closed, and before the store closes.
-        var services: [any Service] = [server.store] + [server.requestLogService(logger: logger)].compactMap { $0 } + [
-            startup.guarding(
-                server.application(host: host, port: port, logger: logger, certificate: certificate) {
-                    await startup.bound(rest, port: $0)
-                },
-                rest
-            ),
-            startup.guarding(
-                server.grpcServer(host: host, port: grpcPort, certificate: certificate) {
-                    await startup.bound(grpc, port: $0)
-                },
-                grpc
-            ),
-        ]
+        var services: [any Service] =
+            [server.store] + [server.requestLogService(logger: logger)].compactMap { $0 } + [
+                startup.guarding(
+                    server.application(host: host, port: port, logger: logger, certificate: certificate) {
+                        await startup.bound(rest, port: $0)
+                    },
+                    rest
+                ),
+                startup.guarding(
+                    server.grpcServer(host: host, port: grpcPort, certificate: certificate) {
+                        await startup.bound(grpc, port: $0)
+                    },
+                    grpc
+                ),
+            ]
         if let metrics {
             services.append(
                 startup.guarding(

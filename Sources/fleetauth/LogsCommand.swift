@@ -88,9 +88,22 @@ struct LogsCommand: AsyncParsableCommand {
             say("Wrote \(entries.count) entries to \(export).")
             return
         }
-        var latest = try await reader.page(filter: filter, orderBy: "timestamp desc", pageSize: limit, token: nil)
-            .entries.reversed().map { $0 }
-        if limit == 0 { latest = [] }
+        // The latest `limit` matches, newest first from the log: a page may come back short while the log goes on
+        // (each read looks at a bounded number of entries), so pages are read until enough matched or none are left.
+        var latest: [JSONObject] = []
+        var next: String?
+        while limit > 0, latest.count < limit {
+            let page = try await reader.page(
+                filter: filter,
+                orderBy: "timestamp desc",
+                pageSize: limit - latest.count,
+                token: next
+            )
+            latest += page.entries
+            next = page.next
+            if next == nil { break }
+        }
+        latest.reverse()
         latest.forEach(show)
         guard follow else { return }
         var cursor = LogReader.Cursor(after: latest)

@@ -464,6 +464,8 @@ struct DeliveryColumnsMigrationTests {
                 DROP COLUMN outcome_time, DROP COLUMN lat, DROP COLUMN lng
                 """,
                 "ALTER TABLE emulator_delivery_vehicles DROP COLUMN lat, DROP COLUMN lng",
+                // Step 9's table, so every later step runs again.
+                "DROP TABLE emulator_request_log",
                 "DELETE FROM fleetauth_migrations WHERE scope = 'emulator' AND version >= 6",
             ] {
                 _ = try await database.query(PostgresQuery(unsafeSQL: statement))

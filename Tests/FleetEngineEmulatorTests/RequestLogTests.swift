@@ -238,24 +238,10 @@ struct RequestLogTests {
         let clock = ManualClock()
         let first = RequestLog(store: try SQLiteFleetStore(path: path), clock: clock)
         first.record(Self.record(vehicle: "v1", at: clock.currentDate))
-        let before = try await first.list(
-            resourceNames: ["projects/p"],
-            filter: "",
-            orderBy: "",
-            pageSize: 0,
-            pageToken: "",
-            allowed: { _ in true }
-        ).entries
+        let before = try await Self.all(first)
         let second = RequestLog(store: try SQLiteFleetStore(path: path), clock: clock)
         second.record(Self.record(vehicle: "v2", at: clock.currentDate))
-        let after = try await second.list(
-            resourceNames: ["projects/p"],
-            filter: "",
-            orderBy: "",
-            pageSize: 0,
-            pageToken: "",
-            allowed: { _ in true }
-        ).entries
+        let after = try await Self.all(second)
         #expect(after.map { $0["labels"]?.objectValue?["vehicle_id"]?.stringValue } == ["v1", "v2"])
         #expect(after.first?["insertId"] == before.first?["insertId"])
         #expect(Set(after.compactMap { $0["insertId"]?.stringValue }).count == 2)
@@ -289,7 +275,8 @@ struct RequestLogTests {
         )
     }
 
-    static func vehicleIDs(_ log: RequestLog) async throws -> [String?] {
+    /// The first page of provider p's entries, every entry allowed.
+    static func all(_ log: RequestLog) async throws -> [JSONObject] {
         try await log.list(
             resourceNames: ["projects/p"],
             filter: "",
@@ -297,6 +284,10 @@ struct RequestLogTests {
             pageSize: 0,
             pageToken: "",
             allowed: { _ in true }
-        ).entries.map { $0["labels"]?.objectValue?["vehicle_id"]?.stringValue }
+        ).entries
+    }
+
+    static func vehicleIDs(_ log: RequestLog) async throws -> [String?] {
+        try await all(log).map { $0["labels"]?.objectValue?["vehicle_id"]?.stringValue }
     }
 }

@@ -91,7 +91,9 @@ struct StoredRequest: Sendable {
                 continue
             }
             let body = try reader.chunk()
-            messages.append(try types[String(decoding: name, as: UTF8.self)].map { try $0.init(serializedBytes: body) })
+            messages.append(
+                try types[String(decoding: name, as: UTF8.self)].map { try $0.init(serializedBytes: Array(body)) }
+            )
         }
         request = messages[0]
         response = messages[1]
