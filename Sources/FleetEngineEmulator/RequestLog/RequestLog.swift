@@ -31,7 +31,6 @@ final class RequestLog: Sendable {
     private struct State {
         var pending: [RequestLogRecord] = []
         var sequence: UInt64 = 0
-        var dropped = 0
         /// Entries written since retention was last applied, and when it was.
         var writtenSinceTrim = 0
         var trimmed: Date?
@@ -75,18 +74,12 @@ final class RequestLog: Sendable {
     /// Takes the record of one call (on the request path: no building here).
     func record(_ record: RequestLogRecord) {
         let kept = state.withLockedValue { state in
-            guard state.pending.count < configuration.pendingLimit else {
-                state.dropped += 1
-                return false
-            }
+            guard state.pending.count < configuration.pendingLimit else { return false }
             state.pending.append(record)
             return true
         }
         if !kept { metrics?.requestLogDropped(1) }
     }
-
-    /// How many records were dropped: too many waiting, or the store could not take them.
-    var droppedCount: Int { state.withLockedValue { $0.dropped } }
 
     /// Builds the waiting records into entries, writes them, and applies retention.
     func flush() async {
@@ -134,7 +127,6 @@ final class RequestLog: Sendable {
         } catch {
             metrics?.requestLogDropped(entries.count)
             let started = state.withLockedValue { state in
-                state.dropped += entries.count
                 defer { state.failing = true }
                 return !state.failing
             }

@@ -162,10 +162,7 @@ enum RequestLogEntryBuilder {
         return .checked(record.accessChecks, caller: caller, error: record.error)
     }
 
-    /// RFC 3339 in UTC with microseconds, as Cloud Logging writes times.
-    static func timestamp(_ date: Date) -> String { timestamp(microseconds: RequestLog.microseconds(date)) }
-
-    /// RFC 3339 in UTC with microseconds, for a time in microseconds since 1970.
+    /// RFC 3339 in UTC with microseconds, as Cloud Logging writes times, for a time in microseconds since 1970.
     static func timestamp(microseconds micros: Int64) -> String {
         let below = (micros % 1000 + 1000) % 1000
         // RFC3339 writes milliseconds (`…:SS.123Z`), rounding down: half a millisecond in keeps a float just below
