@@ -293,11 +293,18 @@ extension RequestLog {
         // The token is the position of the last entry looked at, so a page goes on where the last one ended even
         // while new entries arrive.
         var position: LogPosition?
+        // A page that ended inside a split entry goes on with that stored call's next part: the scan starts just
+        // before the call, and skips the parts already given.
+        var resume: LogPosition?
         if !pageToken.isEmpty {
             guard let token = LogPosition(token: pageToken) else {
                 throw .invalidArgument("pageToken: not a token this log gave.")
             }
             position = token
+            if token.part > 0 {
+                resume = token
+                position = LogPosition(timestamp: token.timestamp, id: token.id + (descending ? 1 : -1))
+            }
         }
         await flush()
         let names = providers.sorted()
@@ -324,15 +331,22 @@ extension RequestLog {
             for (at, body) in batch {
                 scanned += 1
                 position = at
-                guard let stored = try? StoredRequest(decoding: body, types: types) else { continue }
-                let entry = RequestLogEntryBuilder.entry(stored)
-                guard filter.matches(entry) else { continue }
-                if page.count == size {
-                    more = true
-                    break scan
+                var skip = 0
+                if let from = resume {
+                    if (from.timestamp, from.id) == (at.timestamp, at.id) { skip = from.part }
+                    resume = nil
                 }
-                page.append(entry)
-                last = at
+                guard let stored = try? StoredRequest(decoding: body, types: types) else { continue }
+                let parts = RequestLogEntryBuilder.split(RequestLogEntryBuilder.entry(stored))
+                for index in parts.indices.dropFirst(skip) where filter.matches(parts[index]) {
+                    if page.count == size {
+                        more = true
+                        break scan
+                    }
+                    page.append(parts[index])
+                    last =
+                        index == parts.count - 1 ? at : LogPosition(timestamp: at.timestamp, id: at.id, part: index + 1)
+                }
             }
             if batch.count < 500 { break }
         }

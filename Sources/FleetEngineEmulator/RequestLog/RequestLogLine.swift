@@ -18,6 +18,12 @@ package enum RequestLogLine {
         if let labels = entry["labels"]?.objectValue {
             parts += labels.keys.sorted().compactMap { key in labels[key]?.stringValue.map { "\(key)=\($0)" } }
         }
+        if let split = entry["split"]?.objectValue, let index = split["index"]?.integerValue,
+            let total = split["totalSplits"]?.integerValue
+        {
+            // One call's long entry, in parts (Google's split logs): say which part this is.
+            parts.append("split=\(index + 1)/\(total)")
+        }
         if code != "OK" {
             let decision = payload["fleetauthDecision"]?.objectValue
             let refused = decision?["outcome"]?.stringValue == "REFUSED"

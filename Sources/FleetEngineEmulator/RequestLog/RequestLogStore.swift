@@ -19,23 +19,35 @@ package struct StoredLogEntry: Sendable, Hashable {
 package struct LogPosition: Sendable, Hashable, Comparable {
     package var timestamp: Int64
     package var id: Int64
+    /// In a page token, how many parts of this stored call's split entry were already given (0: all of them).
+    package var part: Int
 
-    package init(timestamp: Int64, id: Int64) {
+    package init(timestamp: Int64, id: Int64, part: Int = 0) {
         self.timestamp = timestamp
         self.id = id
+        self.part = part
     }
 
-    package static func < (lhs: Self, rhs: Self) -> Bool { (lhs.timestamp, lhs.id) < (rhs.timestamp, rhs.id) }
+    package static func < (lhs: Self, rhs: Self) -> Bool {
+        (lhs.timestamp, lhs.id, lhs.part) < (rhs.timestamp, rhs.id, rhs.part)
+    }
 
-    /// The position as a page token: both numbers in base 36.
-    package var token: String { String(timestamp, radix: 36) + "-" + String(id, radix: 36) }
+    /// The position as a page token: the numbers in base 36.
+    package var token: String {
+        String(timestamp, radix: 36) + "-" + String(id, radix: 36) + (part > 0 ? "-" + String(part, radix: 36) : "")
+    }
 
     package init?(token: String) {
         let parts = token.split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2, let timestamp = Int64(parts[0], radix: 36), let id = Int64(parts[1], radix: 36),
-            timestamp >= 0, id >= 0
+        guard parts.count == 2 || parts.count == 3, let timestamp = Int64(parts[0], radix: 36),
+            let id = Int64(parts[1], radix: 36), timestamp >= 0, id >= 0
         else { return nil }
-        self.init(timestamp: timestamp, id: id)
+        var part = 0
+        if parts.count == 3 {
+            guard let value = Int(parts[2], radix: 36), value > 0, value < 1 << 20 else { return nil }
+            part = value
+        }
+        self.init(timestamp: timestamp, id: id, part: part)
     }
 }
 
