@@ -121,10 +121,13 @@ struct RequestLogSplitTests {
         #expect(parts.allSatisfy { $0["labels"] == entry["labels"] })
         let payloads = parts.compactMap { $0["jsonPayload"]?.objectValue }
         #expect(payloads.allSatisfy { $0["header"] == payload["header"] && $0["@type"] == payload["@type"] })
-        #expect(payloads.map { $0["request"]?.objectValue?["pageSize"] } == [.integer(10)] + Array(repeating: nil, count: parts.count - 1))
+        let pageSizes = payloads.map { $0["request"]?.objectValue?["pageSize"] }
+        #expect(pageSizes == [.integer(10)] + Array(repeating: nil, count: parts.count - 1))
         #expect(payloads.filter { $0["response"]?.objectValue?["nextPageToken"] != nil }.count == 1)
-        #expect(payloads.flatMap { $0["request"]?.objectValue?["requests"]?.arrayValue ?? [] } == request["requests"]?.arrayValue)
-        #expect(payloads.flatMap { $0["response"]?.objectValue?["tasks"]?.arrayValue ?? [] } == response["tasks"]?.arrayValue)
+        let spreadRequests = payloads.flatMap { $0["request"]?.objectValue?["requests"]?.arrayValue ?? [] }
+        #expect(spreadRequests == request["requests"]?.arrayValue)
+        let spreadTasks = payloads.flatMap { $0["response"]?.objectValue?["tasks"]?.arrayValue ?? [] }
+        #expect(spreadTasks == response["tasks"]?.arrayValue)
 
         // An entry with no list to spread stays whole, however long.
         var long = entry
