@@ -272,6 +272,101 @@ struct RequestLogTests {
         }
     }
 
+    @Test("calls of one token share its decision; each token's entries carry its own claims")
+    func decisionsPerToken() async throws {
+        let server = EmulatorServer(
+            accounts: F.accounts,
+            store: try SQLiteFleetStore(inMemory: ()),
+            clock: ManualClock()
+        )
+        try await Application(router: server.router).test(.router) { client in
+            for vehicle in ["v1", "v2"] {
+                let created = try await client.call(
+                    .post,
+                    "\(vehicles)?vehicleId=\(vehicle)",
+                    token: F.server,
+                    body: F.vehicleBody
+                )
+                #expect(created.0 == .ok)
+            }
+            for _ in 0..<2 {
+                for vehicle in ["v1", "v2"] {
+                    #expect(try await client.call(.get, "\(vehicles)/\(vehicle)", token: F.driver(vehicle)).0 == .ok)
+                }
+            }
+            #expect(try await client.call(.get, "\(vehicles)/v2", token: F.driver("v1")).0 == .forbidden)
+            #expect(try await client.call(.get, "\(vehicles)/missing", token: F.driver("missing")).0 == .notFound)
+
+            let entries = Self.entries(try await Self.list(client, filter: "logName:get_vehicle").1)
+            try #require(entries.count == 6)
+            let seen = entries.map { entry in
+                let decision = Self.decision(entry)
+                let claimed = decision?["claims"]?.objectValue?["authorization"]?.objectValue?["vehicleid"]
+                return [
+                    entry["labels"]?.objectValue?["vehicle_id"]?.stringValue, claimed?.stringValue,
+                    decision?["outcome"]?.stringValue, decision?["check"]?.stringValue,
+                ]
+            }
+            #expect(
+                seen == [
+                    ["v1", "v1", "ALLOWED", "policy"], ["v2", "v2", "ALLOWED", "policy"],
+                    ["v1", "v1", "ALLOWED", "policy"], ["v2", "v2", "ALLOWED", "policy"],
+                    ["v2", "v1", "REFUSED", "claims"], ["missing", "missing", "ALLOWED", "request"],
+                ]
+            )
+            // The failed call's decision says how it failed; the accepted calls of the same token do not.
+            let failed = Self.decision(entries[5])?["explanation"]?.stringValue ?? ""
+            #expect(failed.contains("failed on its own terms"))
+            #expect(Self.decision(entries[0])?["explanation"] == Self.decision(entries[2])?["explanation"])
+        }
+    }
+
+    @Test("the writer's quick provider reading agrees with the full one")
+    func providerOfName() {
+        let names = [
+            "/v1/providers/p/vehicles/v1", "providers/p", "/v1/providers/p:search", "providers/a/providers/b",
+            "/v1/providers//providers/q", "/v1/vehicles/providers/x", "provider_id=p&name=providers%2Fp",
+            "providers/:x/vehicles/v", "", "/", "providers", "/v1/providers/p/deliveryVehicles/d/tasks",
+            "/v1/trips/t/providers/p",
+        ]
+        for name in names {
+            #expect(ResourceNames.provider(in: name) == ResourceNames(name: name).provider, "\(name)")
+        }
+    }
+
+    @Test("an entry stored by the first version of the log's format is still read")
+    func storedFormatVersion1() throws {
+        var facts = JSONObject()
+        facts["rpc"] = "maps.fleetengine.v1.VehicleService/GetVehicle"
+        facts["transport"] = "rest"
+        facts["target"] = "/v1/providers/p/vehicles/v1"
+        facts["received"] = .integer(1_700_000_000_000_001)
+        facts["logged"] = .integer(1_700_000_000_000_002)
+        facts["insertId"] = "abc"
+        facts["provider"] = "p"
+        facts["error"] = ["status": .integer(404), "code": "NOT_FOUND", "message": "gone"]
+        facts["decision"] = ["outcome": "ALLOWED"]
+        let chunk = { (bytes: [UInt8]) in
+            (0..<4).map { UInt8(truncatingIfNeeded: UInt32(bytes.count) >> ($0 * 8)) } + bytes
+        }
+        let version1 = [1] + chunk(facts.jsonBytes) + chunk([]) + chunk([])
+        let read = try StoredRequest(decoding: version1, types: [:])
+        #expect(
+            [read.rpc, read.transport, read.target, read.insertID, read.provider] == [
+                "maps.fleetengine.v1.VehicleService/GetVehicle", "rest", "/v1/providers/p/vehicles/v1", "abc", "p",
+            ]
+        )
+        #expect(read.received == 1_700_000_000_000_001 && read.logged == 1_700_000_000_000_002)
+        #expect(read.error?.status == 404 && read.error?.code == "NOT_FOUND" && read.error?.message == "gone")
+        #expect(read.decision == ["outcome": "ALLOWED"] && read.request == nil && read.response == nil)
+
+        // The current version reads back what it wrote, the same facts.
+        let again = try StoredRequest(decoding: try read.encoded(), types: [:])
+        #expect(try again.encoded() == read.encoded())
+        #expect([again.target, again.insertID] == [read.target, read.insertID] && again.decision == read.decision)
+        #expect(again.error?.message == "gone" && again.received == read.received)
+    }
+
     static func record(vehicle: String, at date: Date) -> RequestLogRecord {
         RequestLogRecord(
             rpc: "maps.fleetengine.v1.VehicleService/GetVehicle",

@@ -171,3 +171,34 @@ extension AccessDecision {
         return decision
     }
 }
+
+/// The decisions of the accepted calls the request log's writer has seen, with their JSON text: a driver app's
+/// updates all carry one token and make the same checks, so they share one decision, worked out once. Only the
+/// writer uses it, one batch at a time; it forgets everything past ``limit`` keys.
+final class DecisionMemo: @unchecked Sendable {
+    /// What an accepted call's decision depends on: the signing account (its roles included), the token's claims,
+    /// and the checks the call made.
+    private struct Key: Hashable {
+        let account: TrustedServiceAccount
+        let claims: JSONObject
+        let checks: [AccessCheck]
+    }
+
+    private var known: [Key: (object: JSONObject, json: [UInt8])] = [:]
+    let limit: Int
+
+    init(limit: Int = 4096) { self.limit = limit }
+
+    /// The decision of `record` and its JSON text, from `make` the first time; a refused or failed call's decision
+    /// depends on more (the clock, the error), so it is made each time and its text written with the entry.
+    func decision(of record: RequestLogRecord, make: () -> JSONObject) -> (object: JSONObject, json: [UInt8]?) {
+        guard let caller = record.caller, record.error == nil else { return (make(), nil) }
+        let key = Key(account: caller.account, claims: caller.token.claimsObject, checks: record.accessChecks)
+        if let found = known[key] { return found }
+        if known.count >= limit { known.removeAll(keepingCapacity: true) }
+        let object = make()
+        let made = (object: object, json: object.jsonBytes)
+        known[key] = made
+        return made
+    }
+}

@@ -49,6 +49,8 @@ final class RequestLog: Sendable {
     /// Serializes writing, so entries are numbered in the order their calls arrived and a read waits for a write
     /// in progress.
     private let writing = AsyncGate()
+    /// The decisions of accepted calls, each worked out once per token and checks (used under `writing` only).
+    private let decisions = DecisionMemo()
     /// Tells this instance's entry IDs from another's on a shared database.
     private let instance = String(UInt32.random(in: .min ... .max), radix: 36)
 
@@ -109,7 +111,8 @@ final class RequestLog: Sendable {
                 record,
                 insertID: Self.insertID(sequence, record.received, instance: instance),
                 loggedAt: now,
-                accountOf: accountOf
+                accountOf: accountOf,
+                decisions: decisions
             )
             guard let body = try? stored.encoded() else { continue }
             entries.append(StoredLogEntry(provider: stored.provider, timestamp: stored.received, body: body))

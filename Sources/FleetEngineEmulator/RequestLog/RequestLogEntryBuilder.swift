@@ -67,16 +67,20 @@ enum RequestLogEntryBuilder {
         _ record: RequestLogRecord,
         insertID: String,
         loggedAt: Date,
-        accountOf: (String) -> TrustedServiceAccount? = { _ in nil }
+        accountOf: (String) -> TrustedServiceAccount? = { _ in nil },
+        decisions: DecisionMemo? = nil
     ) -> StoredRequest {
         // The provider the call names: from the path or routing header the transport saw, else from the access
         // check that judged the resource, else (a call refused before that) from the request's own name.
-        var provider = record.target.flatMap { ResourceNames(name: $0).provider }
+        var provider = record.target.flatMap(ResourceNames.provider(in:))
         provider = provider ?? record.accessChecks.lazy.compactMap(\.provider).first
         if provider == nil, let request = record.request.flatMap(json) {
             provider = ResourceNames(request: request, target: nil).provider
         }
-        return StoredRequest(
+        let decision =
+            decisions?.decision(of: record) { Self.decision(record, accountOf: accountOf).jsonObject }
+            ?? (object: decision(record, accountOf: accountOf).jsonObject, json: nil)
+        var stored = StoredRequest(
             rpc: record.rpc,
             transport: record.transport.rawValue,
             target: record.target,
@@ -85,10 +89,12 @@ enum RequestLogEntryBuilder {
             insertID: insertID,
             provider: provider ?? record.caller?.account.project ?? "unknown",
             error: record.error.map { ($0.code.httpStatus, $0.code.name, $0.message) },
-            decision: decision(record, accountOf: accountOf).jsonObject,
+            decision: decision.object,
             request: record.request,
             response: record.error == nil ? record.response : nil
         )
+        stored.decisionJSON = decision.json
+        return stored
     }
 
     /// The Cloud Logging entry of a stored call.
@@ -214,6 +220,27 @@ struct ResourceNames: Sendable {
                 index += 1
             }
         }
+    }
+
+    /// The provider `name` names, as ``init(name:)`` finds it, without reading the rest (the writer reads it of
+    /// every call).
+    static func provider(in name: String) -> String? {
+        let parts = name.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        var index = 0
+        while index + 1 < parts.count {
+            let part = parts[index]
+            if part.elementsEqual("providers".utf8) {
+                if let id = parts[index + 1].split(separator: UInt8(ascii: ":")).first {
+                    return String(decoding: id, as: UTF8.self)
+                }
+                index += 2
+            } else if collections.contains(where: { part.elementsEqual($0.collection.utf8) }) {
+                index += 2
+            } else {
+                index += 1
+            }
+        }
+        return nil
     }
 
     init(request: JSONObject, target: String?) {

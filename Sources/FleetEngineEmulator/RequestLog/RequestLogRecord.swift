@@ -36,7 +36,7 @@ struct RequestLogRecord: Sendable {
 }
 
 /// One access check a service method ran: enough to say, off the request path, which step allowed or refused it.
-struct AccessCheck: Sendable {
+struct AccessCheck: Sendable, Hashable {
     let method: FleetEngineMethod
     /// The resource the call names; nil when only the role was checked.
     let scope: ResourceScope?
