@@ -84,9 +84,12 @@ extension BenchCommand.Emulator {
                 + "\(seconds) s per server."
         )
         var best: [Run: ExternalLoad.Result] = [:]
+        // Every round's rate, so that a ratio can be taken between runs a few seconds apart.
+        var rates: [Run: [Double]] = [:]
         for round in 1...rounds {
             for level in levels {
-                for name in order {
+                // Every other round runs the servers in reverse, so neither of a pair always goes first.
+                for name in round % 2 == 0 ? order.reversed() : order {
                     let result: ExternalLoad.Result
                     if name.hasPrefix("grpc") {
                         // 2 to 8 connections, as a pool of channels would open.
@@ -135,6 +138,7 @@ extension BenchCommand.Emulator {
                     )
                     let run = Run(name: name, inFlight: level)
                     if result.rate > best[run]?.rate ?? 0 { best[run] = result }
+                    rates[run, default: []].append(result.rate)
                 }
             }
         }
@@ -180,15 +184,25 @@ extension BenchCommand.Emulator {
                 // The most gRPC / REST could be if the emulator's handler cost nothing.
                 parts.append(String(format: "trivial gRPC / REST %.2f", trivial / rest))
             }
-            if let rest = rate("cached"), let off = rate("unlogged") {
-                var figure = String(format: "request log on / off: REST %.2f", rest / off)
-                if let grpc = rate("grpc"), let grpcOff = rate("grpc-unlogged") {
-                    figure += String(format: ", gRPC %.2f", grpc / grpcOff)
-                }
-                if let get = rate("get"), let getOff = rate("unlogged-get") {
-                    figure += String(format: ", GetVehicle %.2f", get / getOff)
-                }
-                parts.append(figure + " (target ≥ 0.90)")
+            // The log's cost: the median of the rounds' ratios, each between two runs seconds apart (the best
+            // rates' ratio pairs runs of different rounds, which a disturbance of a few seconds moves by a tenth).
+            var logFigures: [String] = []
+            for (label, on, off) in [
+                ("REST", "cached", "unlogged"), ("gRPC", "grpc", "grpc-unlogged"),
+                ("GetVehicle", "get", "unlogged-get"),
+            ] {
+                guard let on = rates[Run(name: on, inFlight: level)], let off = rates[Run(name: off, inFlight: level)]
+                else { continue }
+                let ratios = zip(on, off).map { $0 / $1 }
+                logFigures.append(
+                    String(format: "%@ %.2f", label, Self.median(ratios)) + " (rounds "
+                        + ratios.map { String(format: "%.2f", $0) }.joined(separator: ", ") + ")"
+                )
+            }
+            if !logFigures.isEmpty {
+                parts.append(
+                    "request log on / off, median of rounds: " + logFigures.joined(separator: ", ") + " (target ≥ 0.90)"
+                )
             }
             if let get = rate("get"), let rest = rate("cached") {
                 parts.append(String(format: "GetVehicle / UpdateVehicle %.2f (target ≥ 1.00)", get / rest))
@@ -210,6 +224,13 @@ extension BenchCommand.Emulator {
             }
             say("\(level) in flight: " + parts.joined(separator: "; "))
         }
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
     /// Calls of a VehicleService `method` over gRPC that the emulator answered with a status other than OK, from its
