@@ -29,6 +29,7 @@ let fuzzTargets: [(String, [Target.Dependency])] = [
     ("fuzz-filter", ["FleetEngineEmulator"]),
     ("fuzz-field-mask", ["FleetEngineEmulator", "FleetEngineAPI"]),
     ("fuzz-query", ["FleetEngineEmulator", "FleetEngineAPI"]),
+    ("fuzz-log-filter", ["FleetEngineEmulator", "FleetAuthCore"]),
 ]
 for (name, dependencies) in fuzzTargets {
     package.targets.append(

@@ -4,17 +4,17 @@
 #   Scripts/fuzz.sh TARGET SECONDS [SCRATCH]
 #   Scripts/fuzz.sh --build-all [SCRATCH]     builds every target, then prints the folder that holds them
 #
-# TARGET is one of json, jws, verifier, proto-json, filter, field-mask, query (Fuzz/fuzz-TARGET). The targets belong to the
-# fuzz package, .build-fuzz/package: Package.swift followed by Fuzz/Package.fuzz.swift, which adds them and
-# instruments the modules under test for coverage, beside links to Sources and Fuzz. The target is built in the build
-# folder SCRATCH (default .build-fuzz; CI passes .build, whose dependencies are already built), unless FUZZ_BIN_DIR
-# names the folder that holds it built already. New inputs go to a working copy of Fuzz/corpus/TARGET under .fuzz/, a
+# TARGET is one of json, jws, verifier, proto-json, filter, field-mask, query, log-filter (Fuzz/fuzz-TARGET). The
+# targets belong to the fuzz package, .build-fuzz/package: Package.swift followed by Fuzz/Package.fuzz.swift, which
+# adds them and instruments the modules under test for coverage, beside links to Sources and Fuzz. The target is
+# built in the build folder SCRATCH (default .build-fuzz; CI passes .build, whose dependencies are already built),
+# unless FUZZ_BIN_DIR names the folder that holds it built already. New inputs go to a working copy of Fuzz/corpus/TARGET under .fuzz/, a
 # crash to ci-artifacts/fuzz/. The exit status is libFuzzer's: 0 when nothing was found; a crash is a bug — make its
 # input a regression test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-targets=(json jws verifier proto-json filter field-mask query)
+targets=(json jws verifier proto-json filter field-mask query log-filter)
 package=.build-fuzz/package
 
 # Writes the fuzz package; its manifest only when it changed, so SwiftPM reuses the plan it made from it.
