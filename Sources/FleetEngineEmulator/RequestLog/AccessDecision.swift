@@ -2,6 +2,7 @@ import FleetAuthCore
 import FleetAuthJWT
 import FleetAuthServerCore
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Why a call was allowed or refused, as the request log records it under `jsonPayload.fleetauthDecision` (a key
 /// of FleetAuth's own, which Google's entries never use) and `fleetauth token verify --explain` prints it.
@@ -173,9 +174,9 @@ extension AccessDecision {
 }
 
 /// The decisions of the accepted calls the request log's writer has seen, with their JSON text: a driver app's
-/// updates all carry one token and make the same checks, so they share one decision, worked out once. Only the
-/// writer uses it, one batch at a time; it forgets everything past ``limit`` keys.
-final class DecisionMemo: @unchecked Sendable {
+/// updates all carry one token and make the same checks, so they share one decision, worked out once. It forgets
+/// everything past ``limit`` keys.
+final class DecisionMemo: Sendable {
     /// What an accepted call's decision depends on: the signing account (its roles included), the token's claims,
     /// and the checks the call made.
     private struct Key: Hashable {
@@ -184,7 +185,7 @@ final class DecisionMemo: @unchecked Sendable {
         let checks: [AccessCheck]
     }
 
-    private var known: [Key: (object: JSONObject, json: [UInt8])] = [:]
+    private let known = NIOLockedValueBox<[Key: (object: JSONObject, json: [UInt8])]>([:])
     let limit: Int
 
     init(limit: Int = 4096) { self.limit = limit }
@@ -194,11 +195,13 @@ final class DecisionMemo: @unchecked Sendable {
     func decision(of record: RequestLogRecord, make: () -> JSONObject) -> (object: JSONObject, json: [UInt8]?) {
         guard let caller = record.caller, record.error == nil else { return (make(), nil) }
         let key = Key(account: caller.account, claims: caller.token.claimsObject, checks: record.accessChecks)
-        if let found = known[key] { return found }
-        if known.count >= limit { known.removeAll(keepingCapacity: true) }
+        if let found = known.withLockedValue({ $0[key] }) { return found }
         let object = make()
         let made = (object: object, json: object.jsonBytes)
-        known[key] = made
+        known.withLockedValue { known in
+            if known.count >= limit { known.removeAll(keepingCapacity: true) }
+            known[key] = made
+        }
         return made
     }
 }

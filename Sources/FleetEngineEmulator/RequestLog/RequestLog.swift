@@ -49,7 +49,7 @@ final class RequestLog: Sendable {
     /// Serializes writing, so entries are numbered in the order their calls arrived and a read waits for a write
     /// in progress.
     private let writing = AsyncGate()
-    /// The decisions of accepted calls, each worked out once per token and checks (used under `writing` only).
+    /// The decisions of accepted calls, each worked out once per token and checks.
     private let decisions = DecisionMemo()
     /// Tells this instance's entry IDs from another's on a shared database.
     private let instance = String(UInt32.random(in: .min ... .max), radix: 36)

@@ -77,9 +77,8 @@ enum RequestLogEntryBuilder {
         if provider == nil, let request = record.request.flatMap(json) {
             provider = ResourceNames(request: request, target: nil).provider
         }
-        let decision =
-            decisions?.decision(of: record) { Self.decision(record, accountOf: accountOf).jsonObject }
-            ?? (object: decision(record, accountOf: accountOf).jsonObject, json: nil)
+        func make() -> JSONObject { Self.decision(record, accountOf: accountOf).jsonObject }
+        let decision = decisions?.decision(of: record, make: make) ?? (object: make(), json: nil)
         var stored = StoredRequest(
             rpc: record.rpc,
             transport: record.transport.rawValue,

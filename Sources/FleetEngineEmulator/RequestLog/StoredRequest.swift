@@ -164,19 +164,16 @@ struct StoredRequest: Sendable {
 
     struct Malformed: Error {}
 
-    private static func append(_ chunk: [UInt8], to bytes: inout [UInt8]) {
+    /// A chunk: its length in 4 bytes, then its bytes.
+    private static func append(_ chunk: some Collection<UInt8>, to bytes: inout [UInt8]) {
         let count = UInt32(chunk.count)
         for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: count >> shift)) }
-        bytes += chunk
+        bytes.append(contentsOf: chunk)
     }
 
     private static func append(_ text: String, to bytes: inout [UInt8]) {
         var text = text
-        text.withUTF8 { utf8 in
-            let count = UInt32(utf8.count)
-            for shift in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: count >> shift)) }
-            bytes.append(contentsOf: utf8)
-        }
+        text.withUTF8 { append($0, to: &bytes) }
     }
 
     private static func append(_ text: String?, to bytes: inout [UInt8]) {
