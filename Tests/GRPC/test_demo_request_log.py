@@ -101,11 +101,14 @@ def test_the_logging_client_lists_filters_and_pages_the_demos_entries(demo):
     assert {"create_vehicle", "update_vehicle", "create_trip", "get_trip", "update_delivery_vehicle"} <= names
     assert all(entry.payload["fleetauthDecision"]["outcome"] in ("ALLOWED", "REFUSED") for entry in everything)
 
-    # The example filter the demo printed works as printed: the first driver's calls that were refused.
+    # The example filter the demo printed works as printed: the first driver's calls that were refused, which are
+    # the demo's forged-signature check (the call and its one retry with a fresh token, both 401).
     refused = list(client.list_entries(resource_names=[f"projects/{PROJECT}"], filter_=example))
     vehicle = re.search(r'labels\.vehicle_id="([^"]+)"', example).group(1)
+    assert [entry.payload["fleetauthDecision"]["reason"] for entry in refused] == ["invalid_signature"] * 2
     assert all(entry.labels["vehicle_id"] == vehicle for entry in refused)
-    assert all(entry.severity in ("WARNING", "ERROR") for entry in refused)
+    assert all(entry.severity == "WARNING" for entry in refused)
+    assert all(entry.payload["errorResponse"]["httpStatusCode"] == 401 for entry in refused)
     expected = [entry.insert_id for entry in everything
                 if (entry.labels or {}).get("vehicle_id") == vehicle and entry.severity in ("WARNING", "ERROR")]
     assert [entry.insert_id for entry in refused] == expected
