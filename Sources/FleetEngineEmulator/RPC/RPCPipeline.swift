@@ -60,7 +60,7 @@ struct RPCPipeline: Sendable {
         _ method: (Input, Principal) async throws -> Output
     ) async throws -> Output {
         let start = ContinuousClock.now
-        var record = requestLog.map {
+        let record = requestLog.map {
             RequestLogRecord(rpc: rpc, transport: transport, target: target, received: $0.now)
         }
         do {
@@ -69,11 +69,11 @@ struct RPCPipeline: Sendable {
                 let recorder = AccessCheckRecorder()
                 output = try await AccessCheckRecorder.$current.withValue(recorder) {
                     defer { record?.accessChecks = recorder.all }
-                    return try await serve(authorization: authorization, read: read, method, record: &record)
+                    return try await serve(authorization: authorization, read: read, method, record: record)
                 }
                 record?.response = output as? any SwiftProtobuf.Message
             } else {
-                output = try await serve(authorization: authorization, read: read, method, record: &record)
+                output = try await serve(authorization: authorization, read: read, method, record: nil)
             }
             metrics.rpcFinished(rpc, transport: transport.rawValue, code: "OK", after: start.duration(to: .now))
             if let record { requestLog?.record(record) }
@@ -81,7 +81,7 @@ struct RPCPipeline: Sendable {
         } catch {
             let code = (error as? any CanonicalFailure)?.canonicalCode ?? GoogleAPIError.Code.internal.name
             metrics.rpcFinished(rpc, transport: transport.rawValue, code: code, after: start.duration(to: .now))
-            if var record {
+            if let record {
                 record.error =
                     (error as? any CanonicalFailure)?.apiError ?? .internal("The call failed inside the emulator.")
                 requestLog?.record(record)
@@ -94,7 +94,7 @@ struct RPCPipeline: Sendable {
         authorization: String?,
         read: () async throws -> Input,
         _ method: (Input, Principal) async throws -> Output,
-        record: inout RequestLogRecord?
+        record: RequestLogRecord?
     ) async throws -> Output {
         let caller: Principal
         var reason: String?

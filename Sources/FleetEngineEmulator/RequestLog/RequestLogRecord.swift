@@ -4,21 +4,25 @@ import Foundation
 import NIOConcurrencyHelpers
 import SwiftProtobuf
 
-/// What one Fleet Engine call leaves for the request log, as the pipeline saw it: cheap to take on the request path
-/// (messages are copied by reference), turned into a Cloud Logging entry later, off that path
-/// (``RequestLogEntryBuilder``).
+/// What one Fleet Engine call leaves for the request log, as the pipeline saw it: cheap to take on the request path,
+/// turned into a Cloud Logging entry later, off that path (``RequestLogEntryBuilder``).
+///
+/// A reference, so the request path fills one in place and hands it on without copying the caller and the messages
+/// it holds (each copy retained them all, on objects every call shares). Only the task that serves the call writes
+/// to it, before it hands the record to ``RequestLog/record(_:)``, whose lock orders those writes before the
+/// writer's reads; nothing writes to it after that.
 ///
 /// The bearer token is kept only while the record waits in memory, to decode a refused token's claims for the
 /// decision; it never reaches an entry.
-struct RequestLogRecord: Sendable {
+final class RequestLogRecord: @unchecked Sendable {
     /// `maps.fleetengine.v1.VehicleService/UpdateVehicle`.
-    var rpc: String
-    var transport: RPCPipeline.Transport
+    let rpc: String
+    let transport: RPCPipeline.Transport
     /// What the transport saw of the resource before the request was read: the REST path, or gRPC's
     /// `x-goog-request-params` values.
-    var target: String?
+    let target: String?
     /// When the call arrived, on the emulator's clock.
-    var received: Date
+    let received: Date
     /// The request message, once it was read (an unauthenticated call's body is never read).
     var request: (any SwiftProtobuf.Message)?
     /// The answer, for a call that succeeded.
@@ -33,6 +37,13 @@ struct RequestLogRecord: Sendable {
     var refusedToken: String?
     /// The access checks the service method ran, in order (usually one).
     var accessChecks: [AccessCheck] = []
+
+    init(rpc: String, transport: RPCPipeline.Transport, target: String?, received: Date) {
+        self.rpc = rpc
+        self.transport = transport
+        self.target = target
+        self.received = received
+    }
 }
 
 /// One access check a service method ran: enough to say, off the request path, which step allowed or refused it.
