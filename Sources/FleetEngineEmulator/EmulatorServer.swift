@@ -37,6 +37,9 @@ public struct EmulatorServer {
         public var requestLogCapacity: Int
         /// How long a request-log entry is kept, on the emulator's clock.
         public var requestLogRetention: Duration
+        /// Whether the test controls are served under `/emulator/v1/` (reset; see <doc:TestControls>). Off by
+        /// default: they delete data, for a server token of the provider.
+        public var testControls: Bool
 
         public init(
             limits: ServerLimits = ServerLimits(),
@@ -46,8 +49,10 @@ public struct EmulatorServer {
             grpc: GRPCConnectionPolicy = GRPCConnectionPolicy(),
             readinessTimeout: Duration = .milliseconds(800),
             requestLogCapacity: Int = 100_000,
-            requestLogRetention: Duration = .seconds(30 * 24 * 3600)
+            requestLogRetention: Duration = .seconds(30 * 24 * 3600),
+            testControls: Bool = false
         ) {
+            self.testControls = testControls
             self.requestLogCapacity = requestLogCapacity
             self.requestLogRetention = requestLogRetention
             self.limits = limits
@@ -177,7 +182,8 @@ public struct EmulatorServer {
             allowedOrigins: configuration.allowedOrigins,
             readinessTimeout: configuration.readinessTimeout,
             drain: drain,
-            requestLog: requestLog
+            requestLog: requestLog,
+            controls: configuration.testControls ? store : nil
         )
     }
 

@@ -27,6 +27,8 @@ public enum FleetEngineEmulator {
     ///   - clock: the clock for server-set times and estimates.
     ///   - configuration: the service's stand-ins for what Fleet Engine computes.
     ///   - allowedOrigins: the web origins whose pages may call the API from the browser (CORS); none by default.
+    ///   - testControls: whether to serve the test controls under `/emulator/v1/` (<doc:TestControls>); off by
+    ///     default.
     public static func makeRouter(
         authenticator: TokenAuthenticator,
         store: some EmulatorStorage,
@@ -35,7 +37,8 @@ public enum FleetEngineEmulator {
         maximumBodySize: Int = ServerLimits().maximumBodySize,
         clock: any WallClock = .system,
         configuration: OnDemandService.Configuration = .init(),
-        allowedOrigins: [String] = []
+        allowedOrigins: [String] = [],
+        testControls: Bool = false
     ) -> Router<EmulatorRequestContext> {
         let store = store.emulatorStore.store
         return makeRouter(
@@ -45,7 +48,8 @@ public enum FleetEngineEmulator {
             keyRefresher: keyRefresher,
             metrics: metrics,
             maximumBodySize: maximumBodySize,
-            allowedOrigins: allowedOrigins
+            allowedOrigins: allowedOrigins,
+            controls: testControls ? store : nil
         )
     }
 
@@ -99,7 +103,8 @@ public enum FleetEngineEmulator {
         allowedOrigins: [String] = [],
         readinessTimeout: Duration = Readiness.defaultTimeout,
         drain: ShutdownDrain? = nil,
-        requestLog: RequestLog? = nil
+        requestLog: RequestLog? = nil,
+        controls: (any EmulatorStore)? = nil
     ) -> Router<EmulatorRequestContext> {
         let router = Router(context: EmulatorRequestContext.self)
         ServerTracing.addRequestSpans(to: router)
@@ -128,6 +133,15 @@ public enum FleetEngineEmulator {
                 provider: caller.account.project
             )
             return Self.metricsResponse(metrics.text)
+        }
+        if let controls {
+            ControlRoutes(
+                store: controls,
+                requestLog: requestLog,
+                authenticator: authenticator,
+                refresher: keyRefresher
+            )
+            .register(on: router)
         }
         if let requestLog {
             LoggingRoutes(log: requestLog, authenticator: authenticator, refresher: keyRefresher)

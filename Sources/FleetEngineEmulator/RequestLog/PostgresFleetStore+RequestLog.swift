@@ -68,4 +68,8 @@ extension PostgresFleetStore {
             """
         )
     }
+
+    package func deleteLogEntries(provider: String) async throws {
+        _ = try await database.query("DELETE FROM emulator_request_log WHERE provider = \(provider)")
+    }
 }

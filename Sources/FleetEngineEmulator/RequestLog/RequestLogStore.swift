@@ -69,4 +69,7 @@ package protocol RequestLogStore: Sendable {
 
     /// Deletes the entries older than `before` (microseconds), and all but the latest `count` written.
     func trimLog(keepingLatest count: Int, before: Int64) async throws
+
+    /// Deletes every entry of `provider` (a reset, <doc:TestControls>).
+    func deleteLogEntries(provider: String) async throws
 }

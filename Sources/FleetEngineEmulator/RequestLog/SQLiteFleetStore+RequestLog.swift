@@ -74,4 +74,10 @@ extension SQLiteFleetStore {
             ).execute(arguments: [count])
         }
     }
+
+    package func deleteLogEntries(provider: String) async throws {
+        try await logDatabase.writeAlone { db in
+            try db.cachedStatement(sql: "DELETE FROM request_log WHERE provider = ?").execute(arguments: [provider])
+        }
+    }
 }

@@ -16,11 +16,11 @@ public struct EmulatorStoreReference: Sendable {
     package let store: any EmulatorStore
 }
 
-/// The database the emulator keeps: one store for both APIs and the request log, each through its own protocol. The on-demand service
+/// The database the emulator keeps: one store for both APIs, the request log and the test controls, each through its own protocol. The on-demand service
 /// sees it as an ``OnDemandStore``, the Deliveries service as a ``DeliveryStore``; both of the project's stores
 /// (``SQLiteFleetStore``, ``PostgresFleetStore``) are each. Every driver passes the same conformance suite
 /// (`EmulatorStoreConformanceTests`).
-package protocol EmulatorStore: OnDemandStore, DeliveryStore, RequestLogStore, EmulatorStorage {}
+package protocol EmulatorStore: OnDemandStore, DeliveryStore, RequestLogStore, ControlStore, EmulatorStorage {}
 
 extension EmulatorStore {
     public var emulatorStore: EmulatorStoreReference { EmulatorStoreReference(store: self) }
