@@ -258,9 +258,10 @@ public struct LocalStack {
                         signableAccounts: Set(iamKeys.values.map(\.clientEmail)),
                         clock: clock
                     )
-                // Pages served by the token server call the emulator from the browser: allow that origin.
+                // Pages served by the token server call the emulator from the browser: allow that origin. The test
+                // controls are on where only this machine reaches them.
                 let emulator = try await EmulatorServer(
-                    configuration: .init(allowedOrigins: [tokenServerURL]),
+                    configuration: .init(allowedOrigins: [tokenServerURL], testControls: LocalIAM.isLoopback(host)),
                     trust: trust,
                     store: fleetStore,
                     iam: iam,

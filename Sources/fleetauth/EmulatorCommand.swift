@@ -25,13 +25,25 @@ struct EmulatorCommand: AsyncParsableCommand {
             signBlob, and the accounts' public keys), for trying keyless signing on one machine. They are for local \
             use only: the metadata route hands an access token to any caller, so they are off by default, bind \
             loopback only on a port of their own, and sign only as the accounts named by --iam-sign-as.
-            """
+
+            --test-controls serves the controls a test steers the emulator with under /emulator/v1/ on the REST \
+            port: reset a provider (fleetauth emulator control reset). They delete data, so they are off unless \
+            asked for, and each call needs a server token of the provider it steers.
+            """,
+        subcommands: [EmulatorControlCommand.self]
     )
 
     @Option(help: "Trust configuration file (JSON). Default: provision one service account per role.")
     var trust: String?
     @Option(help: "Data directory for the database and provisioned keys.") var data: String = "fleet-engine-data"
     @Flag(help: "Keep vehicles and trips in memory only.") var inMemory = false
+    @Flag(
+        help: """
+            Serve the test controls under /emulator/v1/ (reset a provider; fleetauth emulator control), for a server \
+            token of the provider. Off by default: they delete data.
+            """
+    )
+    var testControls = false
     @Option(
         help: "PostgreSQL for vehicles and trips: postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE (or DATABASE_URL)."
     )
@@ -223,6 +235,7 @@ struct EmulatorCommand: AsyncParsableCommand {
         configuration.readinessTimeout = .milliseconds(Int64(readinessTimeout * 1000))
         configuration.requestLogCapacity = requestLogCapacity ?? 0
         configuration.requestLogRetention = .seconds(requestLogRetentionDays * 24 * 3600)
+        configuration.testControls = testControls
         let server: EmulatorServer
         do {
             server = try await EmulatorServer(
