@@ -223,4 +223,61 @@ struct ControlResetTests {
             #expect(listed["vehicles"]?.arrayValue?.isEmpty ?? true, "\(listed.jsonText)")
         }
     }
+
+    /// How many vehicles SearchVehicles finds around the located vehicles of ``seed``.
+    static func found(_ client: some TestClientProtocol, _ provider: String, token: String) async throws -> Int {
+        let search =
+            #"{"pickupPoint":{"point":{"latitude":37.42,"longitude":-122.08}},"pickupRadiusMeters":5000,"count":50,"minimumCapacity":1,"tripTypes":["EXCLUSIVE"],"vehicleTypes":[{"category":"AUTO"}],"orderBy":"PICKUP_POINT_ETA"}"#
+        let (status, answer) = try await client.call(
+            .post,
+            "/v1/providers/\(provider)/vehicles:search",
+            token: token,
+            body: search
+        )
+        try #require(status == .ok, "\(answer.jsonText)")
+        return answer["matches"]?.arrayValue?.count ?? 0
+    }
+
+    @Test(
+        "the spatial index after a reset, made again or trimmed: others' vehicles are still found, the provider's not",
+        arguments: FleetStoreDriver.all,
+        [(3, 1), (1, 3)]
+    )
+    func spatialIndex(_ driver: FleetStoreDriver, counts: (mine: Int, others: Int)) async throws {
+        let server = EmulatorServer(
+            configuration: .init(testControls: true),
+            accounts: Self.accounts,
+            store: try await driver.open().store
+        )
+        try await Application(router: server.router).test(.router) { client in
+            for (provider, token, count) in [
+                (F.project, F.server, counts.mine), ("other-project", Self.otherServer, counts.others),
+            ] {
+                for index in 0..<count {
+                    let base = "/v1/providers/\(provider)/vehicles"
+                    for (method, path, body) in [
+                        (HTTPRequest.Method.post, "?vehicleId=v\(index)", F.vehicleBody),
+                        (.put, "/v\(index)?updateMask=last_location,vehicle_state", Self.moved),
+                    ] {
+                        let (status, answer) = try await client.call(method, base + path, token: token, body: body)
+                        try #require(status == .ok, "\(answer.jsonText)")
+                    }
+                }
+            }
+            #expect(try await Self.found(client, F.project, token: F.server) == counts.mine)
+            #expect(try await Self.reset(client, F.project, token: F.server).0 == .ok)
+            #expect(try await Self.found(client, F.project, token: F.server) == 0)
+            #expect(try await Self.found(client, "other-project", token: Self.otherServer) == counts.others)
+            // The index takes new vehicles again.
+            let base = "/v1/providers/\(F.project)/vehicles"
+            _ = try await client.call(.post, "\(base)?vehicleId=v9", token: F.server, body: F.vehicleBody)
+            _ = try await client.call(
+                .put,
+                "\(base)/v9?updateMask=last_location,vehicle_state",
+                token: F.server,
+                body: Self.moved
+            )
+            #expect(try await Self.found(client, F.project, token: F.server) == 1)
+        }
+    }
 }

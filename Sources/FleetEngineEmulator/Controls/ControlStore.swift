@@ -19,18 +19,44 @@ extension StoreSQL {
     /// version of it each time) took 780 ms of a reset's 820; with the row deleted first the delete took 50 ms.
     func resetFleet(provider: String) -> SQLPlan<Void> {
         var writes: [SQLStatement] = []
-        if let vehicleLocations {
-            writes.append(
-                "DELETE FROM \(vehicleLocations) WHERE seq IN (SELECT seq FROM \(vehicles) WHERE provider = \(provider))"
-            )
-        }
         for table in [
             vehicleAttributes, trips, vehicleCounts, vehicles, deliveryVehicleAttributes, taskAttributes, taskCounts,
             tasks, deliveryVehicles,
         ] {
             writes.append("DELETE FROM \(table) WHERE provider = \(provider)")
         }
+        guard let locations = vehicleLocations else {
+            let statements = writes
+            return SQLPlan(.write, reads: []) { _ in .done(writes: statements, result: ()) }
+        }
+        // SQLite's spatial index: deleting its rows one by one took 60 ms of a 10,000-vehicle reset's 100. When the
+        // provider holds most of them, the index is made again from the other providers' vehicles instead (its
+        // rows are the vehicles with a location, as the store writes them).
+        let counts: SQLStatement = """
+            SELECT COUNT(*) FILTER (WHERE provider = \(provider)) AS mine, COUNT(*) FILTER (WHERE provider <> \(provider)) \
+            AS others FROM \(vehicles) WHERE lat IS NOT NULL AND lng IS NOT NULL
+            """
         let statements = writes
-        return SQLPlan(.write, reads: []) { _ in .done(writes: statements, result: ()) }
+        return SQLPlan(.write, reads: [counts]) { rows in
+            let mine = try rows[0].first?.decode("mine", as: Int64.self) ?? 0
+            let others = try rows[0].first?.decode("others", as: Int64.self) ?? 0
+            let index: [SQLStatement] =
+                mine > others
+                ? [
+                    "DROP TABLE \(locations)",
+                    // As migration v3 made it.
+                    "CREATE VIRTUAL TABLE \(locations) USING rtree(seq, min_lat, max_lat, min_lng, max_lng)",
+                    """
+                    INSERT INTO \(locations) SELECT seq, lat, lat, lng, lng FROM \(vehicles) WHERE provider <> \(provider) \
+                    AND lat IS NOT NULL AND lng IS NOT NULL
+                    """,
+                ]
+                : [
+                    """
+                    DELETE FROM \(locations) WHERE seq IN (SELECT seq FROM \(vehicles) WHERE provider = \(provider))
+                    """
+                ]
+            return .done(writes: index + statements, result: ())
+        }
     }
 }
