@@ -26,7 +26,17 @@ struct ControlRoutes: Sendable {
     /// ones written first, so no entry of a call answered before the reset outlives it.
     func reset(provider: String) async throws(GoogleAPIError) {
         do {
-            try await store.resetFleet(provider: provider)
+            // Deleting again is harmless, so a reset a database ended (a deadlock with writes it did not foresee,
+            // a lost connection) is tried again, three times in all.
+            var attempt = 1
+            while true {
+                do {
+                    try await store.resetFleet(provider: provider)
+                    break
+                } catch  where attempt < 3 {
+                    attempt += 1
+                }
+            }
             await requestLog?.flush()
             try await store.deleteLogEntries(provider: provider)
         } catch {

@@ -26,8 +26,14 @@ extension StoreSQL {
             writes.append("DELETE FROM \(table) WHERE provider = \(provider)")
         }
         guard let locations = vehicleLocations else {
+            // PostgreSQL: the rows are locked first, trips then vehicles, each in key order, as the API's writes
+            // lock them (a trip before its vehicle; a batch of vehicle updates in key order), so the reset waits
+            // for them or they for it, and neither is ended for a deadlock.
             let statements = writes
-            return SQLPlan(.write, reads: []) { _ in .done(writes: statements, result: ()) }
+            let locks = [trips, vehicles].map { table -> SQLStatement in
+                "SELECT 1 AS locked FROM \(table) WHERE provider = \(provider) ORDER BY id\(locking)"
+            }
+            return SQLPlan(.write, reads: locks) { _ in .done(writes: statements, result: ()) }
         }
         // SQLite's spatial index: deleting its rows one by one took 60 ms of a 10,000-vehicle reset's 100. When the
         // provider holds most of them, the index is made again from the other providers' vehicles instead (its
