@@ -46,15 +46,11 @@ struct EmulatorControlCommand: AsyncParsableCommand {
         func credentials() throws -> (project: String, token: String) {
             if let token, let provider { return (provider, token) }
             let path = key ?? keys + "/" + DefaultProvisioning.accountName(for: .serviceSuperUser) + ".json"
-            let serviceAccount: ServiceAccountKey
-            do {
-                serviceAccount = try ServiceAccountKey(contentsOf: path)
-            } catch {
-                throw CLIError(
-                    "Cannot read the key \(path) to sign the control token (\(error)); name the emulator's keys directory with --keys, a key with --key, or pass a --token."
-                )
-            }
-            let minter = try FleetEngineTokenMinter(signer: LocalKeySigner(key: serviceAccount))
+            let (serviceAccount, minter) = try signingKey(
+                path,
+                for: "the control token",
+                otherwise: "name the emulator's keys directory with --keys, a key with --key, or pass a --token"
+            )
             return (provider ?? serviceAccount.projectID, try minter.mintSynchronously(.server).jwt)
         }
 
@@ -116,4 +112,18 @@ struct EmulatorControlCommand: AsyncParsableCommand {
             say("Reset provider \(project) (\(Int(milliseconds.rounded())) ms).")
         }
     }
+}
+
+/// The key file at `path` and a minter that signs with it, for a command that mints `purpose` (`the control
+/// token`); a key that cannot be read is an error that says what to do `otherwise`.
+func signingKey(_ path: String, for purpose: String, otherwise: String) throws -> (
+    ServiceAccountKey, FleetEngineTokenMinter
+) {
+    let serviceAccount: ServiceAccountKey
+    do {
+        serviceAccount = try ServiceAccountKey(contentsOf: path)
+    } catch {
+        throw CLIError("Cannot read the key \(path) to sign \(purpose) (\(error)); \(otherwise).")
+    }
+    return (serviceAccount, try FleetEngineTokenMinter(signer: LocalKeySigner(key: serviceAccount)))
 }

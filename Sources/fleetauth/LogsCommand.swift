@@ -66,15 +66,11 @@ struct LogsCommand: AsyncParsableCommand {
             reader = LogReader(base: emulator, project: project, token: { token })
         } else {
             let path = key ?? data + "/keys/" + DefaultProvisioning.accountName(for: .viewer) + ".json"
-            let serviceAccount: ServiceAccountKey
-            do {
-                serviceAccount = try ServiceAccountKey(contentsOf: path)
-            } catch {
-                throw CLIError(
-                    "Cannot read the key \(path) to sign the reading token (\(error)); name the emulator's data directory with --data, a key with --key, or pass a --token."
-                )
-            }
-            let minter = try FleetEngineTokenMinter(signer: LocalKeySigner(key: serviceAccount))
+            let (serviceAccount, minter) = try signingKey(
+                path,
+                for: "the reading token",
+                otherwise: "name the emulator's data directory with --data, a key with --key, or pass a --token"
+            )
             reader = LogReader(
                 base: emulator,
                 project: project ?? serviceAccount.projectID,
